@@ -1,0 +1,31 @@
+// Shared Jest configuration: native ESM, TypeScript compiled by SWC (legacy
+// decorators + metadata for Inversify). SWC does not type-check; `tsc -b`
+// in the root test command does. Workspace packages resolve to their
+// TypeScript sources, so a package's tests never need another package built.
+export function jestConfig(overrides = {}) {
+  return {
+    testEnvironment: 'node',
+    extensionsToTreatAsEsm: ['.ts'],
+    moduleNameMapper: {
+      '^@protean/([a-z-]+)$': '<rootDir>/../$1/src/index.ts',
+      '^(\\.{1,2}/.*)\\.js$': '$1',
+    },
+    transform: {
+      '^.+\\.ts$': [
+        '@swc/jest',
+        {
+          jsc: {
+            parser: { syntax: 'typescript', decorators: true },
+            transform: { legacyDecorator: true, decoratorMetadata: true },
+            target: 'es2022',
+          },
+          module: { type: 'es6' },
+        },
+      ],
+    },
+    testMatch: ['<rootDir>/src/**/*.test.ts'],
+    testTimeout: 20000,
+    ...overrides,
+  };
+}
+

@@ -1,0 +1,25 @@
+/** Opaque handle of a timer started by a {@link Clock}. */
+export type TimerHandle = { readonly __timer: unique symbol } | object;
+
+/**
+ * Time as Protean components see it. Production code uses {@link realClock};
+ * tests inject a fake clock and advance it without sleeping.
+ */
+export interface Clock {
+  /** Milliseconds, monotonic (not wall-clock). */
+  now(): number;
+  setTimeout(fn: () => void, delayMs: number): TimerHandle;
+  clearTimeout(handle: TimerHandle): void;
+}
+
+/** The process clock: `performance.now()` and unref'd Node timers. */
+export const realClock: Clock = Object.freeze({
+  now: () => performance.now(),
+  setTimeout: (fn: () => void, delayMs: number): TimerHandle => {
+    const t = setTimeout(fn, delayMs);
+    return t;
+  },
+  clearTimeout: (handle: TimerHandle): void => {
+    clearTimeout(handle as ReturnType<typeof setTimeout>);
+  },
+});

@@ -1,0 +1,61 @@
+/** Settings of a DynamicController (seed: `Config`). Durations are milliseconds. */
+export interface Config {
+  /** Number of handlers running concurrently. */
+  readonly workers: number;
+  /** How often informers replay their cache as updates, without contacting the server. */
+  readonly resyncPeriodMs: number;
+  /** Failed attempts after which an item is dropped (with an error log). */
+  readonly queueMaxRetries: number;
+  /** First retry delay of the per-item exponential backoff. */
+  readonly minRetryDelayMs: number;
+  /** Cap of the per-item exponential backoff. */
+  readonly maxRetryDelayMs: number;
+  /** Items per second of the global token bucket. */
+  readonly rateLimit: number;
+  /** Token bucket size: items let through at once before `rateLimit` applies. */
+  readonly burstLimit: number;
+  /** How long shutdown waits for in-flight handlers; 0 waits without limit. */
+  readonly queueShutdownTimeoutMs: number;
+}
+
+/** The seed system's defaults. */
+export const defaultConfig: Config = Object.freeze({
+  workers: 1,
+  resyncPeriodMs: 10 * 60 * 60 * 1000,
+  queueMaxRetries: 20,
+  minRetryDelayMs: 200,
+  maxRetryDelayMs: 1000 * 1000,
+  rateLimit: 10,
+  burstLimit: 100,
+  queueShutdownTimeoutMs: 60 * 1000,
+});
+
+/** Thrown when a {@link Config} field is out of range; names the field and value. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/**
+ * Fills unset fields from {@link defaultConfig} and checks every value, so a
+ * typo (`workers: 0`, a negative delay, `NaN`) fails at start-up instead of
+ * producing a controller that silently does nothing.
+ */
+export function resolveConfig(partial: Partial<Config> = {}): Config {
+  const config: Config = { ...defaultConfig, ...partial };
+  const check = (field: keyof Config, ok: (v: number) => boolean, rule: string): void => {
+    const value = config[field];
+    if (typeof value !== 'number' || Number.isNaN(value) || !ok(value)) {
+      throw new ConfigError(`invalid config ${field}=${String(value)}: ${rule}`);
+    }
+  };
+  const int = Number.isInteger;
+  check('workers', (v) => int(v) && v >= 1, 'must be an integer >= 1');
+  check('resyncPeriodMs', (v) => v >= 0 && Number.isFinite(v), 'must be a finite number >= 0 (0 disables resync)');
+  check('queueMaxRetries', (v) => int(v) && v >= 0, 'must be an integer >= 0');
+  check('minRetryDelayMs', (v) => v >= 0 && Number.isFinite(v), 'must be a finite number >= 0');
+  check('maxRetryDelayMs', (v) => v >= config.minRetryDelayMs, 'must be >= minRetryDelayMs');
+  check('rateLimit', (v) => v > 0, 'must be > 0');
+  check('burstLimit', (v) => int(v) && v >= 1, 'must be an integer >= 1');
+  check('queueShutdownTimeoutMs', (v) => v >= 0, 'must be >= 0 (0 waits without limit)');
+  return Object.freeze(config);
+}

@@ -1,0 +1,21 @@
+import { ContainerModule } from 'inversify';
+import { realClock } from './clock.js';
+import { resolveConfig, type Config } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+import { noopQueueMetricsProvider } from './queueMetrics.js';
+import { TOKENS } from './tokens.js';
+
+/**
+ * Binds the controller's configuration (validated, defaults filled in), its
+ * logger, the real clock and a no-op queue metrics provider. Load it first;
+ * the implementation modules build on these bindings.
+ */
+export function coreModule(config: Partial<Config> = {}, logger: Logger = createLogger()): ContainerModule {
+  const resolved = resolveConfig(config);
+  return new ContainerModule((options) => {
+    options.bind(TOKENS.config).toConstantValue(resolved);
+    options.bind(TOKENS.logger).toConstantValue(logger);
+    options.bind(TOKENS.clock).toConstantValue(realClock);
+    options.bind(TOKENS.queueMetricsProvider).toConstantValue(noopQueueMetricsProvider);
+  });
+}

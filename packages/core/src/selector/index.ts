@@ -1,0 +1,1 @@
+export type { Requirement, Selector, SelectorOperator } from './Selector.js';

@@ -1,0 +1,28 @@
+import type { ServiceIdentifier } from 'inversify';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { EventRouterFactory, WatchRegistryFactory, WorkQueueFactory } from './contracts.js';
+import type { InformerSource } from './informer.js';
+import type { Logger } from './logger.js';
+import type { QueueMetricsProvider } from './queueMetrics.js';
+
+function token<T>(name: string): ServiceIdentifier<T> {
+  // Symbol.for keeps tokens equal across duplicate installs of @protean/core.
+  return Symbol.for(`@protean/core:${name}`) as ServiceIdentifier<T>;
+}
+
+/**
+ * Typed Inversify service identifiers for every swap point. Rebind one (before
+ * the first `container.get`) to replace a layer:
+ * `container.rebind(TOKENS.informerSource).toConstantValue(mySource)`.
+ */
+export const TOKENS = Object.freeze({
+  config: token<Config>('Config'),
+  logger: token<Logger>('Logger'),
+  clock: token<Clock>('Clock'),
+  informerSource: token<InformerSource>('InformerSource'),
+  workQueueFactory: token<WorkQueueFactory>('WorkQueueFactory'),
+  queueMetricsProvider: token<QueueMetricsProvider>('QueueMetricsProvider'),
+  watchRegistryFactory: token<WatchRegistryFactory>('WatchRegistryFactory'),
+  eventRouterFactory: token<EventRouterFactory>('EventRouterFactory'),
+});

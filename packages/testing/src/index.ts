@@ -1,0 +1,2 @@
+export * from './apiserver/index.js';
+export * from './fakes/index.js';

@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// The root test command: type-check, lint, then every test tier, and a last
+// line of totals across all packages ("N passed, N failed, N skipped").
+// Usage: node scripts/test-all.mjs [--only=<step>[,<step>...]]
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const resultsDir = join(root, '.test-results');
+rmSync(resultsDir, { recursive: true, force: true });
+mkdirSync(resultsDir, { recursive: true });
+
+const jestBin = join(root, 'node_modules/jest/bin/jest.js');
+const nodeFlags = ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning'];
+const packagesWithTests = readdirSync(join(root, 'packages'))
+  .map((name) => join('packages', name))
+  .filter((dir) => existsSync(join(root, dir, 'jest.config.js')));
+
+/** Each step is a check (must exit 0) or a Jest run whose counts are summed. */
+const steps = [
+  { name: 'typecheck', cmd: ['node', [join(root, 'node_modules/typescript/bin/tsc'), '-b']] },
+  { name: 'lint', cmd: ['node', [join(root, 'node_modules/eslint/bin/eslint.js'), '.']] },
+  {
+    name: 'unit',
+    jest: true,
+    cmd: ['node', [...nodeFlags, jestBin, '--maxWorkers=2', '--projects', ...packagesWithTests]],
+  },
+];
+
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const totals = { passed: 0, failed: 0, skipped: 0 };
+let ok = true;
+
+for (const step of steps) {
+  if (only && !only.includes(step.name)) continue;
+  const [bin, args] = step.cmd;
+  const outputFile = join(resultsDir, `${step.name}.json`);
+  const fullArgs = step.jest ? [...args, '--json', `--outputFile=${outputFile}`] : args;
+  console.log(`\n=== ${step.name}: ${bin} ${fullArgs.join(' ')}`);
+  const started = Date.now();
+  const res = spawnSync(bin, fullArgs, { cwd: root, stdio: 'inherit', env: { ...process.env, ...step.env } });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const passedStep = res.status === 0;
+  if (step.jest && existsSync(outputFile)) {
+    const r = JSON.parse(readFileSync(outputFile, 'utf8'));
+    totals.passed += r.numPassedTests;
+    totals.failed += r.numFailedTests;
+    totals.skipped += r.numPendingTests + r.numTodoTests;
+    // A suite that fails to load has no failed tests; count it as one.
+    if (!passedStep && r.numFailedTests === 0) totals.failed += Math.max(1, r.numFailedTestSuites);
+  } else if (!passedStep) {
+    totals.failed += 1;
+  }
+  console.log(`=== ${step.name}: ${passedStep ? 'ok' : `FAILED (exit ${res.status ?? res.signal})`} in ${seconds}s`);
+  ok &&= passedStep;
+}
+
+console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+process.exit(ok ? 0 : 1);

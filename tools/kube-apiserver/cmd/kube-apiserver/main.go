@@ -1,0 +1,22 @@
+// Command kube-apiserver is an unmodified upstream kube-apiserver from
+// k8s.io/kubernetes v1.36.3 (same main as cmd/kube-apiserver/apiserver.go there),
+// built from Go modules so Protean's tests can run a real API server without
+// Docker or downloaded release binaries. See ../../README.md and ../../build.sh.
+package main
+
+import (
+	"os"
+	_ "time/tzdata" // for timeZone support in CronJob
+
+	"k8s.io/component-base/cli"
+	_ "k8s.io/component-base/logs/json/register"          // for JSON log format registration
+	_ "k8s.io/component-base/metrics/prometheus/clientgo" // load all the prometheus client-go plugins
+	_ "k8s.io/component-base/metrics/prometheus/version"  // for version metric registration
+	"k8s.io/kubernetes/cmd/kube-apiserver/app"
+)
+
+func main() {
+	command := app.NewAPIServerCommand()
+	code := cli.Run(command)
+	os.Exit(code)
+}
