@@ -19,13 +19,17 @@ export interface Selector {
   /**
    * Canonical form: requirements sorted by key (then operator), values
    * sorted, printed as Kubernetes prints them. Equal selectors give equal
-   * strings, and the string parses back to an equal selector.
+   * strings, and the string parses back to an equal selector; the one
+   * exception is `Nothing`, whose string is a sentinel that does not parse.
    */
   toString(): string;
-  /** True for the selector that matches everything (no requirements). */
+  /** True for the selector that matches everything (no requirements); false for `Nothing`. */
   empty(): boolean;
   /** The requirements, in canonical order (empty for Everything and Nothing). */
   requirements(): readonly Requirement[];
-  /** True for the selector that matches nothing (a `null` LabelSelector). */
+  /**
+   * True only for `Nothing` (what a `null` LabelSelector means). A selector
+   * whose requirements cannot all hold (`a=b,a=c`) still returns false.
+   */
   matchesNothing(): boolean;
 }
