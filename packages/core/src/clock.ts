@@ -12,13 +12,10 @@ export interface Clock {
   clearTimeout(handle: TimerHandle): void;
 }
 
-/** The process clock: `performance.now()` and unref'd Node timers. */
+/** The process clock: `performance.now()` and Node timers (ref'd: a pending requeue keeps the process alive). */
 export const realClock: Clock = Object.freeze({
   now: () => performance.now(),
-  setTimeout: (fn: () => void, delayMs: number): TimerHandle => {
-    const t = setTimeout(fn, delayMs);
-    return t;
-  },
+  setTimeout: (fn: () => void, delayMs: number): TimerHandle => setTimeout(fn, delayMs),
   clearTimeout: (handle: TimerHandle): void => {
     clearTimeout(handle as ReturnType<typeof setTimeout>);
   },

@@ -1,1 +1,11 @@
-export {};
+export * from './BasicWorkQueue.js';
+export * from './BucketRateLimiter.js';
+export * from './controllerRateLimiter.js';
+export * from './createWorkQueueFactory.js';
+export * from './DelayingWorkQueue.js';
+export * from './ItemExponentialFailureRateLimiter.js';
+export type * from './KeyFunc.js';
+export * from './MaxOfRateLimiter.js';
+export * from './QueueArgumentError.js';
+export * from './queueModule.js';
+export * from './RateLimitingWorkQueue.js';

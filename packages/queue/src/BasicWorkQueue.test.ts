@@ -1,0 +1,251 @@
+import { describe, expect, it } from '@jest/globals';
+import { flushMicrotasks, type QueueGetResult } from '@protean/core';
+import { BasicWorkQueue } from './BasicWorkQueue.js';
+
+interface Req {
+  readonly namespace: string;
+  readonly name: string;
+}
+const reqKey = (r: Req): string => `${r.namespace}/${r.name}`;
+const strings = (): BasicWorkQueue<string> => new BasicWorkQueue<string>({ key: (s) => s });
+
+async function item<T>(p: Promise<QueueGetResult<T>>): Promise<T> {
+  const result = await p;
+  if (result.shutdown) throw new Error('queue unexpectedly shut down');
+  return result.item;
+}
+
+/** Tracks whether a promise has settled, without awaiting it. */
+function probe<T>(p: Promise<T>): { settled: () => boolean; value: () => T | undefined } {
+  let settled = false;
+  let value: T | undefined;
+  void p.then((v) => {
+    settled = true;
+    value = v;
+  });
+  return { settled: () => settled, value: () => value };
+}
+
+describe('BasicWorkQueue', () => {
+  it('hands items out in FIFO order', async () => {
+    const q = strings();
+    for (const s of ['a', 'b', 'c']) q.add(s);
+    expect(q.len()).toBe(3);
+    expect([await item(q.get()), await item(q.get()), await item(q.get())]).toEqual(['a', 'b', 'c']);
+    expect(q.len()).toBe(0);
+  });
+
+  it('collapses duplicate adds of a queued item, keeping its place', async () => {
+    const q = strings();
+    q.add('a');
+    q.add('b');
+    q.add('a');
+    q.add('a');
+    expect(q.len()).toBe(2);
+    expect([await item(q.get()), await item(q.get())]).toEqual(['a', 'b']);
+    expect(q.len()).toBe(0);
+  });
+
+  it('uses the key function as identity and hands out the first queued value', async () => {
+    const q = new BasicWorkQueue<Req>({ key: reqKey });
+    const first = { namespace: 'ns', name: 'a' };
+    q.add(first);
+    q.add({ namespace: 'ns', name: 'a' });
+    q.add({ namespace: 'other', name: 'a' });
+    expect(q.len()).toBe(2);
+    expect(await item(q.get())).toBe(first);
+  });
+
+  it('re-queues an item added while it is processing, once, after done()', async () => {
+    const q = strings();
+    q.add('a');
+    const a = await item(q.get());
+    q.add('a');
+    q.add('a');
+    // Not queued while processing: no second worker may get it.
+    expect(q.len()).toBe(0);
+    const waiting = probe(q.get());
+    await flushMicrotasks();
+    expect(waiting.settled()).toBe(false);
+    q.done(a);
+    await flushMicrotasks();
+    expect(waiting.value()).toEqual({ item: 'a', shutdown: false });
+    expect(q.len()).toBe(0);
+    q.done('a');
+    expect(q.len()).toBe(0);
+  });
+
+  it('hands out the value added during processing when the item is re-queued', async () => {
+    const q = new BasicWorkQueue<Req>({ key: reqKey });
+    q.add({ namespace: 'ns', name: 'a' });
+    const first = await item(q.get());
+    const newer = { namespace: 'ns', name: 'a' };
+    q.add(newer);
+    q.done(first);
+    expect(await item(q.get())).toBe(newer);
+  });
+
+  it('never hands one key to two concurrent workers', async () => {
+    const q = strings();
+    const inFlight = new Set<string>();
+    const seen: string[] = [];
+    let overlap = false;
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        const r = await q.get();
+        if (r.shutdown) return;
+        if (inFlight.has(r.item)) overlap = true;
+        inFlight.add(r.item);
+        seen.push(r.item);
+        // Re-add while processing and yield, so other workers run meanwhile.
+        if (seen.length < 200) q.add(r.item);
+        await flushMicrotasks(3);
+        inFlight.delete(r.item);
+        q.done(r.item);
+      }
+    };
+    const workers = [worker(), worker(), worker(), worker()];
+    for (const s of ['a', 'b', 'c']) q.add(s);
+    for (let i = 0; i < 200 && seen.length < 200; i++) await flushMicrotasks();
+    expect(seen.length).toBeGreaterThanOrEqual(200);
+    await q.shutDownWithDrain();
+    // Items re-added just before shutdown are still handed out, then workers stop.
+    await Promise.all(workers);
+    expect(overlap).toBe(false);
+    expect(new Set(seen)).toEqual(new Set(['a', 'b', 'c']));
+  });
+
+  it('wakes a waiting get() when an item is added', async () => {
+    const q = strings();
+    const waiting = probe(q.get());
+    await flushMicrotasks();
+    expect(waiting.settled()).toBe(false);
+    q.add('a');
+    await flushMicrotasks();
+    expect(waiting.value()).toEqual({ item: 'a', shutdown: false });
+    expect(q.len()).toBe(0);
+  });
+
+  it('serves concurrent waiting getters in the order they called', async () => {
+    const q = strings();
+    const getters = [probe(q.get()), probe(q.get()), probe(q.get())];
+    q.add('x');
+    q.add('y');
+    await flushMicrotasks();
+    expect(getters.map((g) => g.value())).toEqual([
+      { item: 'x', shutdown: false },
+      { item: 'y', shutdown: false },
+      undefined,
+    ]);
+    q.add('z');
+    await flushMicrotasks();
+    expect(getters[2]!.value()).toEqual({ item: 'z', shutdown: false });
+  });
+
+  it('still hands out queued items after shutDown, then reports shutdown', async () => {
+    const q = strings();
+    q.add('a');
+    q.add('b');
+    q.shutDown();
+    expect(q.shuttingDown()).toBe(true);
+    expect(await q.get()).toEqual({ item: 'a', shutdown: false });
+    expect(await q.get()).toEqual({ item: 'b', shutdown: false });
+    expect(await q.get()).toEqual({ shutdown: true });
+    expect(await q.get()).toEqual({ shutdown: true });
+  });
+
+  it('wakes every waiting getter with shutdown', async () => {
+    const q = strings();
+    const getters = [q.get(), q.get()];
+    q.shutDown();
+    expect(await Promise.all(getters)).toEqual([{ shutdown: true }, { shutdown: true }]);
+  });
+
+  it('ignores add() after shutdown', async () => {
+    const q = strings();
+    q.shutDown();
+    q.add('a');
+    expect(q.len()).toBe(0);
+    expect(await q.get()).toEqual({ shutdown: true });
+  });
+
+  it('re-queues an item that was dirty at shutdown when it is done', async () => {
+    const q = strings();
+    q.add('a');
+    const a = await item(q.get());
+    q.add('a');
+    q.shutDown();
+    q.done(a);
+    expect(q.len()).toBe(1);
+    expect(await q.get()).toEqual({ item: 'a', shutdown: false });
+  });
+
+  it('shutDownWithDrain waits until every handed-out item is done', async () => {
+    const q = strings();
+    q.add('a');
+    q.add('b');
+    q.add('c');
+    const a = await item(q.get());
+    const b = await item(q.get());
+    const drained = probe(q.shutDownWithDrain());
+    expect(q.shuttingDown()).toBe(true);
+    q.add('d');
+    expect(q.len()).toBe(1);
+    q.done(a);
+    await flushMicrotasks();
+    expect(drained.settled()).toBe(false);
+    q.done(b);
+    await flushMicrotasks();
+    expect(drained.settled()).toBe(true);
+    // The queued item is still there for a worker to take.
+    expect(await q.get()).toEqual({ item: 'c', shutdown: false });
+  });
+
+  it('shutDownWithDrain resolves at once when nothing is processing', async () => {
+    const q = strings();
+    q.add('a');
+    const drained = probe(q.shutDownWithDrain());
+    await flushMicrotasks();
+    expect(drained.settled()).toBe(true);
+    expect(q.len()).toBe(1);
+  });
+
+  it('shutDown ends a pending shutDownWithDrain wait', async () => {
+    const q = strings();
+    q.add('a');
+    await q.get();
+    const drained = probe(q.shutDownWithDrain());
+    await flushMicrotasks();
+    expect(drained.settled()).toBe(false);
+    q.shutDown();
+    await flushMicrotasks();
+    expect(drained.settled()).toBe(true);
+  });
+
+  it('ignores done() for items that are not being processed', async () => {
+    const q = strings();
+    q.done('never-added');
+    q.add('a');
+    q.done('a');
+    expect(q.len()).toBe(1);
+    expect(await q.get()).toEqual({ item: 'a', shutdown: false });
+    expect(q.len()).toBe(0);
+  });
+
+  it('counts only queued items in len()', async () => {
+    const q = strings();
+    q.add('a');
+    q.add('b');
+    await q.get();
+    expect(q.len()).toBe(1);
+  });
+
+  it('rejects a missing key function and a bad update period, naming them', () => {
+    expect(() => new BasicWorkQueue<string>({ key: undefined as unknown as (s: string) => string })).toThrow(
+      'options.key must be a function',
+    );
+    expect(() => new BasicWorkQueue<string>({ key: (s) => s, unfinishedWorkUpdatePeriodMs: -1 })).toThrow(
+      'invalid unfinishedWorkUpdatePeriodMs=-1',
+    );
+  });
+});

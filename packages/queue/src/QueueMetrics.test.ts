@@ -1,0 +1,187 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  FakeClock,
+  noopQueueMetricsProvider,
+  type CounterMetric,
+  type GaugeMetric,
+  type HistogramMetric,
+  type QueueMetricsProvider,
+  type SettableGaugeMetric,
+} from '@protean/core';
+import { BasicWorkQueue } from './BasicWorkQueue.js';
+import { DelayingWorkQueue } from './DelayingWorkQueue.js';
+import { RateLimitingWorkQueue } from './RateLimitingWorkQueue.js';
+
+/** Records every metric update of every queue, by queue name. */
+class RecordingProvider implements QueueMetricsProvider {
+  readonly created: string[] = [];
+  depth = 0;
+  adds = 0;
+  retries = 0;
+  readonly latencySeconds: number[] = [];
+  readonly workSeconds: number[] = [];
+  readonly unfinishedSeconds: number[] = [];
+  readonly longestSeconds: number[] = [];
+
+  newDepthMetric(name: string): GaugeMetric {
+    this.created.push(`depth:${name}`);
+    return { inc: () => void this.depth++, dec: () => void this.depth-- };
+  }
+  newAddsMetric(name: string): CounterMetric {
+    this.created.push(`adds:${name}`);
+    return { inc: () => void this.adds++ };
+  }
+  newLatencyMetric(name: string): HistogramMetric {
+    this.created.push(`latency:${name}`);
+    return { observe: (v) => void this.latencySeconds.push(v) };
+  }
+  newWorkDurationMetric(name: string): HistogramMetric {
+    this.created.push(`workDuration:${name}`);
+    return { observe: (v) => void this.workSeconds.push(v) };
+  }
+  newUnfinishedWorkSecondsMetric(name: string): SettableGaugeMetric {
+    this.created.push(`unfinished:${name}`);
+    return { set: (v) => void this.unfinishedSeconds.push(v) };
+  }
+  newLongestRunningProcessorSecondsMetric(name: string): SettableGaugeMetric {
+    this.created.push(`longest:${name}`);
+    return { set: (v) => void this.longestSeconds.push(v) };
+  }
+  newRetriesMetric(name: string): CounterMetric {
+    this.created.push(`retries:${name}`);
+    return { inc: () => void this.retries++ };
+  }
+}
+
+function metered(): { clock: FakeClock; metrics: RecordingProvider; q: RateLimitingWorkQueue<string> } {
+  const clock = new FakeClock();
+  const metrics = new RecordingProvider();
+  const q = new RateLimitingWorkQueue<string>({ key: (s) => s, name: 'demo', clock, metricsProvider: metrics });
+  return { clock, metrics, q };
+}
+
+describe('queue metrics', () => {
+  it('creates every metric under the queue name', () => {
+    const { metrics } = metered();
+    expect(metrics.created.sort()).toEqual(
+      ['adds', 'depth', 'latency', 'longest', 'retries', 'unfinished', 'workDuration'].map((m) => `${m}:demo`),
+    );
+  });
+
+  it('counts adds and depth, collapsing duplicates of queued items', async () => {
+    const { metrics, q } = metered();
+    q.add('a');
+    q.add('b');
+    q.add('a');
+    expect([metrics.adds, metrics.depth]).toEqual([2, 2]);
+    await q.get();
+    expect([metrics.adds, metrics.depth]).toEqual([2, 1]);
+  });
+
+  it('observes queue latency from add to get and work duration from get to done, in seconds', async () => {
+    const { clock, metrics, q } = metered();
+    q.add('a');
+    clock.advance(100);
+    q.add('b');
+    clock.advance(150);
+    await q.get(); // a: waited 250 ms
+    clock.advance(500);
+    q.done('a'); // a: worked 500 ms
+    await q.get(); // b: waited 650 ms
+    expect(metrics.latencySeconds).toEqual([0.25, 0.65]);
+    expect(metrics.workSeconds).toEqual([0.5]);
+  });
+
+  it('counts an add during processing once and measures its latency from that add', async () => {
+    const { clock, metrics, q } = metered();
+    q.add('a');
+    await q.get();
+    clock.advance(100);
+    q.add('a');
+    q.add('a');
+    expect([metrics.adds, metrics.depth]).toEqual([2, 1]);
+    clock.advance(300);
+    q.done('a');
+    clock.advance(50);
+    await q.get();
+    expect(metrics.depth).toBe(0);
+    expect(metrics.latencySeconds).toEqual([0, 0.35]);
+    expect(metrics.workSeconds).toEqual([0.4]);
+  });
+
+  it('updateUnfinishedWork sets total and longest in-flight seconds', async () => {
+    const { clock, metrics, q } = metered();
+    q.updateUnfinishedWork();
+    q.add('a');
+    q.add('b');
+    q.add('c');
+    await q.get();
+    clock.advance(1_000);
+    await q.get();
+    clock.advance(500);
+    q.updateUnfinishedWork(); // a: 1.5 s, b: 0.5 s, c queued (not counted)
+    q.done('a');
+    q.updateUnfinishedWork(); // b: 0.5 s
+    expect(metrics.unfinishedSeconds).toEqual([0, 2, 0.5]);
+    expect(metrics.longestSeconds).toEqual([0, 1.5, 0.5]);
+  });
+
+  it('counts a retry for every delayed add, including addRateLimited, but not for plain adds', () => {
+    const { metrics, q } = metered();
+    q.add('a');
+    q.addRateLimited('b');
+    q.addRateLimited('b');
+    q.addAfter('c', 0);
+    expect(metrics.retries).toBe(3);
+    q.shutDown();
+    q.addRateLimited('d');
+    expect(metrics.retries).toBe(3);
+  });
+
+  it('refreshes the unfinished-work gauges on a timer when a period is set, and stops it at shutdown', async () => {
+    const clock = new FakeClock();
+    const metrics = new RecordingProvider();
+    const q = new DelayingWorkQueue<string>({
+      key: (s) => s,
+      name: 'demo',
+      clock,
+      metricsProvider: metrics,
+      unfinishedWorkUpdatePeriodMs: 500,
+    });
+    q.add('a');
+    await q.get();
+    await clock.advanceAsync(1_000);
+    expect(metrics.unfinishedSeconds).toEqual([0.5, 1]);
+    expect(clock.pendingTimers()).toBe(1);
+    q.shutDown();
+    expect(clock.pendingTimers()).toBe(0);
+    await clock.advanceAsync(1_000);
+    expect(metrics.unfinishedSeconds).toEqual([0.5, 1]);
+  });
+
+  it('reports nothing and starts no timer for an unnamed queue, as client-go does', async () => {
+    const clock = new FakeClock();
+    const metrics = new RecordingProvider();
+    const q = new DelayingWorkQueue<string>({ key: (s) => s, clock, metricsProvider: metrics, unfinishedWorkUpdatePeriodMs: 500 });
+    q.add('a');
+    q.addAfter('b', 10);
+    await q.get();
+    q.updateUnfinishedWork();
+    expect(metrics.created).toEqual([]);
+    expect(metrics.adds).toBe(0);
+    expect(clock.pendingTimers()).toBe(1); // only the delay timer
+  });
+
+  it('starts no metrics timer with the no-op provider', () => {
+    const clock = new FakeClock();
+    const q = new BasicWorkQueue<string>({
+      key: (s) => s,
+      name: 'demo',
+      clock,
+      metricsProvider: noopQueueMetricsProvider,
+      unfinishedWorkUpdatePeriodMs: 500,
+    });
+    expect(clock.pendingTimers()).toBe(0);
+    q.shutDown();
+  });
+});
