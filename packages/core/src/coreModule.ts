@@ -1,14 +1,19 @@
 import { ContainerModule } from 'inversify';
 import { realClock } from './clock.js';
 import { resolveConfig, type Config } from './config.js';
+import { noopControllerObserver } from './controller/ControllerObserver.js';
+import { DynamicController } from './DynamicController.js';
 import { createLogger, type Logger } from './logger.js';
 import { noopQueueMetricsProvider } from './queueMetrics.js';
 import { TOKENS } from './tokens.js';
 
 /**
  * Binds the controller's configuration (validated, defaults filled in), its
- * logger, the real clock and a no-op queue metrics provider. Load it first;
- * the implementation modules build on these bindings.
+ * logger, the real clock, a no-op queue metrics provider, a no-op controller
+ * observer and `DynamicController` itself (singleton). Load it first; the
+ * implementation modules build on these bindings, and `container.get(DynamicController)`
+ * needs the queue, watch registry, informer source and event router bindings
+ * they add.
  */
 export function coreModule(config: Partial<Config> = {}, logger: Logger = createLogger()): ContainerModule {
   const resolved = resolveConfig(config);
@@ -17,5 +22,7 @@ export function coreModule(config: Partial<Config> = {}, logger: Logger = create
     options.bind(TOKENS.logger).toConstantValue(logger);
     options.bind(TOKENS.clock).toConstantValue(realClock);
     options.bind(TOKENS.queueMetricsProvider).toConstantValue(noopQueueMetricsProvider);
+    options.bind(TOKENS.controllerObserver).toConstantValue(noopControllerObserver);
+    options.bind(DynamicController).toSelf().inSingletonScope();
   });
 }

@@ -1,7 +1,14 @@
 export * from './clock.js';
 export * from './config.js';
 export * from './contracts.js';
+export * from './controller/ControllerObserver.js';
+export * from './controller/ControllerStateError.js';
+export type * from './controller/DynamicControllerOptions.js';
+export * from './controller/ParentSyncError.js';
+export * from './controller/ShutdownTimeoutError.js';
+export * from './controller/workItemKey.js';
 export * from './coreModule.js';
+export * from './DynamicController.js';
 export * from './events.js';
 export * from './FakeClock.js';
 export * from './gvr.js';

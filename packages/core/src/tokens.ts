@@ -2,6 +2,7 @@ import type { ServiceIdentifier } from 'inversify';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { EventRouterFactory, WatchRegistryFactory, WorkQueueFactory } from './contracts.js';
+import type { ControllerObserver } from './controller/ControllerObserver.js';
 import type { InformerSource } from './informer.js';
 import type { Logger } from './logger.js';
 import type { QueueMetricsProvider } from './queueMetrics.js';
@@ -25,4 +26,6 @@ export const TOKENS = Object.freeze({
   queueMetricsProvider: token<QueueMetricsProvider>('QueueMetricsProvider'),
   watchRegistryFactory: token<WatchRegistryFactory>('WatchRegistryFactory'),
   eventRouterFactory: token<EventRouterFactory>('EventRouterFactory'),
+  /** Optional: a DynamicController without it uses `noopControllerObserver`. */
+  controllerObserver: token<ControllerObserver>('ControllerObserver'),
 });

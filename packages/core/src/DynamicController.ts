@@ -1,0 +1,322 @@
+import { inject, injectable, optional } from 'inversify';
+import { realClock, type Clock } from './clock.js';
+import { resolveConfig, type Config } from './config.js';
+import type {
+  EventRouter,
+  EventRouterFactory,
+  RateLimitingQueue,
+  WatchRegistry,
+  WatchRegistryFactory,
+  WorkQueueFactory,
+} from './contracts.js';
+import { noopControllerObserver, type ControllerObserver } from './controller/ControllerObserver.js';
+import { ControllerStateError, type ControllerState } from './controller/ControllerStateError.js';
+import type { DynamicControllerOptions } from './controller/DynamicControllerOptions.js';
+import { ParentSyncError } from './controller/ParentSyncError.js';
+import { notifyObserver } from './controller/notifyObserver.js';
+import { ShutdownTimeoutError } from './controller/ShutdownTimeoutError.js';
+import { workItemKey } from './controller/workItemKey.js';
+import { WorkerPool, type ParentHandler } from './controller/WorkerPool.js';
+import type { WatchEvent } from './events.js';
+import { gvrKey, type GroupVersionResource, type ObjectIdentifiers } from './gvr.js';
+import type { Handler } from './handler.js';
+import type { InformerSource } from './informer.js';
+import { createLogger, type Logger } from './logger.js';
+import { TOKENS } from './tokens.js';
+
+/** Owner id of a parent watch in the watch registry (children use the coordinator's ids). */
+function parentOwnerId(gvr: GroupVersionResource): string {
+  return `parent:${gvrKey(gvr)}`;
+}
+
+/**
+ * One controller reconciling instances of many parent GVRs, registered and
+ * deregistered at runtime (seed: `DynamicController`). It owns the parent
+ * watches, one work queue keyed by GVR + instance, and `config.workers`
+ * workers; child watches belong to the event router ({@link coordinator}),
+ * which instance handlers feed through `forInstance(...)`.
+ *
+ * Lifecycle: `start(signal)` once, `register` parents while it runs, abort
+ * the signal to stop. A controller runs once: `start` after a shutdown
+ * rejects (build a new controller instead), because the queue and the
+ * informers it shut down cannot be reused.
+ *
+ * Easy to get wrong: `register` rejects until `start` was called, so call
+ * `start` without awaiting it (it resolves only at shutdown).
+ */
+@injectable()
+export class DynamicController {
+  private readonly config: Config;
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private readonly observer: ControllerObserver;
+  private readonly queue: RateLimitingQueue<ObjectIdentifiers>;
+  private readonly registry: WatchRegistry;
+  private readonly router: EventRouter;
+  /** Entries are compared by identity, so a stale `register` cannot undo a newer one. */
+  private readonly parents = new Map<string, ParentHandler>();
+  /** Aborted when shutdown begins; every handler's `ctx.signal`. */
+  private readonly handlerAbort = new AbortController();
+  private readonly workers: WorkerPool;
+  private state: ControllerState = 'idle';
+
+  constructor(
+    @inject(TOKENS.config) config: Config,
+    @inject(TOKENS.logger) logger: Logger,
+    @inject(TOKENS.clock) clock: Clock,
+    @inject(TOKENS.informerSource) informerSource: InformerSource,
+    @inject(TOKENS.workQueueFactory) workQueueFactory: WorkQueueFactory,
+    @inject(TOKENS.watchRegistryFactory) watchRegistryFactory: WatchRegistryFactory,
+    @inject(TOKENS.eventRouterFactory) eventRouterFactory: EventRouterFactory,
+    @inject(TOKENS.controllerObserver) @optional() observer?: ControllerObserver,
+  ) {
+    // Re-validating is idempotent for a resolved config and catches hand-built ones.
+    this.config = resolveConfig(config);
+    this.log = logger.child({ component: 'dynamic-controller' });
+    this.clock = clock;
+    this.observer = observer ?? noopControllerObserver;
+    this.queue = workQueueFactory<ObjectIdentifiers>({
+      key: workItemKey,
+      name: 'dynamic-controller-queue',
+      limits: {
+        minRetryDelayMs: this.config.minRetryDelayMs,
+        maxRetryDelayMs: this.config.maxRetryDelayMs,
+        qps: this.config.rateLimit,
+        burst: this.config.burstLimit,
+      },
+    });
+    this.registry = watchRegistryFactory({
+      source: informerSource,
+      resyncPeriodMs: this.config.resyncPeriodMs,
+      onEvent: this.handleEvent,
+      logger,
+    });
+    this.router = eventRouterFactory({
+      watches: this.registry,
+      enqueue: (parentGVR, instance) => {
+        this.enqueue(parentGVR, instance.namespace, instance.name);
+      },
+      logger,
+    });
+    this.workers = new WorkerPool({
+      queue: this.queue,
+      queueMaxRetries: this.config.queueMaxRetries,
+      handlerFor: (gvr) => this.parents.get(gvrKey(gvr)),
+      signal: this.handlerAbort.signal,
+      clock,
+      observer: this.observer,
+      logger: this.log,
+    });
+  }
+
+  /** Builds a controller without a container (unset options get core's defaults). */
+  static create(options: DynamicControllerOptions): DynamicController {
+    return new DynamicController(
+      resolveConfig(options.config),
+      options.logger ?? createLogger(),
+      options.clock ?? realClock,
+      options.informerSource,
+      options.workQueueFactory,
+      options.watchRegistryFactory,
+      options.eventRouterFactory,
+      options.observer,
+    );
+  }
+
+  /**
+   * Runs the workers until `signal` aborts, then shuts down: stops every
+   * informer, stops accepting work, aborts the handlers' `ctx.signal` and
+   * waits up to `queueShutdownTimeoutMs` (0 = no limit) for running handlers.
+   * Resolves when they have all returned.
+   *
+   * Rejects with {@link ControllerStateError} when called a second time
+   * (running or stopped), and with {@link ShutdownTimeoutError} when handlers
+   * outlive the timeout.
+   */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.state !== 'idle') {
+      const why =
+        this.state === 'stopped'
+          ? 'it was already stopped; a controller runs once, create a new one'
+          : 'it is already running';
+      throw new ControllerStateError(`cannot start DynamicController: ${why}`, this.state);
+    }
+    if (typeof signal?.addEventListener !== 'function') {
+      throw new TypeError(`DynamicController.start: signal must be an AbortSignal, got ${String(signal)}`);
+    }
+    this.state = 'running';
+    const workers = this.workers.run(this.config.workers);
+    this.log.info({ workers: this.config.workers }, 'dynamic controller started');
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    await this.shutdown(workers, signal.reason);
+  }
+
+  /**
+   * Starts reconciling instances of `parent` with `handler`: watches the
+   * parent GVR, waits for its informer to sync, and enqueues every existing
+   * instance. Registering a GVR again swaps the handler (the informer is
+   * kept) and enqueues every cached instance again.
+   *
+   * Rejects with {@link ControllerStateError} unless the controller is
+   * running, and with {@link ParentSyncError} (GVR named, registry error as
+   * `cause`) when the informer cannot sync; a failed first registration
+   * leaves no handler behind, a failed re-registration keeps the old one.
+   */
+  async register(parent: GroupVersionResource, handler: Handler): Promise<void> {
+    const key = gvrKey(parent);
+    if (this.state !== 'running') {
+      throw new ControllerStateError(
+        `cannot register parent ${key}: DynamicController is ${this.state}; call start() first`,
+        this.state,
+      );
+    }
+    if (typeof handler !== 'function') {
+      throw new TypeError(`cannot register parent ${key}: handler must be a function, got ${typeof handler}`);
+    }
+    const gvr: GroupVersionResource = { group: parent.group, version: parent.version, resource: parent.resource };
+    const previous = this.parents.get(key);
+    // An informer that already exists (a re-register, or a GVR some instance
+    // watches as a child) will not replay its cache as add events for us.
+    const informerExisted = this.registry.getInformer(gvr) !== undefined;
+    const entry: ParentHandler = { gvr, handler };
+    // Set before the informer starts, so its initial add events are enqueued.
+    this.parents.set(key, entry);
+    try {
+      await this.registry.ensureWatch(gvr, parentOwnerId(gvr));
+    } catch (err) {
+      if (this.parents.get(key) === entry) {
+        if (previous !== undefined) {
+          this.parents.set(key, previous);
+        } else {
+          this.parents.delete(key);
+          this.router.removeParentGVR(gvr);
+        }
+      }
+      throw new ParentSyncError(gvr, err);
+    }
+    if (this.parents.get(key) !== entry) return; // deregistered or replaced while syncing
+    if (informerExisted) {
+      for (const obj of this.registry.getInformer(gvr)?.list() ?? []) {
+        this.enqueue(gvr, obj.metadata.namespace ?? '', obj.metadata.name);
+      }
+    }
+    this.log.info({ gvr: key, swapped: previous !== undefined }, 'parent registered');
+  }
+
+  /**
+   * Stops reconciling `parent`: removes its handler, drops the event
+   * router's state for all its instances and releases the parent watch (the
+   * informer keeps running while instances still watch that GVR as a child).
+   * Items of `parent` still queued are dropped when a worker picks them.
+   * Deregistering a GVR that is not registered does nothing.
+   */
+  async deregister(parent: GroupVersionResource): Promise<void> {
+    const key = gvrKey(parent);
+    const entry = this.parents.get(key);
+    if (entry === undefined) {
+      this.log.debug({ gvr: key }, 'deregister of a parent that is not registered ignored');
+      return;
+    }
+    this.parents.delete(key);
+    this.router.removeParentGVR(entry.gvr);
+    this.registry.releaseWatch(entry.gvr, parentOwnerId(entry.gvr));
+    this.log.info({ gvr: key }, 'parent deregistered');
+  }
+
+  /** The event router instance handlers declare their child watches on (seed: `Coordinator()`). */
+  coordinator(): EventRouter {
+    return this.router;
+  }
+
+  /** The parent GVRs with a handler, in registration order. */
+  registeredGVRs(): GroupVersionResource[] {
+    return [...this.parents.values()].map((e) => e.gvr);
+  }
+
+  /** Items waiting in the queue (not those being handled). */
+  queueLength(): number {
+    return this.queue.len();
+  }
+
+  /** True between `start` and the beginning of shutdown. */
+  isStarted(): boolean {
+    return this.state === 'running';
+  }
+
+  /** True when `parent` is registered and its informer has synced. */
+  hasSynced(parent: GroupVersionResource): boolean {
+    return this.parents.has(gvrKey(parent)) && (this.registry.getInformer(parent)?.hasSynced() ?? false);
+  }
+
+  /**
+   * Receives every event of the watch registry. Parent events are enqueued
+   * (updates only when `generation` changed); every event, parent or not, is
+   * also routed to the event router, since one GVR can be both.
+   */
+  readonly handleEvent = (event: WatchEvent): void => {
+    try {
+      if (this.parents.has(gvrKey(event.gvr))) this.handleParentEvent(event);
+      this.router.routeEvent(event);
+    } catch (err) {
+      // Never let a routing bug break the informer that delivered the event.
+      this.log.error({ err, gvr: gvrKey(event.gvr), instance: `${event.namespace}/${event.name}` }, 'event handling failed');
+    }
+  };
+
+  private handleParentEvent(event: WatchEvent): void {
+    this.notify((o) => o.onParentEvent?.(event.gvr, event.type));
+    if (event.type === 'update' && event.generation === event.oldGeneration) {
+      // Status and metadata-only changes do not need a reconcile.
+      return;
+    }
+    this.enqueue(event.gvr, event.namespace, event.name);
+  }
+
+  private enqueue(gvr: GroupVersionResource, namespace: string, name: string): void {
+    this.queue.add({ gvr, namespace, name });
+  }
+
+  private async shutdown(workers: Promise<void>, reason: unknown): Promise<void> {
+    this.state = 'stopping';
+    this.log.info({ inFlight: this.workers.inFlightKeys().length }, 'dynamic controller shutting down');
+    try {
+      this.registry.shutdown();
+    } catch (err) {
+      this.log.error({ err }, 'watch registry shutdown failed');
+    }
+    const drained = Promise.all([this.queue.shutDownWithDrain(), workers]);
+    this.handlerAbort.abort(reason);
+    try {
+      await this.withShutdownTimeout(drained);
+      this.log.info('dynamic controller stopped');
+    } finally {
+      this.state = 'stopped';
+    }
+  }
+
+  private async withShutdownTimeout(drained: Promise<unknown>): Promise<void> {
+    const timeoutMs = this.config.queueShutdownTimeoutMs;
+    if (timeoutMs === 0) {
+      await drained;
+      return;
+    }
+    let timer: ReturnType<Clock['setTimeout']> | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = this.clock.setTimeout(() => {
+        reject(new ShutdownTimeoutError(timeoutMs, this.workers.inFlightKeys()));
+      }, timeoutMs);
+    });
+    try {
+      await Promise.race([drained, timedOut]);
+    } finally {
+      if (timer !== undefined) this.clock.clearTimeout(timer);
+    }
+  }
+
+  private notify(call: (observer: ControllerObserver) => void): void {
+    notifyObserver(this.observer, this.log, call);
+  }
+}

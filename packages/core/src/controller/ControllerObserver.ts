@@ -1,0 +1,45 @@
+import type { EventType } from '../events.js';
+import type { GroupVersionResource } from '../gvr.js';
+
+/**
+ * How one pass of a work item ended:
+ * - `success`: the handler resolved; the item's failure count is reset.
+ * - `no_requeue`: the handler rejected with `NoRequeue`; forgotten.
+ * - `requeue`: `RequeueNeeded`; added again at once, failure count kept.
+ * - `requeue_after`: `RequeueNeededAfter`; failure count reset, added after its delay.
+ * - `not_found`: the handler failed with a Kubernetes 404; forgotten (the instance is gone).
+ * - `error`: any other failure; retried with backoff.
+ * - `dropped`: not run (its parent GVR is no longer registered) or failed
+ *   once more after `queueMaxRetries` retries; forgotten.
+ */
+export type ReconcileOutcome =
+  | 'success'
+  | 'requeue'
+  | 'requeue_after'
+  | 'no_requeue'
+  | 'not_found'
+  | 'error'
+  | 'dropped';
+
+/**
+ * Hooks a metrics adapter implements to watch a DynamicController work
+ * (bound to `TOKENS.controllerObserver`). Every hook is optional.
+ *
+ * Easy to get wrong: hooks run synchronously on the controller's hot path
+ * (inside the informer callback or the worker loop), so keep them cheap; an
+ * exception thrown by a hook is logged and otherwise ignored.
+ */
+export interface ControllerObserver {
+  /** After each work item, with the handler's duration (0 for a dropped item that never ran). */
+  onReconcile?(gvr: GroupVersionResource, durationMs: number, outcome: ReconcileOutcome): void;
+  /** For every event of a registered parent GVR, before the generation filter. */
+  onParentEvent?(gvr: GroupVersionResource, type: EventType): void;
+  /**
+   * For every handler failure that is not a requeue signal nor a NotFound;
+   * `thrownSync` tells a handler that threw before returning its promise.
+   */
+  onHandlerError?(gvr: GroupVersionResource, err: unknown, thrownSync: boolean): void;
+}
+
+/** The default observer: ignores everything. */
+export const noopControllerObserver: ControllerObserver = Object.freeze({});

@@ -1,0 +1,26 @@
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { EventRouterFactory, WatchRegistryFactory, WorkQueueFactory } from '../contracts.js';
+import type { InformerSource } from '../informer.js';
+import type { Logger } from '../logger.js';
+import type { ControllerObserver } from './ControllerObserver.js';
+
+/**
+ * Everything `DynamicController.create` needs when no container is used.
+ * The four layers are required: core ships no implementation of them
+ * (`@protean/queue`, `@protean/watch-manager` and `@protean/coordinator` do).
+ */
+export interface DynamicControllerOptions {
+  /** Unset fields come from `defaultConfig`; every value is validated. */
+  readonly config?: Partial<Config>;
+  /** Defaults to `createLogger()`. */
+  readonly logger?: Logger;
+  /** Defaults to `realClock`; used for the shutdown timeout and handler durations. */
+  readonly clock?: Clock;
+  readonly informerSource: InformerSource;
+  readonly workQueueFactory: WorkQueueFactory;
+  readonly watchRegistryFactory: WatchRegistryFactory;
+  readonly eventRouterFactory: EventRouterFactory;
+  /** Defaults to `noopControllerObserver`. */
+  readonly observer?: ControllerObserver;
+}

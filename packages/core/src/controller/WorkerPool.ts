@@ -1,0 +1,159 @@
+import type { Clock } from '../clock.js';
+import type { QueueGetResult, RateLimitingQueue } from '../contracts.js';
+import { gvrKey, namespacedNameKey, type GroupVersionResource, type ObjectIdentifiers } from '../gvr.js';
+import type { Handler, ReconcileContext } from '../handler.js';
+import type { Logger } from '../logger.js';
+import { classifyHandlerError } from './classifyHandlerError.js';
+import type { ControllerObserver, ReconcileOutcome } from './ControllerObserver.js';
+import { notifyObserver } from './notifyObserver.js';
+import { workItemKey } from './workItemKey.js';
+
+/** A parent GVR's handler as the workers see it. */
+export interface ParentHandler {
+  readonly gvr: GroupVersionResource;
+  readonly handler: Handler;
+}
+
+/** What the DynamicController hands its workers. */
+export interface WorkerPoolDeps {
+  readonly queue: RateLimitingQueue<ObjectIdentifiers>;
+  readonly queueMaxRetries: number;
+  /** The current handler of a parent GVR; `undefined` once deregistered. */
+  readonly handlerFor: (gvr: GroupVersionResource) => ParentHandler | undefined;
+  /** Every handler's `ctx.signal`; once aborted, workers stop running handlers. */
+  readonly signal: AbortSignal;
+  readonly clock: Clock;
+  readonly observer: ControllerObserver;
+  readonly logger: Logger;
+}
+
+/**
+ * The DynamicController's workers: each takes an item from the queue, runs
+ * its parent's handler and applies the seed system's retry rules. The queue
+ * guarantees one key is never handled by two workers at once.
+ *
+ * Easy to get wrong: every path must end in `queue.done(item)`, or the key
+ * stays "processing" forever and is never handed out again.
+ */
+export class WorkerPool {
+  private readonly deps: WorkerPoolDeps;
+  private readonly inFlight = new Map<string, ObjectIdentifiers>();
+
+  constructor(deps: WorkerPoolDeps) {
+    this.deps = deps;
+  }
+
+  /** Starts `count` worker loops; the promise resolves once the queue has shut down and every loop returned. */
+  run(count: number): Promise<void> {
+    const loops = Array.from({ length: count }, (_, id) => this.loop(id));
+    return Promise.all(loops).then(() => undefined);
+  }
+
+  /** Keys of the items whose handler is running now. */
+  inFlightKeys(): string[] {
+    return [...this.inFlight.keys()];
+  }
+
+  private async loop(id: number): Promise<void> {
+    for (;;) {
+      let next: QueueGetResult<ObjectIdentifiers>;
+      try {
+        next = await this.deps.queue.get();
+      } catch (err) {
+        this.deps.logger.error({ err, worker: id }, 'work queue get failed; worker exits');
+        return;
+      }
+      if (next.shutdown) return;
+      await this.process(next.item);
+    }
+  }
+
+  /** Never throws: one bad item must not stop a worker. */
+  private async process(item: ObjectIdentifiers): Promise<void> {
+    const { queue, logger } = this.deps;
+    const key = workItemKey(item);
+    try {
+      // Deliberate difference from the seed system: items still queued at
+      // shutdown are released without running a handler whose signal is aborted.
+      if (this.deps.signal.aborted) return;
+      const parent = this.deps.handlerFor(item.gvr);
+      if (parent === undefined) {
+        queue.forget(item);
+        logger.debug({ item: key }, 'dropping item of a parent that is not registered');
+        this.notify((o) => o.onReconcile?.(item.gvr, 0, 'dropped'));
+        return;
+      }
+      this.inFlight.set(key, item);
+      const startedAt = this.deps.clock.now();
+      const outcome = await this.reconcile(parent, item, key);
+      const durationMs = this.deps.clock.now() - startedAt;
+      this.notify((o) => o.onReconcile?.(parent.gvr, durationMs, outcome));
+    } catch (err) {
+      logger.error({ err, item: key }, 'processing a work item failed');
+    } finally {
+      this.inFlight.delete(key);
+      try {
+        queue.done(item);
+      } catch (err) {
+        logger.error({ err, item: key }, 'work queue done failed');
+      }
+    }
+  }
+
+  private async reconcile(parent: ParentHandler, item: ObjectIdentifiers, key: string): Promise<ReconcileOutcome> {
+    const ctx: ReconcileContext = {
+      signal: this.deps.signal,
+      logger: this.deps.logger.child({ gvr: gvrKey(parent.gvr), instance: namespacedNameKey(item) }),
+      gvr: parent.gvr,
+    };
+    let thrownSync = true;
+    try {
+      const pending = parent.handler({ namespace: item.namespace, name: item.name }, ctx);
+      thrownSync = false;
+      await pending;
+    } catch (err) {
+      return this.handleFailure(item, key, err, thrownSync);
+    }
+    this.deps.queue.forget(item);
+    return 'success';
+  }
+
+  /** The seed system's worker rules for a failed handler. */
+  private handleFailure(item: ObjectIdentifiers, key: string, err: unknown, thrownSync: boolean): ReconcileOutcome {
+    const { queue, queueMaxRetries, logger } = this.deps;
+    const verdict = classifyHandlerError(err);
+    switch (verdict.kind) {
+      case 'no_requeue':
+      case 'not_found':
+        queue.forget(item);
+        return verdict.kind;
+      case 'requeue':
+        queue.add(item);
+        return 'requeue';
+      case 'requeue_after':
+        // Deliberate difference from the seed system: the failure count is reset, polling is not failing.
+        queue.forget(item);
+        queue.addAfter(item, verdict.delayMs);
+        return 'requeue_after';
+      case 'error':
+        break;
+    }
+    this.notify((o) => o.onHandlerError?.(item.gvr, err, thrownSync));
+    const retries = queue.numRequeues(item);
+    if (retries < queueMaxRetries) {
+      logger.error({ err, item: key, retries, thrownSync }, 'handler failed; retrying with backoff');
+      queue.addRateLimited(item);
+      return 'error';
+    }
+    queue.forget(item);
+    logger.error(
+      { err, item: key, retries, thrownSync },
+      `handler failed after queueMaxRetries=${queueMaxRetries} retries; dropping ${key}`,
+    );
+    return 'dropped';
+  }
+
+  private notify(call: (observer: ControllerObserver) => void): void {
+    notifyObserver(this.deps.observer, this.deps.logger, call);
+  }
+}

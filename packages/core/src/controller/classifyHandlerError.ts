@@ -1,0 +1,32 @@
+import { isNotFound } from '../isNotFound.js';
+import { NoRequeue, RequeueNeeded, RequeueNeededAfter } from '../requeue.js';
+
+/** What the worker does with an item whose handler failed with a given error. */
+export type HandlerErrorClass =
+  | { readonly kind: 'no_requeue' }
+  | { readonly kind: 'requeue' }
+  | { readonly kind: 'requeue_after'; readonly delayMs: number }
+  | { readonly kind: 'not_found' }
+  | { readonly kind: 'error' };
+
+/** How deep the `cause` chain is searched for a requeue signal. */
+const MAX_CAUSE_DEPTH = 8;
+
+/**
+ * Classifies a handler failure the way the seed system's worker does:
+ * requeue signals first (also when wrapped as the `cause` of another error,
+ * like Go's `errors.As`), then a Kubernetes NotFound, else a plain error.
+ *
+ * Easy to get wrong: `RequeueNeededAfter` extends `RequeueNeeded`, so it
+ * must be tested first.
+ */
+export function classifyHandlerError(err: unknown): HandlerErrorClass {
+  let e: unknown = err;
+  for (let depth = 0; e instanceof Error && depth < MAX_CAUSE_DEPTH; depth++) {
+    if (e instanceof NoRequeue) return { kind: 'no_requeue' };
+    if (e instanceof RequeueNeededAfter) return { kind: 'requeue_after', delayMs: e.delayMs };
+    if (e instanceof RequeueNeeded) return { kind: 'requeue' };
+    e = e.cause;
+  }
+  return isNotFound(err) ? { kind: 'not_found' } : { kind: 'error' };
+}

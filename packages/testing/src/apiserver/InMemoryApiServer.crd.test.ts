@@ -1,0 +1,90 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { ApiError } from './ApiError.js';
+import { CRD_GVR } from './crd.js';
+import { InMemoryApiServer } from './InMemoryApiServer.js';
+import type { NewKubeObject } from './types.js';
+import { TestWatch } from './testSupport.js';
+
+let server: InMemoryApiServer;
+
+beforeEach(async () => {
+  server = await InMemoryApiServer.start();
+});
+afterEach(async () => {
+  await server.stop();
+});
+
+function crd(scope: 'Namespaced' | 'Cluster', withStatus: boolean): Record<string, unknown> {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'gizmos.example.com' },
+    spec: {
+      group: 'example.com',
+      names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo', listKind: 'GizmoList' },
+      scope,
+      versions: [
+        { name: 'v1alpha1', served: true, storage: false },
+        { name: 'v1', served: true, storage: true, ...(withStatus ? { subresources: { status: {} } } : {}) },
+      ],
+    },
+  };
+}
+
+async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const init: RequestInit = { method, headers: { 'content-type': 'application/json' } };
+  if (body !== undefined) init.body = JSON.stringify(body);
+  const res = await fetch(`${server.url}${path}`, init);
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+describe('CustomResourceDefinitions', () => {
+  it('serves the storage version once the CRD is created over HTTP, and 404s after it is deleted', async () => {
+    const created = await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd('Namespaced', true));
+    expect(created.status).toBe(201);
+    expect((created.json['status'] as { conditions: unknown[] }).conditions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'Established', status: 'True' }),
+        expect.objectContaining({ type: 'NamesAccepted', status: 'True' }),
+      ]),
+    );
+    const discovery = await call('GET', '/apis/example.com/v1');
+    expect(discovery.json['resources']).toEqual([
+      expect.objectContaining({ name: 'gizmos', kind: 'Gizmo', namespaced: true }),
+      expect.objectContaining({ name: 'gizmos/status' }),
+    ]);
+    const g = await call('POST', '/apis/example.com/v1/namespaces/n/gizmos', { apiVersion: 'example.com/v1', kind: 'Gizmo', metadata: { name: 'g1' } });
+    expect(g.status).toBe(201);
+    const w = new TestWatch(`${server.url}/apis/example.com/v1/gizmos?watch=true`);
+    await w.ready;
+    await w.waitForEvents(1);
+    const deleted = await call('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.example.com');
+    expect(deleted.status).toBe(200);
+    expect(await w.waitForOutcome()).toBe('end');
+    expect((await call('GET', '/apis/example.com/v1/namespaces/n/gizmos')).status).toBe(404);
+    expect((await call('GET', '/apis/example.com/v1')).status).toBe(404);
+  });
+
+  it('registers a cluster-scoped resource from create() and honours the status subresource setting', () => {
+    server.create(CRD_GVR, crd('Cluster', false) as NewKubeObject);
+    const G = { group: 'example.com', version: 'v1', resource: 'gizmos' };
+    const g = server.create(G, { metadata: { name: 'c' }, status: { kept: true } });
+    expect(g.metadata.namespace).toBeUndefined();
+    expect(g['status']).toEqual({ kept: true });
+    expect(server.list(G).map((o) => o.metadata.name)).toEqual(['c']);
+  });
+
+  it('rejects an invalid CRD with 422 naming the field', () => {
+    const bad = crd('Namespaced', false);
+    (bad['metadata'] as Record<string, string>)['name'] = 'wrong.example.com';
+    let err: unknown;
+    try {
+      server.create(CRD_GVR, bad as NewKubeObject);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).code).toBe(422);
+    expect((err as ApiError).message).toContain('metadata.name');
+  });
+});

@@ -1,0 +1,276 @@
+import { gvrKey, type GroupVersionResource } from '@protean/core';
+import { defaultNamespace, defaultSecret } from './builtins.js';
+import { CRD_GVR, crdStatus, crdToDefinition } from './crd.js';
+import { recordManagedFields } from './managedFields.js';
+import { canonicalOrder, changed, normaliseBody, nowTimestamp, prepareCreate, prepareUpdate, resolveNamespace } from './objectRules.js';
+import { objectKey, ResourceTable, type StoreEvent } from './ResourceTable.js';
+import { toServedResource, type ServedResource } from './ServedResource.js';
+import { alreadyExists, badRequest, conflict, invalid, notFound } from './statusErrors.js';
+import type { KubeObject, ResourceDefinition } from './types.js';
+
+/** Told about every committed change and every resource that stops being served. */
+export interface StoreListener {
+  onEvent(table: ResourceTable, event: StoreEvent): void;
+  onUnregistered(table: ResourceTable): void;
+}
+
+/** Who writes and through which URL; all optional for direct store access. */
+export interface WriteOptions {
+  /** `managedFields` manager (the HTTP path uses the User-Agent's product). */
+  manager?: string;
+  /** Namespace from the request path. */
+  namespace?: string;
+  /** Name from the request path (PUT/PATCH/DELETE). */
+  name?: string;
+  subresource?: 'status';
+}
+
+/** DeleteOptions preconditions. */
+export interface DeletePreconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+const NAMESPACES_KEY = gvrKey({ group: '', version: 'v1', resource: 'namespaces' });
+const SECRETS_KEY = gvrKey({ group: '', version: 'v1', resource: 'secrets' });
+const CRD_KEY = gvrKey(CRD_GVR);
+const DIRECT_MANAGER = 'protean-test';
+
+/**
+ * The state of the in-memory API server: one {@link ResourceTable} per
+ * served resource and the global resourceVersion counter, with the write
+ * semantics of the real server (preconditions, generation, finalizers,
+ * managedFields, CRDs registering resources).
+ *
+ * Easy to get wrong: objects returned here are the stored ones and must not
+ * be mutated; callers outside the server copy them.
+ */
+export class ObjectStore {
+  private rv = 0;
+  private readonly tables = new Map<string, ResourceTable>();
+  private readonly listeners = new Set<StoreListener>();
+  /** CRD name -> the GVR key it registered. */
+  private readonly crdResources = new Map<string, string>();
+
+  constructor(
+    private readonly historyWindow: number,
+    private readonly requireNamespaces: boolean,
+  ) {}
+
+  addListener(l: StoreListener): void {
+    this.listeners.add(l);
+  }
+
+  currentRv(): number {
+    return this.rv;
+  }
+
+  /** Serves `def`; a definition for an already served GVR replaces it and keeps its objects. */
+  register(def: ResourceDefinition): ResourceTable {
+    const served = toServedResource(def);
+    const existing = this.tables.get(served.key);
+    if (existing !== undefined) {
+      existing.def = served;
+      return existing;
+    }
+    const table = new ResourceTable(served, this.historyWindow, this.rv);
+    this.tables.set(served.key, table);
+    return table;
+  }
+
+  /** Stops serving `gvr`: its objects are dropped and listeners close its watches. */
+  unregister(gvr: GroupVersionResource): boolean {
+    const table = this.tables.get(gvrKey(gvr));
+    if (table === undefined) return false;
+    this.tables.delete(table.def.key);
+    for (const l of this.listeners) l.onUnregistered(table);
+    return true;
+  }
+
+  table(gvr: GroupVersionResource): ResourceTable | undefined {
+    return this.tables.get(gvrKey(gvr));
+  }
+
+  allTables(): ResourceTable[] {
+    return [...this.tables.values()];
+  }
+
+  /** Forgets every resource's history (any older resourceVersion now gets 410). */
+  forgetHistory(): void {
+    for (const t of this.tables.values()) t.forgetHistory(this.rv);
+  }
+
+  private commit(table: ResourceTable, type: StoreEvent['type'], key: string, object: KubeObject, prev?: KubeObject): void {
+    if (type === 'DELETED') table.remove(key);
+    else table.put(key, object);
+    const event: StoreEvent = prev === undefined ? { type, rv: this.rv, key, object } : { type, rv: this.rv, key, object, prev };
+    table.record(event);
+    for (const l of this.listeners) l.onEvent(table, event);
+  }
+
+  /** Stamps resourceVersion and managedFields and puts keys in the real server's order; returns the object to store. */
+  private stamp(obj: KubeObject, manager: string, subresource: 'status' | undefined, old?: KubeObject): KubeObject {
+    obj.metadata.managedFields = recordManagedFields(old?.metadata.managedFields, obj, manager, subresource, nowTimestamp());
+    obj.metadata.resourceVersion = String(++this.rv);
+    return canonicalOrder(obj);
+  }
+
+  create(table: ResourceTable, body: unknown, opts: WriteOptions = {}): KubeObject {
+    const def = table.def;
+    const input = normaliseBody(def, body);
+    const namespace = resolveNamespace(def, input.metadata, opts.namespace);
+    if (this.requireNamespaces && def.namespaced && !this.tables.get(NAMESPACES_KEY)?.has(namespace)) {
+      throw notFound({ group: '', resource: 'namespaces' }, namespace);
+    }
+    const obj = prepareCreate(def, input, namespace);
+    const key = objectKey(namespace, obj.metadata.name);
+    if (table.has(key)) throw alreadyExists(def, obj.metadata.name);
+    if (def.key === NAMESPACES_KEY) defaultNamespace(obj);
+    if (def.key === SECRETS_KEY) defaultSecret(obj);
+    let crdDef: ResourceDefinition | undefined;
+    if (def.key === CRD_KEY) {
+      crdDef = crdToDefinition(obj);
+      obj['status'] = crdStatus(obj, crdDef, nowTimestamp());
+    }
+    const stored = this.stamp(obj, opts.manager ?? DIRECT_MANAGER, undefined);
+    this.commit(table, 'ADDED', key, stored);
+    if (crdDef !== undefined) this.syncCrd(stored.metadata.name, crdDef);
+    return stored;
+  }
+
+  /** PUT semantics; `resourceVersion` in the body is a precondition (required unless the resource allows unconditional updates). */
+  update(table: ResourceTable, body: unknown, opts: WriteOptions = {}): KubeObject {
+    const def = table.def;
+    const input = normaliseBody(def, body);
+    const name = typeof input.metadata.name === 'string' ? input.metadata.name : '';
+    if (opts.name !== undefined && name !== opts.name) {
+      throw badRequest(`the name of the object (${name}) does not match the name on the URL (${opts.name})`);
+    }
+    const namespace = resolveNamespace(def, input.metadata, opts.namespace);
+    const old = table.get(objectKey(namespace, name));
+    if (old === undefined) throw notFound(def, name);
+    const rv = input.metadata.resourceVersion;
+    if (rv === undefined || rv === '') {
+      if (!def.allowUnconditionalUpdate) throw invalidRv(def, name);
+    } else if (rv !== old.metadata.resourceVersion) {
+      throw conflict(def, name);
+    }
+    return this.applyUpdate(table, old, input, opts);
+  }
+
+  /**
+   * PATCH semantics: `apply` computes the patched body from a copy of the
+   * current object; a `metadata.resourceVersion` the patch changed is a
+   * precondition.
+   */
+  patch(table: ResourceTable, namespace: string, name: string, apply: (current: KubeObject) => unknown, opts: WriteOptions = {}): KubeObject {
+    const def = table.def;
+    const old = table.get(objectKey(def.namespaced ? namespace : '', name));
+    if (old === undefined) throw notFound(def, name);
+    const input = normaliseBody(def, apply(structuredClone(old)));
+    const rv = input.metadata.resourceVersion;
+    if (rv !== undefined && rv !== '' && rv !== old.metadata.resourceVersion) throw conflict(def, name);
+    if (input.metadata.name !== name) {
+      throw badRequest(`the name of the object (${String(input.metadata.name)}) does not match the name on the URL (${name})`);
+    }
+    if (def.namespaced && input.metadata.namespace !== undefined && input.metadata.namespace !== namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    return this.applyUpdate(table, old, input, { ...opts, name, namespace });
+  }
+
+  private applyUpdate(table: ResourceTable, old: KubeObject, input: KubeObject, opts: WriteOptions): KubeObject {
+    const def = table.def;
+    const next = prepareUpdate(def, old, input, opts.subresource);
+    if (def.key === NAMESPACES_KEY && opts.subresource === undefined) {
+      next.metadata.labels = { ...(next.metadata.labels ?? {}), 'kubernetes.io/metadata.name': next.metadata.name };
+      next['spec'] = structuredClone(old['spec']);
+    }
+    let crdDef: ResourceDefinition | undefined;
+    if (def.key === CRD_KEY) {
+      crdDef = crdToDefinition(next);
+      next['status'] = crdStatus(next, crdDef, nowTimestamp());
+    }
+    if (!changed(old, next)) return old;
+    const key = objectKey(def.namespaced ? (old.metadata.namespace as string) : '', old.metadata.name);
+    const stored = this.stamp(next, opts.manager ?? DIRECT_MANAGER, opts.subresource, old);
+    if (stored.metadata.deletionTimestamp !== undefined && (stored.metadata.finalizers ?? []).length === 0) {
+      // The last finalizer is gone: the deletion completes with this write.
+      this.commit(table, 'DELETED', key, stored, old);
+      this.afterRemoval(table, stored);
+      return stored;
+    }
+    this.commit(table, 'MODIFIED', key, stored, old);
+    if (crdDef !== undefined) this.syncCrd(stored.metadata.name, crdDef);
+    return stored;
+  }
+
+  /**
+   * DELETE semantics. With finalizers the object only gets a
+   * deletionTimestamp (`removed: false`); otherwise it is removed and
+   * returned stamped with the deletion's resourceVersion.
+   */
+  delete(table: ResourceTable, namespace: string, name: string, pre: DeletePreconditions = {}): { object: KubeObject; removed: boolean } {
+    const def = table.def;
+    const key = objectKey(def.namespaced ? namespace : '', name);
+    const old = table.get(key);
+    if (old === undefined) throw notFound(def, name);
+    if (pre.uid !== undefined && pre.uid !== old.metadata.uid) {
+      throw conflict(def, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(old.metadata.uid)}`);
+    }
+    if (pre.resourceVersion !== undefined && pre.resourceVersion !== old.metadata.resourceVersion) {
+      throw conflict(def, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(old.metadata.resourceVersion)}`);
+    }
+    if ((old.metadata.finalizers ?? []).length > 0) {
+      if (old.metadata.deletionTimestamp !== undefined) return { object: old, removed: false };
+      const next = structuredClone(old);
+      next.metadata.deletionTimestamp = nowTimestamp();
+      next.metadata.deletionGracePeriodSeconds = 0;
+      if (def.tracksGeneration && next.metadata.generation !== undefined) next.metadata.generation += 1;
+      next.metadata.resourceVersion = String(++this.rv);
+      this.commit(table, 'MODIFIED', key, next, old);
+      return { object: next, removed: false };
+    }
+    const gone: KubeObject = { ...old, metadata: { ...old.metadata, resourceVersion: String(++this.rv) } };
+    this.commit(table, 'DELETED', key, gone, old);
+    this.afterRemoval(table, gone);
+    return { object: gone, removed: true };
+  }
+
+  private afterRemoval(table: ResourceTable, obj: KubeObject): void {
+    if (table.def.key === CRD_KEY) {
+      const registered = this.crdResources.get(obj.metadata.name);
+      this.crdResources.delete(obj.metadata.name);
+      const t = registered === undefined ? undefined : this.tables.get(registered);
+      if (t !== undefined) this.unregister(t.def);
+    } else if (table.def.key === NAMESPACES_KEY) {
+      // No namespace controller runs: the contents go at once, each with its own DELETED event.
+      for (const t of this.tables.values()) {
+        if (!t.def.namespaced) continue;
+        const [lo, hi] = t.namespaceRange(obj.metadata.name);
+        const keys = t.sortedKeys().slice(lo, hi);
+        for (const k of keys) {
+          const o = t.get(k) as KubeObject;
+          this.delete(t, obj.metadata.name, o.metadata.name);
+        }
+      }
+    }
+  }
+
+  private syncCrd(crdName: string, def: ResourceDefinition): void {
+    const key = gvrKey(def);
+    const previous = this.crdResources.get(crdName);
+    if (previous !== undefined && previous !== key) {
+      const t = this.tables.get(previous);
+      if (t !== undefined) this.unregister(t.def);
+    }
+    this.crdResources.set(crdName, key);
+    this.register(def);
+  }
+}
+
+function invalidRv(def: ServedResource, name: string): Error {
+  return invalid(def.group, def.kind, name, [
+    { field: 'metadata.resourceVersion', reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update' },
+  ]);
+}

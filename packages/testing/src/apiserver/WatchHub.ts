@@ -1,0 +1,149 @@
+import type { ServerResponse } from 'node:http';
+import type { Clock } from '@protean/core';
+import type { ObjectFilter } from './ObjectFilter.js';
+import type { ObjectStore, StoreListener } from './ObjectStore.js';
+import type { ResourceTable, StoreEvent } from './ResourceTable.js';
+import { badRequest, expired } from './statusErrors.js';
+import { WatchStream } from './WatchStream.js';
+import type { KubeObject } from './types.js';
+
+/** A parsed watch request. */
+export interface WatchRequest {
+  table: ResourceTable;
+  namespace: string | undefined;
+  filter: ObjectFilter;
+  partial: boolean;
+  query: URLSearchParams;
+}
+
+function nonNegativeInt(query: URLSearchParams, name: string): number | undefined {
+  const text = query.get(name);
+  if (text === null || text === '') return undefined;
+  if (!/^[0-9]+$/.test(text)) throw badRequest(`${name}: Invalid value: "${text}": must be a non-negative integer`);
+  return Number(text);
+}
+
+/**
+ * Every open watch, by resource: feeds them committed changes, closes them
+ * when their resource stops being served, and implements the watch fault
+ * hooks.
+ *
+ * Easy to get wrong: opening a watch (replay or initial state, then
+ * registration) happens in one synchronous step, so no change can fall
+ * between the replayed history and the live events.
+ */
+export class WatchHub implements StoreListener {
+  private readonly streams = new Map<ResourceTable, Set<WatchStream>>();
+  private stalled = false;
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly clock: Clock,
+    private readonly bookmarkIntervalMs: number,
+  ) {
+    store.addListener(this);
+  }
+
+  /**
+   * Validates the request (throws 400 before any header is sent), then
+   * answers 200 and streams: the current state as ADDED for resourceVersion
+   * "" / "0" (or `sendInitialEvents=true`), else the history after the given
+   * resourceVersion; an expired one gets an in-stream ERROR 410, as from the
+   * real watch cache.
+   */
+  open(req: WatchRequest, res: ServerResponse): void {
+    const { table, query } = req;
+    const rvText = query.get('resourceVersion') ?? '';
+    let fromRv: number | undefined;
+    if (rvText !== '' && rvText !== '0') {
+      if (!/^[0-9]+$/.test(rvText)) throw badRequest(`resourceVersion: Invalid value: "${rvText}": must be a non-negative integer`);
+      fromRv = Number(rvText);
+    }
+    const timeoutSeconds = nonNegativeInt(query, 'timeoutSeconds');
+    const bookmarks = query.get('allowWatchBookmarks') === 'true';
+    const sendInitial = query.get('sendInitialEvents') === 'true';
+
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+    // Headers must go out now: a watch may stay silent for a long time.
+    res.flushHeaders();
+    const stream = new WatchStream(
+      table,
+      res,
+      {
+        namespace: req.namespace,
+        filter: req.filter,
+        partial: req.partial,
+        bookmarks,
+        timeoutMs: timeoutSeconds === undefined || timeoutSeconds === 0 ? undefined : timeoutSeconds * 1000,
+        bookmarkIntervalMs: this.bookmarkIntervalMs,
+      },
+      this.clock,
+      () => this.store.currentRv(),
+      (s) => this.streams.get(s.table)?.delete(s),
+    );
+    if (this.stalled) stream.setStalled(true);
+    if (fromRv === undefined || sendInitial) {
+      stream.sendInitial(this.currentObjects(table, req.namespace));
+      if (sendInitial && bookmarks) stream.sendBookmark(true);
+    } else if (fromRv < table.oldestResumable()) {
+      stream.sendError(expired(`too old resource version: ${fromRv} (${table.oldestResumable()})`).body);
+      stream.end();
+      return;
+    } else {
+      // A resourceVersion in the future simply waits for it: events up to it are skipped.
+      for (const e of table.eventsAfter(fromRv)) stream.deliver(e);
+    }
+    let set = this.streams.get(table);
+    if (set === undefined) {
+      set = new Set();
+      this.streams.set(table, set);
+    }
+    if (!stream.isOpen()) return;
+    set.add(stream);
+    stream.start();
+  }
+
+  private *currentObjects(table: ResourceTable, namespace: string | undefined): Iterable<KubeObject> {
+    const [lo, hi] = table.namespaceRange(namespace);
+    const keys = table.sortedKeys().slice(lo, hi);
+    for (const k of keys) {
+      const o = table.get(k);
+      if (o !== undefined) yield o;
+    }
+  }
+
+  onEvent(table: ResourceTable, event: StoreEvent): void {
+    const set = this.streams.get(table);
+    if (set === undefined) return;
+    for (const s of set) s.deliver(event);
+  }
+
+  onUnregistered(table: ResourceTable): void {
+    const set = this.streams.get(table);
+    this.streams.delete(table);
+    if (set !== undefined) for (const s of [...set]) s.end(true);
+  }
+
+  private all(): WatchStream[] {
+    return [...this.streams.values()].flatMap((s) => [...s]);
+  }
+
+  openCount(): number {
+    let n = 0;
+    for (const s of this.streams.values()) n += s.size;
+    return n;
+  }
+
+  dropAll(): void {
+    for (const s of this.all()) s.destroy();
+  }
+
+  closeAll(): void {
+    for (const s of this.all()) s.end(true);
+  }
+
+  setStalled(stalled: boolean): void {
+    this.stalled = stalled;
+    for (const s of this.all()) s.setStalled(stalled);
+  }
+}

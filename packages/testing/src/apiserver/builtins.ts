@@ -1,0 +1,38 @@
+import type { KubeObject, ResourceDefinition } from './types.js';
+
+/** The resources an {@link InMemoryApiServer} serves from the start unless `builtins: false`. */
+export const BUILTIN_RESOURCES: readonly ResourceDefinition[] = [
+  {
+    group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false,
+    hasStatusSubresource: true, shortNames: ['ns'], tracksGeneration: false, deleteReturnsObject: true, allowUnconditionalUpdate: true,
+  },
+  {
+    group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true,
+    shortNames: ['cm'], tracksGeneration: false, deleteReturnsObject: false, allowUnconditionalUpdate: true,
+  },
+  {
+    group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true,
+    tracksGeneration: false, deleteReturnsObject: false, allowUnconditionalUpdate: true,
+  },
+  {
+    group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition',
+    namespaced: false, hasStatusSubresource: true, shortNames: ['crd', 'crds'], tracksGeneration: true,
+    deleteReturnsObject: true, allowUnconditionalUpdate: false,
+  },
+];
+
+/**
+ * What the real server adds to a new Namespace: the
+ * `kubernetes.io/metadata.name` label, the `kubernetes` spec finalizer and
+ * phase Active. Mutates `ns` (a private copy).
+ */
+export function defaultNamespace(ns: KubeObject): void {
+  ns.metadata.labels = { ...(ns.metadata.labels ?? {}), 'kubernetes.io/metadata.name': ns.metadata.name };
+  ns['spec'] = { finalizers: ['kubernetes'] };
+  ns['status'] = { phase: 'Active' };
+}
+
+/** Secrets default `type` to Opaque, as the real server does. */
+export function defaultSecret(secret: KubeObject): void {
+  if (secret['type'] === undefined || secret['type'] === '') secret['type'] = 'Opaque';
+}

@@ -1,0 +1,159 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { managerOf, parseJsonBody, readBody, sendJson, sendJsonText } from './httpIo.js';
+import { jsonPatch } from './jsonPatch.js';
+import { listPage } from './listPage.js';
+import { isJsonObject, mergePatch } from './mergePatch.js';
+import { negotiate } from './negotiate.js';
+import { ObjectFilter } from './ObjectFilter.js';
+import type { ObjectStore, WriteOptions } from './ObjectStore.js';
+import type { ResourceTable } from './ResourceTable.js';
+import { META_API_VERSION, objectJson } from './serialize.js';
+import { badRequest, methodNotAllowed, notFound, routeNotFound, unsupportedPatchType } from './statusErrors.js';
+import type { KubeObject } from './types.js';
+import type { WatchHub } from './WatchHub.js';
+
+/** A request for a served resource, already matched to its table. */
+export interface ResourceRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  query: URLSearchParams;
+  table: ResourceTable;
+  namespace: string | undefined;
+  name: string | undefined;
+  subresource: string | undefined;
+  watchPath: boolean;
+}
+
+function isWatch(r: ResourceRequest): boolean {
+  const w = r.query.get('watch');
+  return r.watchPath || w === 'true' || w === '1';
+}
+
+/**
+ * Serves the verbs of one resource: list, watch, create and deletecollection
+ * on collections; get, update, patch and delete on objects; get, update and
+ * patch on `/status`.
+ */
+export async function serveResource(store: ObjectStore, hub: WatchHub, r: ResourceRequest): Promise<void> {
+  const { table, req, res } = r;
+  const def = table.def;
+  const method = (req.method ?? 'GET').toUpperCase();
+  if (def.namespaced && r.namespace === undefined && r.name !== undefined) throw routeNotFound();
+  if (r.subresource !== undefined && (r.subresource !== 'status' || !def.hasStatusSubresource)) throw routeNotFound();
+  const accept = req.headers.accept;
+  if (r.name === undefined || r.watchPath) {
+    if (method === 'GET' && isWatch(r)) {
+      const query = new URLSearchParams(r.query);
+      if (r.name !== undefined) {
+        const fs = query.get('fieldSelector');
+        query.set('fieldSelector', `${fs === null || fs === '' ? '' : `${fs},`}metadata.name=${r.name}`);
+      }
+      const partial = negotiate(accept, 'object') === 'partial';
+      hub.open({ table, namespace: r.namespace, filter: ObjectFilter.fromQuery(query), partial, query }, res);
+      return;
+    }
+    if (r.name !== undefined) throw methodNotAllowed();
+    if (method === 'GET') return serveList(store, r, negotiate(accept, 'list') === 'partial');
+    if (method === 'POST') {
+      if (def.namespaced && r.namespace === undefined) throw methodNotAllowed();
+      const body = parseJsonBody(await readBody(req));
+      const created = store.create(table, body, writeOptions(r));
+      return sendJsonText(res, 201, objectJson(created, false));
+    }
+    if (method === 'DELETE') return serveDeleteCollection(store, r);
+    throw methodNotAllowed();
+  }
+  const name = r.name;
+  const namespace = r.namespace ?? '';
+  switch (method) {
+    case 'GET': {
+      const partial = negotiate(accept, 'object') === 'partial';
+      const obj = table.get(def.namespaced ? `${namespace}/${name}` : name);
+      if (obj === undefined) throw notFound(def, name);
+      return sendJsonText(res, 200, objectJson(obj, partial));
+    }
+    case 'PUT': {
+      const body = parseJsonBody(await readBody(req));
+      return sendJsonText(res, 200, objectJson(store.update(table, body, writeOptions(r)), false));
+    }
+    case 'PATCH': {
+      const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+      const patchBody = parseJsonBody(await readBody(req));
+      let apply: (current: KubeObject) => unknown;
+      if (contentType === 'application/merge-patch+json' || contentType === 'application/strategic-merge-patch+json') {
+        // Strategic merge is treated as a JSON merge patch (no per-field list merge keys).
+        if (!isJsonObject(patchBody)) throw badRequest('a merge patch must be a JSON object');
+        apply = (current) => mergePatch(current, patchBody);
+      } else if (contentType === 'application/json-patch+json') {
+        apply = (current) => jsonPatch(current, patchBody);
+      } else {
+        throw unsupportedPatchType(contentType);
+      }
+      const patched = store.patch(table, namespace, name, apply, writeOptions(r));
+      return sendJsonText(res, 200, objectJson(patched, false));
+    }
+    case 'DELETE': {
+      const text = await readBody(req);
+      const options = text.trim() === '' ? {} : parseJsonBody(text);
+      const pre = isJsonObject(options) && isJsonObject(options['preconditions']) ? options['preconditions'] : {};
+      const preconditions: { uid?: string; resourceVersion?: string } = {};
+      if (typeof pre['uid'] === 'string') preconditions.uid = pre['uid'];
+      if (typeof pre['resourceVersion'] === 'string') preconditions.resourceVersion = pre['resourceVersion'];
+      const { object, removed } = store.delete(table, namespace, name, preconditions);
+      if (!removed || def.deleteReturnsObject) return sendJsonText(res, 200, objectJson(object, false));
+      const details: Record<string, unknown> = { name };
+      if (def.group !== '') details['group'] = def.group;
+      details['kind'] = def.resource;
+      details['uid'] = object.metadata.uid;
+      return sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
+    }
+    default:
+      throw methodNotAllowed();
+  }
+}
+
+function writeOptions(r: ResourceRequest): WriteOptions {
+  const opts: WriteOptions = { manager: managerOf(r.req, r.query) };
+  if (r.namespace !== undefined) opts.namespace = r.namespace;
+  if (r.name !== undefined) opts.name = r.name;
+  if (r.subresource === 'status') opts.subresource = 'status';
+  return opts;
+}
+
+function serveList(store: ObjectStore, r: ResourceRequest, partial: boolean): void {
+  const limitText = r.query.get('limit');
+  let limit: number | undefined;
+  if (limitText !== null && limitText !== '') {
+    if (!/^[0-9]+$/.test(limitText)) throw badRequest(`limit: Invalid value: "${limitText}": must be a non-negative integer`);
+    limit = Number(limitText);
+  }
+  const page = listPage(
+    r.table,
+    {
+      namespace: r.namespace,
+      filter: ObjectFilter.fromQuery(r.query),
+      limit,
+      continueToken: r.query.get('continue') ?? undefined,
+      resourceVersion: r.query.get('resourceVersion') ?? undefined,
+      resourceVersionMatch: r.query.get('resourceVersionMatch') ?? undefined,
+    },
+    store.currentRv(),
+  );
+  const meta: Record<string, unknown> = { resourceVersion: page.resourceVersion };
+  if (page.continue !== undefined) meta['continue'] = page.continue;
+  if (page.remainingItemCount !== undefined) meta['remainingItemCount'] = page.remainingItemCount;
+  const def = r.table.def;
+  const kind = partial ? 'PartialObjectMetadataList' : def.listKind;
+  const apiVersion = partial ? META_API_VERSION : def.apiVersion;
+  const items = page.items.map((o) => objectJson(o, partial)).join(',');
+  sendJsonText(r.res, 200, `{"kind":"${kind}","apiVersion":"${apiVersion}","metadata":${JSON.stringify(meta)},"items":[${items}]}`);
+}
+
+function serveDeleteCollection(store: ObjectStore, r: ResourceRequest): void {
+  const def = r.table.def;
+  if (def.namespaced && r.namespace === undefined) throw methodNotAllowed();
+  const page = listPage(r.table, { namespace: r.namespace, filter: ObjectFilter.fromQuery(r.query) }, store.currentRv());
+  const deleted = page.items.map((o) => store.delete(r.table, o.metadata.namespace ?? '', o.metadata.name).object);
+  const items = deleted.map((o) => objectJson(o, false)).join(',');
+  sendJsonText(r.res, 200, `{"kind":"${def.listKind}","apiVersion":"${def.apiVersion}","metadata":{},"items":[${items}]}`);
+}
