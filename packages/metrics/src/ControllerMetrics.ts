@@ -1,0 +1,171 @@
+import {
+  gvrKey,
+  type ControllerObserver,
+  type EventType,
+  type GroupVersionResource,
+  type ReconcileOutcome,
+  type WatchEvent,
+} from '@protean/core';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+const secondsBuckets = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 20, 25, 30, 45, 60, 120];
+
+/** Sources the gauges read at scrape time (set once the controller exists). */
+export interface ControllerGaugeSources {
+  queueLength(): number;
+  registeredGvrCount(): number;
+  activeWatchCount(): number;
+  instanceWatchCount(): number;
+  watchRequestCount(): { scalar: number; collection: number };
+}
+
+/**
+ * The seed system's `dynamic_controller_*` metrics. Every GVR label is
+ * `gvrKey(gvr)` (`group/version/resource`, core group empty), the same
+ * format everywhere. Counters are fed by the {@link ControllerObserver}
+ * hooks and by the instrumented registry and router; gauges are read from
+ * the live controller on each scrape, so they can never drift.
+ */
+export class ControllerMetrics implements ControllerObserver {
+  private readonly reconcileTotal: Counter<'gvr'>;
+  private readonly reconcileDuration: Histogram<'gvr'>;
+  private readonly requeueTotal: Counter<'gvr' | 'type'>;
+  private readonly handlerErrors: Counter<'gvr'>;
+  private readonly handlerExceptions: Counter<'gvr'>;
+  private readonly droppedTotal: Counter<'gvr'>;
+  private readonly parentEvents: Counter<'gvr' | 'event_type'>;
+  private readonly informerEvents: Counter<'gvr' | 'event_type'>;
+  private readonly informerSyncDuration: Histogram<'gvr'>;
+  private readonly routeTotal: Counter<'gvr'>;
+  private readonly routeMatchTotal: Counter<'gvr'>;
+  private sources: ControllerGaugeSources | undefined;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.reconcileTotal = new Counter({ name: 'dynamic_controller_reconcile_total', help: 'Total number of reconciliations per GVR', labelNames: ['gvr'], registers });
+    this.reconcileDuration = new Histogram({
+      name: 'dynamic_controller_reconcile_duration_seconds',
+      help: 'Duration of reconciliations per GVR',
+      labelNames: ['gvr'],
+      buckets: secondsBuckets,
+      registers,
+    });
+    this.requeueTotal = new Counter({
+      name: 'dynamic_controller_requeue_total',
+      help: 'Total number of requeues per GVR and requeue type (needed, after, rate_limited)',
+      labelNames: ['gvr', 'type'],
+      registers,
+    });
+    this.handlerErrors = new Counter({ name: 'dynamic_controller_handler_errors_total', help: 'Total number of errors returned by handlers per GVR', labelNames: ['gvr'], registers });
+    this.handlerExceptions = new Counter({
+      name: 'dynamic_controller_handler_exceptions_total',
+      help: 'Handlers that threw synchronously instead of returning a rejected promise (the seed system counts these as panics)',
+      labelNames: ['gvr'],
+      registers,
+    });
+    this.droppedTotal = new Counter({
+      name: 'dynamic_controller_dropped_total',
+      help: 'Work items dropped after max retries or because their parent GVR is no longer registered',
+      labelNames: ['gvr'],
+      registers,
+    });
+    this.parentEvents = new Counter({
+      name: 'dynamic_controller_parent_events_total',
+      help: 'Events of registered parent GVRs, by event type',
+      labelNames: ['gvr', 'event_type'],
+      registers,
+    });
+    this.informerEvents = new Counter({
+      name: 'dynamic_controller_informer_events_total',
+      help: 'Total number of events processed by informers per GVR and event type',
+      labelNames: ['gvr', 'event_type'],
+      registers,
+    });
+    this.informerSyncDuration = new Histogram({
+      name: 'dynamic_controller_informer_sync_duration_seconds',
+      help: 'Duration of informer cache sync per GVR',
+      labelNames: ['gvr'],
+      buckets: secondsBuckets,
+      registers,
+    });
+    this.routeTotal = new Counter({ name: 'dynamic_controller_route_total', help: 'Total events routed through the coordinator by GVR', labelNames: ['gvr'], registers });
+    this.routeMatchTotal = new Counter({
+      name: 'dynamic_controller_route_match_total',
+      help: 'Total events that matched at least one instance by GVR',
+      labelNames: ['gvr'],
+      registers,
+    });
+    const gauge = (name: string, help: string, read: (s: ControllerGaugeSources) => number): void => {
+      const sources = (): ControllerGaugeSources | undefined => this.sources;
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          const s = sources();
+          this.set(s === undefined ? 0 : read(s));
+        },
+      });
+    };
+    gauge('dynamic_controller_queue_length', 'Current length of the workqueue', (s) => s.queueLength());
+    gauge('dynamic_controller_gvr_count', 'Number of parent GVRs currently registered', (s) => s.registeredGvrCount());
+    gauge('dynamic_controller_watch_count', 'Number of active informers managed by the watch registry', (s) => s.activeWatchCount());
+    gauge('dynamic_controller_instance_watch_count', 'Number of instances with at least one watch request', (s) => s.instanceWatchCount());
+    const sources = (): ControllerGaugeSources | undefined => this.sources;
+    new Gauge({
+      name: 'dynamic_controller_watch_request_count',
+      help: 'Number of active watch requests by type (scalar/collection)',
+      labelNames: ['type'],
+      registers,
+      collect() {
+        const counts = sources()?.watchRequestCount() ?? { scalar: 0, collection: 0 };
+        this.set({ type: 'scalar' }, counts.scalar);
+        this.set({ type: 'collection' }, counts.collection);
+      },
+    });
+  }
+
+  /** Connects the scrape-time gauges to a live controller. */
+  attach(sources: ControllerGaugeSources): void {
+    this.sources = sources;
+  }
+
+  onReconcile(gvr: GroupVersionResource, durationMs: number, outcome: ReconcileOutcome): void {
+    const key = gvrKey(gvr);
+    if (outcome === 'dropped') {
+      this.droppedTotal.inc({ gvr: key });
+      if (durationMs === 0) return;
+    }
+    this.reconcileTotal.inc({ gvr: key });
+    this.reconcileDuration.observe({ gvr: key }, durationMs / 1000);
+    const requeueType = outcome === 'requeue' ? 'needed' : outcome === 'requeue_after' ? 'after' : outcome === 'error' ? 'rate_limited' : undefined;
+    if (requeueType !== undefined) this.requeueTotal.inc({ gvr: key, type: requeueType });
+  }
+
+  onParentEvent(gvr: GroupVersionResource, type: EventType): void {
+    this.parentEvents.inc({ gvr: gvrKey(gvr), event_type: type });
+  }
+
+  onHandlerError(gvr: GroupVersionResource, _err: unknown, thrownSync: boolean): void {
+    const key = gvrKey(gvr);
+    this.handlerErrors.inc({ gvr: key });
+    if (thrownSync) this.handlerExceptions.inc({ gvr: key });
+  }
+
+  /** Counts one informer event (called by the instrumented watch registry). */
+  observeInformerEvent(event: WatchEvent): void {
+    this.informerEvents.inc({ gvr: gvrKey(event.gvr), event_type: event.type });
+  }
+
+  /** Records how long a new informer took to sync. */
+  observeInformerSync(gvr: GroupVersionResource, durationMs: number): void {
+    this.informerSyncDuration.observe({ gvr: gvrKey(gvr) }, durationMs / 1000);
+  }
+
+  /** Counts one routed event, and whether it reached at least one instance. */
+  observeRoute(gvr: GroupVersionResource, matched: boolean): void {
+    const key = gvrKey(gvr);
+    this.routeTotal.inc({ gvr: key });
+    if (matched) this.routeMatchTotal.inc({ gvr: key });
+  }
+}

@@ -1,0 +1,4 @@
+export * from './ControllerMetrics.js';
+export * from './instrumentContainer.js';
+export * from './MetricsServer.js';
+export * from './PrometheusQueueMetrics.js';

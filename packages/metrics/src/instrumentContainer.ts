@@ -1,0 +1,138 @@
+import {
+  DynamicController,
+  TOKENS,
+  type EventRouter,
+  type EventRouterFactory,
+  type WatchRegistry,
+  type WatchRegistryFactory,
+} from '@protean/core';
+import type { Container, ServiceIdentifier } from 'inversify';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { ControllerMetrics } from './ControllerMetrics.js';
+import { MetricsServer, type ReadinessCheck } from './MetricsServer.js';
+import { PrometheusQueueMetrics } from './PrometheusQueueMetrics.js';
+
+/** Options of {@link instrumentContainer}. */
+export interface InstrumentOptions {
+  /** Registry to register on; a fresh one by default (never the global one, so tests stay isolated). */
+  readonly registry?: Registry;
+  /** Also export Node.js process metrics (`process_*`, `nodejs_*`); default true. */
+  readonly processMetrics?: boolean;
+}
+
+/** What {@link instrumentContainer} gives back. */
+export interface ProteanMetrics {
+  readonly registry: Registry;
+  readonly controller: ControllerMetrics;
+  /** `/readyz` checks: every registered parent GVR's informer has synced. */
+  readiness(): ReadinessCheck[];
+  /** Starts an HTTP server with `/metrics`, `/healthz` and `/readyz`. */
+  serve(options?: { port?: number; host?: string }): Promise<MetricsServer>;
+}
+
+/**
+ * Instruments a composed container: binds the Prometheus queue metrics and
+ * controller observer, and decorates the bound watch-registry and
+ * event-router factories so informer events, informer sync time and routing
+ * are counted, whichever implementations are bound. Call it after loading the
+ * modules and before the first `container.get(DynamicController)`.
+ */
+export function instrumentContainer(container: Container, options: InstrumentOptions = {}): ProteanMetrics {
+  const registry = options.registry ?? new Registry();
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const metrics = new ControllerMetrics(registry);
+  rebindConstant(container, TOKENS.queueMetricsProvider, new PrometheusQueueMetrics(registry));
+  rebindConstant(container, TOKENS.controllerObserver, metrics);
+
+  let watches: WatchRegistry | undefined;
+  let router: EventRouter | undefined;
+  const registryFactory = container.get(TOKENS.watchRegistryFactory);
+  const instrumentedRegistryFactory: WatchRegistryFactory = (deps) => {
+    const inner = registryFactory({
+      ...deps,
+      onEvent: (event) => {
+        metrics.observeInformerEvent(event);
+        deps.onEvent(event);
+      },
+    });
+    watches = timedRegistry(inner, metrics);
+    return watches;
+  };
+  rebindConstant(container, TOKENS.watchRegistryFactory, instrumentedRegistryFactory);
+
+  const routerFactory = container.get(TOKENS.eventRouterFactory);
+  const instrumentedRouterFactory: EventRouterFactory = (deps) => {
+    let matched = false;
+    const inner = routerFactory({
+      ...deps,
+      enqueue: (parent, instance) => {
+        matched = true;
+        deps.enqueue(parent, instance);
+      },
+    });
+    router = {
+      routeEvent(event) {
+        matched = false;
+        inner.routeEvent(event);
+        metrics.observeRoute(event.gvr, matched);
+      },
+      forInstance: (parent, instance) => inner.forInstance(parent, instance),
+      removeInstance: (parent, instance) => inner.removeInstance(parent, instance),
+      removeParentGVR: (parent) => inner.removeParentGVR(parent),
+      instanceWatchCount: () => inner.instanceWatchCount(),
+      watchRequestCount: () => inner.watchRequestCount(),
+    };
+    return router;
+  };
+  rebindConstant(container, TOKENS.eventRouterFactory, instrumentedRouterFactory);
+
+  // The controller is resolved lazily: gauges read it only once it exists.
+  const controller = (): DynamicController | undefined => (watches === undefined ? undefined : container.get(DynamicController));
+  metrics.attach({
+    queueLength: () => controller()?.queueLength() ?? 0,
+    registeredGvrCount: () => controller()?.registeredGVRs().length ?? 0,
+    activeWatchCount: () => watches?.activeWatchCount() ?? 0,
+    instanceWatchCount: () => router?.instanceWatchCount() ?? 0,
+    watchRequestCount: () => router?.watchRequestCount() ?? { scalar: 0, collection: 0 },
+  });
+
+  const readiness = (): ReadinessCheck[] => [
+    {
+      name: 'parent-informers-synced',
+      ready: () => {
+        const c = controller();
+        if (c === undefined || !c.isStarted()) return { ready: false, reason: 'controller not started' };
+        const pending = c.registeredGVRs().filter((gvr) => !c.hasSynced(gvr));
+        return pending.length === 0
+          ? { ready: true }
+          : { ready: false, reason: `not synced: ${pending.map((g) => `${g.group}/${g.version}/${g.resource}`).join(', ')}` };
+      },
+    },
+  ];
+  return {
+    registry,
+    controller: metrics,
+    readiness,
+    serve: (opts = {}) => MetricsServer.start({ registry, readiness: readiness(), ...opts }),
+  };
+}
+
+function timedRegistry(inner: WatchRegistry, metrics: ControllerMetrics): WatchRegistry {
+  return {
+    async ensureWatch(gvr, ownerId) {
+      const fresh = inner.getInformer(gvr) === undefined;
+      const started = performance.now();
+      await inner.ensureWatch(gvr, ownerId);
+      if (fresh) metrics.observeInformerSync(gvr, performance.now() - started);
+    },
+    releaseWatch: (gvr, ownerId) => inner.releaseWatch(gvr, ownerId),
+    getInformer: (gvr) => inner.getInformer(gvr),
+    activeWatchCount: () => inner.activeWatchCount(),
+    shutdown: () => inner.shutdown(),
+  };
+}
+
+function rebindConstant<T>(container: Container, token: ServiceIdentifier<T>, value: T): void {
+  if (container.isBound(token)) container.rebind(token).toConstantValue(value);
+  else container.bind(token).toConstantValue(value);
+}
