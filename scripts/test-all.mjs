@@ -14,8 +14,8 @@ mkdirSync(resultsDir, { recursive: true });
 
 const jestBin = join(root, 'node_modules/jest/bin/jest.js');
 const nodeFlags = ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning'];
-const packagesWithTests = readdirSync(join(root, 'packages'))
-  .map((name) => join('packages', name))
+const packagesWithTests = ['packages', 'examples']
+  .flatMap((parent) => readdirSync(join(root, parent)).map((name) => join(parent, name)))
   .filter((dir) => existsSync(join(root, dir, 'jest.config.js')));
 
 /** Each step is a check (must exit 0) or a Jest run whose counts are summed. */
