@@ -24,8 +24,24 @@ export function jestConfig(overrides = {}) {
       ],
     },
     testMatch: ['<rootDir>/src/**/*.test.ts'],
+    // Real-cluster tests (*.real.test.ts) run in their own tier: see jestRealConfig.
+    testPathIgnorePatterns: ['/node_modules/', '\\.real\\.test\\.ts$'],
     testTimeout: 20000,
     ...overrides,
   };
 }
 
+
+/**
+ * The real-cluster tier: only `*.real.test.ts`, one file at a time (each
+ * starts its own kube-apiserver + etcd), with timeouts sized for them.
+ */
+export function jestRealConfig(overrides = {}) {
+  return jestConfig({
+    testMatch: ['<rootDir>/src/**/*.real.test.ts'],
+    testPathIgnorePatterns: ['/node_modules/'],
+    testTimeout: 120000,
+    maxWorkers: 1,
+    ...overrides,
+  });
+}

@@ -27,10 +27,19 @@ const steps = [
     jest: true,
     cmd: ['node', [...nodeFlags, jestBin, '--maxWorkers=2', '--projects', ...packagesWithTests]],
   },
+  // The real-cluster tier: build (or reuse) kube-apiserver + etcd from Go
+  // modules, then run every *.real.test.ts against them, one file at a time.
+  { name: 'kube-build', cmd: ['bash', [join(root, 'tools/kube-apiserver/build.sh')]], captureLastLine: 'PROTEAN_KUBE_BIN_DIR' },
+  {
+    name: 'real',
+    jest: true,
+    cmd: ['node', [...nodeFlags, jestBin, '--runInBand', '--config', join(root, 'packages/testing/jest.real.config.js')]],
+  },
 ];
 
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
 const totals = { passed: 0, failed: 0, skipped: 0 };
+const sharedEnv = {};
 let ok = true;
 
 for (const step of steps) {
@@ -40,7 +49,17 @@ for (const step of steps) {
   const fullArgs = step.jest ? [...args, '--json', `--outputFile=${outputFile}`] : args;
   console.log(`\n=== ${step.name}: ${bin} ${fullArgs.join(' ')}`);
   const started = Date.now();
-  const res = spawnSync(bin, fullArgs, { cwd: root, stdio: 'inherit', env: { ...process.env, ...step.env } });
+  const res = spawnSync(bin, fullArgs, {
+    cwd: root,
+    stdio: step.captureLastLine ? ['ignore', 'pipe', 'inherit'] : 'inherit',
+    encoding: 'utf8',
+    env: { ...process.env, ...sharedEnv },
+  });
+  if (step.captureLastLine && res.status === 0) {
+    const last = res.stdout.trim().split('\n').pop();
+    sharedEnv[step.captureLastLine] = last;
+    console.log(`${step.captureLastLine}=${last}`);
+  }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const passedStep = res.status === 0;
   if (step.jest && existsSync(outputFile)) {

@@ -8,8 +8,10 @@
 #  4. creates a ConfigMap and a CRD, creates + lists a custom resource;
 #  5. forces an etcd compaction through etcd's HTTP/JSON gateway and checks
 #     that the API server then answers 410 Gone for a compacted resourceVersion;
-#  6. restarts etcd on the same data dir (new ports) and kube-apiserver against it,
-#     and checks the objects survived (skip with SMOKE_SKIP_RESTART=1);
+#  6. restarts etcd on the same data dir (new ports) and kube-apiserver against it
+#     (this time with --watch-cache=false), checks the objects survived, compacts
+#     again and checks a WATCH from an old resourceVersion gets a 410 ERROR event
+#     (skip step 6 with SMOKE_SKIP_RESTART=1);
 #  7. stops both with SIGTERM.
 # Exit status 0 on success. SMOKE_KEEP=1 keeps the temp dir (logs, certs).
 set -euo pipefail
@@ -172,6 +174,7 @@ start_apiserver() {
     --allow-privileged=true \
     --disable-admission-plugins=ServiceAccount \
     --endpoint-reconciler-type=none \
+    "$@" \
     >>"$work/kube-apiserver.log" 2>&1 &
   apiserver_pid=$!
   local out=""
@@ -232,34 +235,75 @@ grep -q '"kind":"WidgetList"' <<<"$list" || die "unexpected list: $list"
 grep -q '"name":"w1"' <<<"$list" || die "w1 missing from list: $list"
 log "listed widgets: $(grep -o '"name":"[^"]*"' <<<"$list" | tr '\n' ' ')"
 
-# ---- forced etcd compaction via the gRPC-gateway (HTTP/JSON) -----------------------
-# Current revision: any range request returns it in header.revision (key is base64; "AA==" = "\0").
-rev="$(curl -fsS -X POST "$etcd_url/v3/kv/range" -d '{"key":"AA==","limit":1}' \
-  | grep -o '"revision":"[0-9]*"' | head -n1 | grep -o '[0-9]*')"
-[[ -n "$rev" ]] || die "could not read etcd revision"
-log "etcd revision $rev; compacting"
-curl -fsS -X POST "$etcd_url/v3/kv/compact" -d "{\"revision\":\"$rev\",\"physical\":true}" >/dev/null
-# Compacting to the same revision again is an error (proves it took effect):
-again="$(curl -sS -X POST "$etcd_url/v3/kv/compact" -d "{\"revision\":\"$rev\"}")"
-grep -q 'compacted' <<<"$again" || die "second compaction did not report 'compacted': $again"
-log "compaction ok (repeat says: $again)"
-# A list at an exact compacted resourceVersion must now be 410 Gone.
-code="$(curl -sS -o "$work/gone.json" -w '%{http_code}' --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key" \
-  "https://127.0.0.1:$apiserver_port/api/v1/namespaces/default/configmaps?resourceVersion=$cm_rv&resourceVersionMatch=Exact")"
-log "LIST configmaps?resourceVersion=$cm_rv&resourceVersionMatch=Exact -> HTTP $code"
-[[ "$code" == 410 ]] || die "expected 410 Gone, got $code: $(cat "$work/gone.json")"
+# ---- forced etcd compaction via etcd's gRPC-gateway (HTTP/JSON) --------------------
+b64() { printf '%s' "$1" | base64 | tr -d '\n'; }
+etcd_revision() { # current etcd revision = header.revision of any range request
+  curl -fsS -X POST "$etcd_url/v3/kv/range" -d '{"key":"AA==","limit":1}' \
+    | grep -o '"revision":"[0-9]*"' | head -n1 | grep -o '[0-9]*'
+}
+# compact_etcd: compact to the current revision, then record it under the key
+# "compact_rev_key" exactly like kube-apiserver's own compactor does. Without that
+# record the API server's watch cache never learns about an external compaction.
+compact_etcd() {
+  local rev again
+  rev="$(etcd_revision)"
+  [[ -n "$rev" ]] || die "could not read etcd revision"
+  curl -fsS -X POST "$etcd_url/v3/kv/compaction" -d "{\"revision\":\"$rev\",\"physical\":true}" >/dev/null
+  # Compacting to the same revision again is an error, which proves it took effect.
+  again="$(curl -sS -X POST "$etcd_url/v3/kv/compaction" -d "{\"revision\":\"$rev\"}")"
+  grep -q 'compacted' <<<"$again" || die "repeat compaction did not report 'compacted': $again"
+  curl -fsS -X POST "$etcd_url/v3/kv/put" \
+    -d "{\"key\":\"$(b64 compact_rev_key)\",\"value\":\"$(b64 "$rev")\"}" >/dev/null
+  log "etcd compacted at revision $rev (repeat says: $again)"
+}
+http_code() { # http_code PATH: status code of an admin GET
+  curl -sS -o /dev/null -w '%{http_code}' -A protean-smoke \
+    --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key" "https://127.0.0.1:$apiserver_port$1"
+}
+
+compact_etcd
+# With the watch cache on (default), a LIST at an exact compacted resourceVersion becomes
+# 410 Gone once the cacher polls compact_rev_key (every 15s, so expect up to ~15s).
+t0=$SECONDS
+exact="/api/v1/namespaces/default/configmaps?resourceVersion=$cm_rv&resourceVersionMatch=Exact"
+code=""
+for _ in $(seq 1 250); do
+  code="$(http_code "$exact")"
+  [[ "$code" == 410 ]] && break
+  sleep 0.1
+done
+[[ "$code" == 410 ]] || die "expected 410 Gone for LIST $exact, got $code"
+log "LIST $exact -> 410 Gone after $((SECONDS - t0))s (watch cache on)"
 
 # ---- restart both on the same data dir -------------------------------------------
 if [[ -z "${SMOKE_SKIP_RESTART:-}" ]]; then
   log "restart: stopping kube-apiserver and etcd"
   stop_pid "$apiserver_pid" kube-apiserver; apiserver_pid=""
   stop_pid "$etcd_pid" etcd; etcd_pid=""
-  start_etcd        # same --data-dir, new ports
-  start_apiserver   # same certs, new port
+  start_etcd                            # same --data-dir, new ports
+  start_apiserver --watch-cache=false   # same certs, new port; watch cache off this time
   kcurl /api/v1/namespaces/default/configmaps/smoke | grep -q '"hello": *"world"' || die "ConfigMap lost"
   list="$(kcurl /apis/smoke.protean.dev/v1/namespaces/default/widgets)"
   grep -q '"name":"w1"' <<<"$list" || die "Widget lost after restart: $list"
-  log "after restart: ConfigMap and Widget still present (readyz took ${readyz_seconds}s)"
+  log "after restart: ConfigMap and Widget still present"
+
+  # With --watch-cache=false, a WATCH from a compacted resourceVersion fails immediately:
+  # HTTP 200 whose first event is {"type":"ERROR","object":{"kind":"Status",...,"code":410}}.
+  old_rv="$(kcurl /api/v1/namespaces/default/configmaps/smoke -X PUT -H 'Content-Type: application/json' \
+    -d '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"smoke"},"data":{"hello":"again"}}' \
+    | grep -o '"resourceVersion":"[0-9]*"' | head -n1 | grep -o '[0-9]*')"
+  # Two more writes: the watch must start (old_rv+1) strictly below the compaction revision.
+  # (If old_rv+1 == compacted revision, etcd serves the event without its previous value and
+  # kube-apiserver answers a 500 "etcd event received with PrevKv=nil" ERROR event instead.)
+  for v in third fourth; do
+    kcurl /api/v1/namespaces/default/configmaps/smoke -X PUT -H 'Content-Type: application/json' \
+      -d "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"smoke\"},\"data\":{\"hello\":\"$v\"}}" >/dev/null
+  done
+  compact_etcd
+  ev="$(kcurl "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=$old_rv&timeoutSeconds=2" | head -n1)"
+  grep -q '"type":"ERROR"' <<<"$ev" && grep -q '"code":410' <<<"$ev" \
+    || die "expected a 410 ERROR watch event, got: $ev"
+  log "WATCH from compacted rv $old_rv -> $ev"
 fi
 
 log "PASS (first /readyz after ${first_readyz}s)"
