@@ -1,1 +1,13 @@
-export {};
+export * from './Backoff.js';
+export * from './KubernetesInformer.js';
+export * from './KubernetesInformerOptions.js';
+export * from './KubernetesInformerSource.js';
+export * from './KubernetesRequestError.js';
+export * from './resourcePath.js';
+export * from './toWatchEvent.js';
+export * from './trimMetadata.js';
+export * from './WatchError.js';
+export * from './WatchManager.js';
+export * from './WatchManagerOptions.js';
+export * from './watchManagerModule.js';
+export type { RetryPolicyOptions } from './RetryPolicy.js';

@@ -1,0 +1,180 @@
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Clock, GroupVersionResource, TimerHandle } from '@protean/core';
+import { KubernetesRequestError, type RequestVerb } from './KubernetesRequestError.js';
+
+/** What one {@link KubeRequest} needs. */
+export interface KubeRequestOptions {
+  readonly kubeConfig: KubeConfig;
+  readonly gvr: GroupVersionResource;
+  readonly verb: RequestVerb;
+  /** Path and query, appended to the cluster's server URL. */
+  readonly pathAndQuery: string;
+  readonly accept: string;
+  readonly clock: Clock;
+  /** The request fails with reason `InactivityTimeout` after this long without a byte from the server. */
+  readonly inactivityTimeoutMs: number;
+}
+
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * One GET against the API server over `node:http`/`node:https`,
+ * authenticated by `kubeConfig.applyToHTTPSOptions()` at send time, so
+ * every request (and so every reconnect) uses the current credentials:
+ * token, client certificate, exec plugin, token file, in-cluster.
+ *
+ * A watchdog fails the request when no byte arrives for
+ * `inactivityTimeoutMs`, which is how a half-open connection is noticed.
+ * Easy to get wrong: {@link close} must be called when done with the
+ * request (also after success) to clear the watchdog and free the socket.
+ */
+export class KubeRequest {
+  private readonly controller = new AbortController();
+  private lastActivityMs: number;
+  private watchdog: TimerHandle | undefined;
+
+  constructor(private readonly o: KubeRequestOptions) {
+    this.lastActivityMs = o.clock.now();
+    this.armWatchdog(o.inactivityTimeoutMs);
+  }
+
+  /**
+   * Sends the request; resolves with the response once its status is 200.
+   * Any other status rejects with a {@link KubernetesRequestError} built
+   * from the response's `Status` body and `Retry-After` header.
+   */
+  async send(): Promise<http.IncomingMessage> {
+    const { kubeConfig, gvr, verb } = this.o;
+    const opts: https.RequestOptions = { method: 'GET', headers: { Accept: this.o.accept } };
+    try {
+      await kubeConfig.applyToHTTPSOptions(opts);
+    } catch (err) {
+      throw this.abortReason() ?? new KubernetesRequestError(gvr, verb, `applying the KubeConfig's credentials failed: ${messageOf(err)}`, { reason: 'CredentialsError', cause: err });
+    }
+    const server = kubeConfig.getCurrentCluster()?.server;
+    if (server === undefined || server === '') {
+      throw new KubernetesRequestError(gvr, verb, 'the KubeConfig has no current cluster with a server URL', { reason: 'NoCluster' });
+    }
+    const url = new URL(server.replace(/\/+$/, '') + this.o.pathAndQuery);
+    const plain = url.protocol === 'http:';
+    // An https agent cannot carry a plain-http request (a cluster with skipTLSVerify on http:).
+    if (plain && opts.agent instanceof https.Agent) delete opts.agent;
+    const aborted = this.abortReason();
+    if (aborted !== undefined) throw aborted;
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const onResponse = (r: http.IncomingMessage): void => {
+        // Errors before the caller listens must not become unhandled 'error' events.
+        r.on('error', () => undefined);
+        resolve(r);
+      };
+      try {
+        const req = (plain ? http : https).request(url, { ...opts, signal: this.controller.signal }, onResponse);
+        req.on('error', (err) => reject(this.failure(err, 'NetworkError')));
+        req.end();
+      } catch (err) {
+        reject(this.failure(err, 'NetworkError'));
+      }
+    });
+    this.touch();
+    if (res.statusCode === 200) return res;
+    let text = '';
+    try {
+      text = await this.readText(res, MAX_ERROR_BODY_BYTES);
+    } catch {
+      // The status alone still says what went wrong.
+    }
+    const retryAfter = res.headers['retry-after'];
+    throw KubernetesRequestError.fromResponse(gvr, verb, res.statusCode ?? 0, retryAfter, text);
+  }
+
+  /**
+   * Feeds every chunk of `res` to `onChunk` until the response ends.
+   * Rejects when the connection breaks (`ConnectionReset`), the watchdog
+   * fires, the request is closed, or `onChunk` throws (with that error).
+   */
+  consume(res: http.IncomingMessage, onChunk: (chunk: Buffer) => void): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const fail = (err: unknown): void => {
+        if (settled) return;
+        settled = true;
+        reject(err);
+      };
+      res.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        this.touch();
+        try {
+          onChunk(chunk);
+        } catch (err) {
+          fail(err);
+          this.close(err instanceof Error ? err : undefined);
+        }
+      });
+      res.on('end', () => {
+        if (settled) return;
+        settled = true;
+        resolve();
+      });
+      res.on('error', (err) => fail(this.failure(err, 'ConnectionReset')));
+      res.on('close', () => fail(this.failure(new Error('connection closed before the response ended'), 'ConnectionReset')));
+    });
+  }
+
+  /** Reads the whole body of `res` as UTF-8 text (at most `maxBytes`). */
+  async readText(res: http.IncomingMessage, maxBytes = Number.POSITIVE_INFINITY): Promise<string> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    await this.consume(res, (chunk) => {
+      if (size < maxBytes) chunks.push(chunk);
+      size += chunk.length;
+    });
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  /** Aborts the request (if still open), frees its socket and clears the watchdog. Idempotent. */
+  close(reason?: Error): void {
+    if (this.watchdog !== undefined) this.o.clock.clearTimeout(this.watchdog);
+    this.watchdog = undefined;
+    if (!this.controller.signal.aborted) this.controller.abort(reason ?? new Error('request closed'));
+  }
+
+  private touch(): void {
+    this.lastActivityMs = this.o.clock.now();
+  }
+
+  private armWatchdog(delayMs: number): void {
+    this.watchdog = this.o.clock.setTimeout(() => {
+      this.watchdog = undefined;
+      if (this.controller.signal.aborted) return;
+      const idleMs = this.o.clock.now() - this.lastActivityMs;
+      const limit = this.o.inactivityTimeoutMs;
+      if (idleMs < limit) {
+        this.armWatchdog(limit - idleMs);
+        return;
+      }
+      const detail = `no bytes from the server for ${Math.round(idleMs)} ms (half-open connection or stalled server)`;
+      this.close(new KubernetesRequestError(this.o.gvr, this.o.verb, detail, { reason: 'InactivityTimeout' }));
+    }, delayMs);
+  }
+
+  private abortReason(): Error | undefined {
+    const r: unknown = this.controller.signal.reason;
+    return this.controller.signal.aborted ? (r instanceof Error ? r : new Error(String(r))) : undefined;
+  }
+
+  /** The error to surface for a socket-level failure: the abort reason if we aborted, else a network error. */
+  private failure(err: unknown, reason: 'NetworkError' | 'ConnectionReset'): Error {
+    const aborted = this.abortReason();
+    if (aborted !== undefined) return aborted;
+    return new KubernetesRequestError(this.o.gvr, this.o.verb, `${reason === 'NetworkError' ? 'request' : 'response stream'} failed: ${messageOf(err)}`, {
+      reason,
+      cause: err,
+    });
+  }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

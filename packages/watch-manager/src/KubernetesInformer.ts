@@ -1,0 +1,337 @@
+import {
+  gvrKey,
+  realClock,
+  silentLogger,
+  type Clock,
+  type GroupVersionResource,
+  type HandlerRegistration,
+  type Informer,
+  type Logger,
+  type NamespacedName,
+  type PartialObjectMetadata,
+  type ResourceEventHandler,
+  type TimerHandle,
+} from '@protean/core';
+import { deliverRelist } from './deliverRelist.js';
+import { HandlerSet } from './HandlerSet.js';
+import { KubeRequest } from './KubeRequest.js';
+import { LIST_ACCEPT, WATCH_ACCEPT, type KubernetesInformerOptions } from './KubernetesInformerOptions.js';
+import { KubernetesRequestError, type KubeStatus, type RequestVerb } from './KubernetesRequestError.js';
+import { LineSplitter } from './LineSplitter.js';
+import { listAll, type ListPage } from './listAll.js';
+import { MetadataStore } from './MetadataStore.js';
+import { resourcePath } from './resourcePath.js';
+import { RetryPolicy } from './RetryPolicy.js';
+import { trimMetadata } from './trimMetadata.js';
+
+/** Error of a second `run` call, or of a request attempted after stop. */
+class InformerStateError extends Error {
+  override readonly name = 'InformerStateError';
+}
+
+/**
+ * A metadata-only informer of one GVR over the Kubernetes API, with
+ * client-go Reflector semantics: paginated LIST, resourceVersion ladder
+ * ("0", then the last synced RV, "" after 410 / too large RV), atomic
+ * cache replacement on relist (tombstones for vanished objects), WATCH with
+ * bookmarks and a randomized timeout, re-watch from the last RV on a clean
+ * close, relist on 410, `Retry-After` on 429, jittered backoff otherwise,
+ * and an inactivity watchdog for half-open connections. It caches only
+ * trimmed metadata (see `trimMetadata`).
+ *
+ * Easy to get wrong: `run` returns at once and the informer keeps retrying
+ * on its own until its signal aborts; failures reach the watch error
+ * handler and the log (warn once per outage), never the caller of `run`.
+ */
+export class KubernetesInformer implements Informer {
+  readonly gvr: GroupVersionResource;
+  private store = new MetadataStore();
+  private readonly handlers: HandlerSet;
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private readonly retry: RetryPolicy;
+  private readonly namespaces = new Map<string, string>();
+  private readonly intern = (s: string): string => {
+    const known = this.namespaces.get(s);
+    if (known !== undefined) return known;
+    this.namespaces.set(s, s);
+    return s;
+  };
+  private watchErrorHandler: ((err: Error) => void) | undefined;
+  private synced = false;
+  private running = false;
+  private stopped = false;
+  private listedOnce = false;
+  private lastSyncRV = '';
+  private rvUnavailable = false;
+  private paginatedResult = false;
+  private current: KubeRequest | undefined;
+  private sleepTimer: TimerHandle | undefined;
+  private wake: (() => void) | undefined;
+  private resyncTimer: TimerHandle | undefined;
+
+  constructor(
+    gvr: GroupVersionResource,
+    private readonly o: KubernetesInformerOptions,
+  ) {
+    this.gvr = Object.freeze({ group: gvr.group, version: gvr.version, resource: gvr.resource });
+    this.clock = o.clock ?? realClock;
+    this.random = o.random ?? Math.random;
+    this.log = (o.logger ?? silentLogger()).child({ component: 'informer', gvr: gvrKey(gvr) });
+    this.handlers = new HandlerSet(this.log);
+    this.retry = new RetryPolicy(this.log, { ...o, clock: this.clock, random: this.random });
+  }
+
+  run(signal: AbortSignal): void {
+    if (this.running) throw new InformerStateError(`informer of ${gvrKey(this.gvr)} was already run; create a new one`);
+    this.running = true;
+    if (signal.aborted) {
+      this.stop();
+      return;
+    }
+    signal.addEventListener('abort', () => this.stop(), { once: true });
+    this.loop().catch((err: unknown) => this.log.error({ err }, 'informer loop crashed'));
+  }
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  isStopped(): boolean {
+    return this.stopped;
+  }
+
+  addEventHandler(handler: ResourceEventHandler): HandlerRegistration {
+    return this.handlers.register(handler, this.store.values(), this.synced);
+  }
+
+  removeEventHandler(registration: HandlerRegistration): void {
+    this.handlers.unregister(registration);
+  }
+
+  list(): PartialObjectMetadata[] {
+    return this.store.list();
+  }
+
+  get(key: NamespacedName): PartialObjectMetadata | undefined {
+    return this.store.get(key.namespace, key.name);
+  }
+
+  setWatchErrorHandler(fn: (err: Error) => void): void {
+    this.watchErrorHandler = fn;
+  }
+
+  /** The resourceVersion the next watch starts from (for diagnostics and tests). */
+  lastSyncResourceVersion(): string {
+    return this.lastSyncRV;
+  }
+
+  private stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.current?.close(new Error('informer stopped'));
+    if (this.sleepTimer !== undefined) this.clock.clearTimeout(this.sleepTimer);
+    if (this.resyncTimer !== undefined) this.clock.clearTimeout(this.resyncTimer);
+    this.sleepTimer = this.resyncTimer = undefined;
+    this.wake?.();
+  }
+
+  private async loop(): Promise<void> {
+    let needList = true;
+    while (!this.stopped) {
+      let delayMs: number;
+      try {
+        if (needList) {
+          await this.listAndReplace();
+          needList = false;
+        }
+        delayMs = await this.watch();
+      } catch (err) {
+        if (this.stopped) break;
+        const failure = asRequestError(err, this.gvr, needList ? 'LIST' : 'WATCH');
+        this.report(failure);
+        const step = this.retry.onFailure(failure);
+        if (step.forgetResourceVersion) this.rvUnavailable = true;
+        needList ||= step.relist;
+        delayMs = step.delayMs;
+      }
+      if (delayMs > 0 && !this.stopped) await this.sleep(delayMs);
+    }
+  }
+
+  private report(err: Error): void {
+    try {
+      this.watchErrorHandler?.(err);
+    } catch (handlerErr) {
+      this.log.error({ err: handlerErr }, 'watch error handler threw');
+    }
+  }
+
+  private async listAndReplace(): Promise<void> {
+    const rv = this.rvUnavailable ? '' : this.listedOnce ? this.lastSyncRV : '0';
+    // As client-go: a "not older than" relist is served from the watch cache unpaginated, unless the server paginated before.
+    const limit = rv === '' || rv === '0' || this.paginatedResult ? (this.o.pageSize ?? 500) : 0;
+    const fetchPage = (q: URLSearchParams): Promise<ListPage> => this.fetchJson<ListPage>('LIST', q, LIST_ACCEPT);
+    const { store, resourceVersion, pages } = await listAll(fetchPage, rv, limit, this.intern, this.log);
+    if (this.stopped) return;
+    this.rvUnavailable = false;
+    this.listedOnce = true;
+    if (pages > 1) this.paginatedResult = true;
+    this.lastSyncRV = resourceVersion;
+    this.retry.succeeded();
+    this.replace(store);
+  }
+
+  /** Swaps in the listed cache, then tells handlers what changed. */
+  private replace(next: MetadataStore): void {
+    const prev = this.store;
+    this.store = next;
+    const handlers = this.handlers.batch();
+    if (!this.synced) {
+      for (const obj of next.values()) handlers.added(obj, true);
+      this.synced = true;
+      this.handlers.markSynced();
+      this.scheduleResync();
+      return;
+    }
+    deliverRelist(prev, next, handlers);
+  }
+
+  /** One watch from the last synced RV; resolves with the delay before the next one. */
+  private async watch(): Promise<number> {
+    const min = this.o.minWatchTimeoutSeconds ?? 300;
+    const max = Math.max(min, this.o.maxWatchTimeoutSeconds ?? 600);
+    const q = new URLSearchParams({
+      watch: 'true',
+      allowWatchBookmarks: 'true',
+      resourceVersion: this.lastSyncRV,
+      timeoutSeconds: String(min + Math.floor(this.random() * (max - min + 1))),
+    });
+    const startedMs = this.clock.now();
+    let events = 0;
+    const req = this.open('WATCH', q, WATCH_ACCEPT);
+    try {
+      const res = await req.send();
+      this.retry.succeeded();
+      const lines = new LineSplitter();
+      const onLine = (line: string): void => {
+        this.onWatchLine(line);
+        events++;
+      };
+      try {
+        await req.consume(res, (chunk) => lines.push(chunk, onLine));
+        lines.end(onLine);
+      } catch (err) {
+        // A broken stream is re-watched like a clean close, unless it was us (stop, watchdog, ERROR event).
+        if (!(err instanceof KubernetesRequestError) || err.reason !== 'ConnectionReset') throw err;
+        this.report(err);
+        this.log.debug({ err: err.message, events }, 'watch stream broke; re-watching');
+      }
+    } finally {
+      this.closeCurrent(req);
+    }
+    if (events > 0) this.retry.onProgress();
+    const shortMs = this.o.shortWatchMs ?? 1000;
+    return events === 0 && this.clock.now() - startedMs < shortMs ? this.retry.onShortWatch() : 0;
+  }
+
+  private onWatchLine(line: string): void {
+    let ev: WatchLine;
+    try {
+      ev = JSON.parse(line) as WatchLine;
+    } catch (err) {
+      throw new KubernetesRequestError(this.gvr, 'WATCH', `unparseable watch event: ${line.slice(0, 100)}`, { reason: 'InvalidResponse', cause: err });
+    }
+    if (ev.type === 'BOOKMARK') {
+      const rv = (ev.object as { metadata?: { resourceVersion?: unknown } } | undefined)?.metadata?.resourceVersion;
+      if (typeof rv === 'string' && rv !== '') this.lastSyncRV = rv;
+      return;
+    }
+    if (ev.type === 'ERROR') throw KubernetesRequestError.fromStatus(this.gvr, ev.object as KubeStatus | undefined);
+    const obj = trimMetadata(ev.object, this.intern);
+    if (obj === undefined || (ev.type !== 'ADDED' && ev.type !== 'MODIFIED' && ev.type !== 'DELETED')) {
+      throw new KubernetesRequestError(this.gvr, 'WATCH', `malformed watch event of type ${String(ev.type)}`, { reason: 'InvalidResponse' });
+    }
+    if (ev.type === 'DELETED') {
+      this.store.delete(obj.metadata.namespace ?? '', obj.metadata.name);
+      this.handlers.deleted(obj);
+    } else {
+      const old = this.store.set(obj);
+      if (old === undefined) this.handlers.added(obj, false);
+      else this.handlers.updated(old, obj);
+    }
+    if (obj.metadata.resourceVersion !== undefined) this.lastSyncRV = obj.metadata.resourceVersion;
+  }
+
+  private async fetchJson<T>(verb: RequestVerb, q: URLSearchParams, accept: string): Promise<T> {
+    const req = this.open(verb, q, accept);
+    try {
+      const text = await req.readText(await req.send());
+      try {
+        return JSON.parse(text) as T;
+      } catch (err) {
+        throw new KubernetesRequestError(this.gvr, verb, `response is not JSON: ${text.slice(0, 100)}`, { reason: 'InvalidResponse', cause: err });
+      }
+    } finally {
+      this.closeCurrent(req);
+    }
+  }
+
+  private open(verb: RequestVerb, q: URLSearchParams, accept: string): KubeRequest {
+    // A list continues page by page across awaits: no new request once stopped.
+    if (this.stopped) throw new InformerStateError(`informer of ${gvrKey(this.gvr)} is stopped`);
+    const req = new KubeRequest({
+      kubeConfig: this.o.kubeConfig,
+      gvr: this.gvr,
+      verb,
+      pathAndQuery: `${resourcePath(this.gvr, this.o.namespace)}?${q.toString()}`,
+      accept,
+      clock: this.clock,
+      inactivityTimeoutMs: this.o.inactivityTimeoutMs ?? 150_000,
+    });
+    this.current = req;
+    return req;
+  }
+
+  private closeCurrent(req: KubeRequest): void {
+    req.close();
+    if (this.current === req) this.current = undefined;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.sleepTimer = undefined;
+        this.wake = undefined;
+        resolve();
+      };
+      this.wake = done;
+      this.sleepTimer = this.clock.setTimeout(done, ms);
+    });
+  }
+
+  private scheduleResync(): void {
+    const period = this.o.resyncPeriodMs ?? 0;
+    if (period <= 0 || this.stopped) return;
+    this.resyncTimer = this.clock.setTimeout(() => {
+      this.resyncTimer = undefined;
+      if (this.stopped) return;
+      // Resync replays the cache; it never contacts the server.
+      const handlers = this.handlers.batch();
+      for (const obj of this.store.values()) handlers.updated(obj, obj);
+      this.scheduleResync();
+    }, period);
+  }
+}
+
+interface WatchLine {
+  type?: string;
+  object?: unknown;
+}
+
+function asRequestError(err: unknown, gvr: GroupVersionResource, verb: RequestVerb): KubernetesRequestError {
+  if (err instanceof KubernetesRequestError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new KubernetesRequestError(gvr, verb, message, { reason: 'NetworkError', cause: err });
+}

@@ -1,0 +1,30 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from '@protean/core';
+import type { RetryPolicyOptions } from './RetryPolicy.js';
+
+/** `Accept` of a metadata-only LIST (full objects as the fallback). */
+export const LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+/** `Accept` of a metadata-only WATCH (full objects as the fallback). */
+export const WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+
+/**
+ * Tuning of a {@link KubernetesInformer}. Every field but `kubeConfig` has
+ * a production default; tests shrink the durations.
+ */
+export interface KubernetesInformerOptions extends RetryPolicyOptions {
+  readonly kubeConfig: KubeConfig;
+  /** Cache replay period; 0 (the default) disables resync. */
+  readonly resyncPeriodMs?: number;
+  /** Watch one namespace only; default: all namespaces (and cluster-scoped resources). */
+  readonly namespace?: string;
+  readonly logger?: Logger;
+  /** LIST page size (`limit`). Default 500. */
+  readonly pageSize?: number;
+  /** A request with no byte from the server for this long is abandoned and retried. Default 150 000 (2.5 bookmark intervals). */
+  readonly inactivityTimeoutMs?: number;
+  /** Bounds of the randomized server-side watch timeout. Default 300 and 600. */
+  readonly minWatchTimeoutSeconds?: number;
+  readonly maxWatchTimeoutSeconds?: number;
+  /** A watch that ends sooner than this with no event counts as a failure (backoff). Default 1 000. */
+  readonly shortWatchMs?: number;
+}

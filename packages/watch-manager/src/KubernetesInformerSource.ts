@@ -1,0 +1,28 @@
+import type { GroupVersionResource, InformerOptions, InformerSource } from '@protean/core';
+import { KubernetesInformer } from './KubernetesInformer.js';
+import type { KubernetesInformerOptions } from './KubernetesInformerOptions.js';
+
+/** Options of a {@link KubernetesInformerSource}: those of every informer it creates, bar the resync period. */
+export type KubernetesInformerSourceOptions = Omit<KubernetesInformerOptions, 'resyncPeriodMs'>;
+
+/**
+ * The default informer source: metadata-only list+watch informers against
+ * the cluster a `@kubernetes/client-node` `KubeConfig` points at.
+ * Credentials are re-read from the KubeConfig on every request, so token
+ * rotation, exec plugins and in-cluster token files keep working.
+ *
+ * Easy to get wrong: each `createInformer` call builds a new, unshared
+ * informer that does nothing until `run`; sharing per GVR is the watch
+ * manager's job.
+ */
+export class KubernetesInformerSource implements InformerSource {
+  constructor(private readonly options: KubernetesInformerSourceOptions) {
+    if (options?.kubeConfig === undefined) {
+      throw new TypeError('KubernetesInformerSource: options.kubeConfig is required');
+    }
+  }
+
+  createInformer(gvr: GroupVersionResource, opts: InformerOptions): KubernetesInformer {
+    return new KubernetesInformer(gvr, { ...this.options, resyncPeriodMs: opts.resyncPeriodMs });
+  }
+}

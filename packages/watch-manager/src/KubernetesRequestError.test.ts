@@ -1,0 +1,40 @@
+import { describe, expect, it } from '@jest/globals';
+import { KubernetesRequestError } from './KubernetesRequestError.js';
+
+const gvr = { group: 'apps', version: 'v1', resource: 'deployments' };
+
+describe('KubernetesRequestError', () => {
+  it('reads status, reason and message from a Status body and names the GVR', () => {
+    const body = JSON.stringify({ kind: 'Status', code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });
+    const err = KubernetesRequestError.fromResponse(gvr, 'LIST', 404, undefined, body);
+    expect(err.name).toBe('KubernetesRequestError');
+    expect(err.status).toBe(404);
+    expect(err.reason).toBe('NotFound');
+    expect(err.message).toBe('LIST apps/v1/deployments failed: 404 NotFound: the server could not find the requested resource');
+  });
+
+  it('takes Retry-After from the header, else from Status details', () => {
+    expect(KubernetesRequestError.fromResponse(gvr, 'WATCH', 429, '3', '').retryAfterMs).toBe(3000);
+    const body = JSON.stringify({ code: 429, details: { retryAfterSeconds: 2 } });
+    expect(KubernetesRequestError.fromResponse(gvr, 'WATCH', 429, undefined, body).retryAfterMs).toBe(2000);
+  });
+
+  it('recognises an expired resourceVersion as HTTP 410 and as an in-stream ERROR event', () => {
+    expect(KubernetesRequestError.fromResponse(gvr, 'WATCH', 410, undefined, '').expired).toBe(true);
+    const ev = KubernetesRequestError.fromStatus(gvr, { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 1 (5)' });
+    expect(ev.expired).toBe(true);
+    expect(ev.message).toContain('too old resource version');
+    expect(KubernetesRequestError.fromStatus(gvr, { code: 500, reason: 'InternalError' }).expired).toBe(false);
+  });
+
+  it('recognises a too large resourceVersion', () => {
+    const body = JSON.stringify({
+      code: 504,
+      reason: 'Timeout',
+      message: 'Too large resource version: 99, current: 10',
+      details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }] },
+    });
+    expect(KubernetesRequestError.fromResponse(gvr, 'LIST', 504, undefined, body).resourceVersionTooLarge).toBe(true);
+    expect(KubernetesRequestError.fromResponse(gvr, 'LIST', 504, undefined, 'gateway timeout').resourceVersionTooLarge).toBe(false);
+  });
+});

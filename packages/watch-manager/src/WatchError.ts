@@ -1,0 +1,46 @@
+import { gvrKey, type GroupVersionResource } from '@protean/core';
+
+/**
+ * Why a {@link WatchError} was raised:
+ * - `NotFound` / `Forbidden` / `Unauthorized`: the server refused the list or
+ *   watch (404 / 403 / 401) before the informer first synced;
+ * - `SyncTimeout`: the informer did not sync within `syncTimeoutMs`;
+ * - `BackingOff`: the GVR failed recently and its failure window is open;
+ * - `Released`: the owner released the watch while its `ensureWatch` waited;
+ * - `Shutdown`: the watch manager was shut down;
+ * - `InformerError`: the informer source threw while building the informer.
+ */
+export type WatchErrorReason =
+  | 'NotFound'
+  | 'Forbidden'
+  | 'Unauthorized'
+  | 'SyncTimeout'
+  | 'BackingOff'
+  | 'Released'
+  | 'Shutdown'
+  | 'InformerError';
+
+/**
+ * The error `WatchManager.ensureWatch` rejects with. Always names the GVR;
+ * `status` carries the HTTP status when the server refused (404, 403, 401).
+ * Easy to get wrong: a `BackingOff` error is a remembered earlier failure,
+ * so its `cause` and `status` are those of that earlier failure.
+ */
+export class WatchError extends Error {
+  override readonly name = 'WatchError';
+  readonly gvr: GroupVersionResource;
+  readonly reason: WatchErrorReason;
+  readonly status: number | undefined;
+
+  constructor(
+    gvr: GroupVersionResource,
+    reason: WatchErrorReason,
+    detail: string,
+    options: { cause?: unknown; status?: number | undefined } = {},
+  ) {
+    super(`watch of ${gvrKey(gvr)}: ${detail}`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.gvr = gvr;
+    this.reason = reason;
+    this.status = options.status;
+  }
+}

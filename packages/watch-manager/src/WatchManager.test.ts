@@ -1,0 +1,615 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  DeletedFinalStateUnknown,
+  createLogger,
+  FakeClock,
+  flushMicrotasks,
+  silentLogger,
+  type GroupVersionResource,
+  type HandlerRegistration,
+  type Informer,
+  type InformerSource,
+  type NamespacedName,
+  type PartialObjectMetadata,
+  type ResourceEventHandler,
+  type WatchEvent,
+} from '@protean/core';
+import { WatchError } from './WatchError.js';
+import { WatchManager } from './WatchManager.js';
+import type { WatchManagerOptions } from './WatchManagerOptions.js';
+
+const cms: GroupVersionResource = { group: '', version: 'v1', resource: 'configmaps' };
+const apps: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
+
+function obj(name: string, labels: Record<string, string> = {}, generation?: number, namespace = 'default'): PartialObjectMetadata {
+  const metadata: PartialObjectMetadata['metadata'] = { name, namespace, labels };
+  if (generation !== undefined) metadata.generation = generation;
+  return { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata };
+}
+
+/** A hand-driven informer: the test pushes events, syncs it and reports errors. */
+class TestInformer implements Informer {
+  synced = false;
+  stopped = false;
+  runs = 0;
+  readonly handlers = new Map<HandlerRegistration, ResourceEventHandler>();
+  private errorHandler: ((err: Error) => void) | undefined;
+  private readonly cache = new Map<string, PartialObjectMetadata>();
+  constructor(readonly gvr: GroupVersionResource) {}
+
+  run(signal: AbortSignal): void {
+    this.runs++;
+    signal.addEventListener('abort', () => (this.stopped = true));
+  }
+  hasSynced(): boolean {
+    return this.synced;
+  }
+  isStopped(): boolean {
+    return this.stopped;
+  }
+  addEventHandler(h: ResourceEventHandler): HandlerRegistration {
+    for (const o of this.cache.values()) h.onAdd?.(o, !this.synced);
+    const reg: HandlerRegistration = { hasSynced: () => this.synced };
+    this.handlers.set(reg, h);
+    return reg;
+  }
+  removeEventHandler(reg: HandlerRegistration): void {
+    this.handlers.delete(reg);
+  }
+  list(): PartialObjectMetadata[] {
+    return [...this.cache.values()];
+  }
+  get(key: NamespacedName): PartialObjectMetadata | undefined {
+    return this.cache.get(`${key.namespace}/${key.name}`);
+  }
+  setWatchErrorHandler(fn: (err: Error) => void): void {
+    this.errorHandler = fn;
+  }
+
+  prefill(o: PartialObjectMetadata): void {
+    this.cache.set(`${o.metadata.namespace}/${o.metadata.name}`, o);
+  }
+  add(o: PartialObjectMetadata): void {
+    this.prefill(o);
+    for (const h of [...this.handlers.values()]) h.onAdd?.(o, false);
+  }
+  update(oldO: PartialObjectMetadata, newO: PartialObjectMetadata): void {
+    this.prefill(newO);
+    for (const h of [...this.handlers.values()]) h.onUpdate?.(oldO, newO);
+  }
+  remove(o: PartialObjectMetadata | DeletedFinalStateUnknown): void {
+    for (const h of [...this.handlers.values()]) h.onDelete?.(o);
+  }
+  fail(err: Error): void {
+    this.errorHandler?.(err);
+  }
+}
+
+class TestSource implements InformerSource {
+  readonly created: TestInformer[] = [];
+  throwNext: Error | undefined;
+  syncImmediately = false;
+  createInformer(gvr: GroupVersionResource): TestInformer {
+    if (this.throwNext !== undefined) {
+      const err = this.throwNext;
+      this.throwNext = undefined;
+      throw err;
+    }
+    const inf = new TestInformer(gvr);
+    inf.synced = this.syncImmediately;
+    this.created.push(inf);
+    return inf;
+  }
+  last(): TestInformer {
+    const inf = this.created.at(-1);
+    if (inf === undefined) throw new Error('no informer created yet');
+    return inf;
+  }
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function setup(options: WatchManagerOptions = {}, onEvent?: (e: WatchEvent) => void) {
+  const clock = new FakeClock();
+  const source = new TestSource();
+  const events: WatchEvent[] = [];
+  const logs: Array<{ level: number; msg: string }> = [];
+  const logger = createLogger({
+    level: 'debug',
+    hooks: {
+      logMethod(args, _method, level) {
+        const msg = args.find((a): a is string => typeof a === 'string') ?? '';
+        logs.push({ level, msg });
+      },
+    },
+  });
+  const wm = new WatchManager(source, 0, onEvent ?? ((e) => events.push(e)), logger, { clock, ...options });
+  return { clock, source, events, logs, wm };
+}
+
+/** Tracks a promise's outcome without awaiting it. */
+function track(p: Promise<void>) {
+  const state: { status: 'pending' | 'resolved' | 'rejected'; error?: unknown } = { status: 'pending' };
+  p.then(
+    () => (state.status = 'resolved'),
+    (err: unknown) => {
+      state.status = 'rejected';
+      state.error = err;
+    },
+  );
+  return state;
+}
+
+describe('WatchManager ownership', () => {
+  it('starts the informer on first ensureWatch and resolves only once it has synced', async () => {
+    const { clock, source, wm } = setup();
+    expect(source.created).toHaveLength(0);
+    const p = track(wm.ensureWatch(cms, 'a'));
+    expect(source.created).toHaveLength(1);
+    expect(source.last().runs).toBe(1);
+    await clock.advanceAsync(500);
+    expect(p.status).toBe('pending');
+    source.last().synced = true;
+    await clock.advanceAsync(100);
+    expect(p.status).toBe('resolved');
+    expect(wm.activeWatchCount()).toBe(1);
+  });
+
+  it('shares one informer between owners and resolves at once when it has already synced', async () => {
+    const { source, wm } = setup();
+    source.syncImmediately = true;
+    await wm.ensureWatch(cms, 'a');
+    await wm.ensureWatch(cms, 'b');
+    expect(source.created).toHaveLength(1);
+    expect(wm.getInformer(cms)).toBe(source.last());
+  });
+
+  it('keeps the informer while any owner remains and stops it, removing its handler, when the last one releases', async () => {
+    const { source, wm } = setup();
+    source.syncImmediately = true;
+    await wm.ensureWatch(cms, 'a');
+    await wm.ensureWatch(cms, 'b');
+    const inf = source.last();
+    wm.releaseWatch(cms, 'a');
+    expect(inf.stopped).toBe(false);
+    expect(wm.activeWatchCount()).toBe(1);
+    wm.releaseWatch(cms, 'b');
+    expect(inf.stopped).toBe(true);
+    expect(inf.handlers.size).toBe(0);
+    expect(wm.activeWatchCount()).toBe(0);
+    expect(wm.getInformer(cms)).toBeUndefined();
+  });
+
+  it('treats owners as a set: a repeated ensureWatch by one owner is undone by one release', async () => {
+    const { source, wm } = setup();
+    source.syncImmediately = true;
+    await wm.ensureWatch(cms, 'a');
+    await wm.ensureWatch(cms, 'a');
+    wm.releaseWatch(cms, 'a');
+    expect(source.last().stopped).toBe(true);
+    expect(wm.activeWatchCount()).toBe(0);
+  });
+
+  it('ignores a release by an owner that holds nothing', async () => {
+    const { source, wm } = setup();
+    source.syncImmediately = true;
+    await wm.ensureWatch(cms, 'a');
+    wm.releaseWatch(cms, 'nobody');
+    wm.releaseWatch(apps, 'a');
+    expect(source.last().stopped).toBe(false);
+  });
+
+  it('builds a fresh informer for an ensureWatch after the last release', async () => {
+    const { source, wm } = setup();
+    source.syncImmediately = true;
+    await wm.ensureWatch(cms, 'a');
+    const first = source.last();
+    wm.releaseWatch(cms, 'a');
+    await wm.ensureWatch(cms, 'a');
+    expect(source.created).toHaveLength(2);
+    expect(source.last()).not.toBe(first);
+    expect(source.last().runs).toBe(1);
+    expect(wm.getInformer(cms)).toBe(source.last());
+  });
+
+  it('runs one informer per GVR', async () => {
+    const { source, wm } = setup();
+    source.syncImmediately = true;
+    await wm.ensureWatch(cms, 'a');
+    await wm.ensureWatch(apps, 'a');
+    expect(wm.activeWatchCount()).toBe(2);
+    expect(source.created.map((i) => i.gvr.resource)).toEqual(['configmaps', 'webapps']);
+  });
+
+  it('rejects bad arguments with a TypeError naming them', async () => {
+    const { wm } = setup();
+    await expect(wm.ensureWatch(cms, '')).rejects.toThrow(/ownerId must be a non-empty string/);
+    await expect(wm.ensureWatch({ group: '', version: '', resource: 'x' }, 'a')).rejects.toThrow(TypeError);
+    expect(wm.activeWatchCount()).toBe(0);
+  });
+
+  it('rejects with an InformerError when the source cannot build the informer, holding nothing', async () => {
+    const { source, wm } = setup();
+    source.throwNext = new Error('no such resource kind');
+    const err = await wm.ensureWatch(cms, 'a').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WatchError);
+    expect((err as WatchError).reason).toBe('InformerError');
+    expect((err as WatchError).cause).toBeInstanceOf(Error);
+    expect(wm.activeWatchCount()).toBe(0);
+  });
+});
+
+describe('WatchManager sync timeout', () => {
+  it('rejects after syncTimeoutMs with an error naming the GVR, and stops the informer no one else holds', async () => {
+    const { clock, source, wm } = setup({ syncTimeoutMs: 5000 });
+    const p = track(wm.ensureWatch(apps, 'a'));
+    await clock.advanceAsync(4999);
+    expect(p.status).toBe('pending');
+    await clock.advanceAsync(1);
+    expect(p.status).toBe('rejected');
+    const err = p.error as WatchError;
+    expect(err).toBeInstanceOf(WatchError);
+    expect(err.name).toBe('WatchError');
+    expect(err.reason).toBe('SyncTimeout');
+    expect(err.message).toContain('demo.protean.dev/v1/webapps');
+    expect(err.gvr).toEqual(apps);
+    expect(source.last().stopped).toBe(true);
+    expect(wm.activeWatchCount()).toBe(0);
+  });
+
+  it('drops only the timed-out owner: another owner keeps the informer and resolves when it syncs', async () => {
+    const { clock, source, wm } = setup({ syncTimeoutMs: 5000 });
+    const a = track(wm.ensureWatch(apps, 'a'));
+    await clock.advanceAsync(2000);
+    const b = track(wm.ensureWatch(apps, 'b'));
+    await clock.advanceAsync(3000);
+    expect(a.status).toBe('rejected');
+    expect(b.status).toBe('pending');
+    expect(source.last().stopped).toBe(false);
+    expect(wm.activeWatchCount()).toBe(1);
+    source.last().synced = true;
+    await clock.advanceAsync(100);
+    expect(b.status).toBe('resolved');
+    wm.releaseWatch(apps, 'b');
+    expect(source.last().stopped).toBe(true);
+  });
+
+  it('names the last informer error in the timeout error', async () => {
+    const { clock, source, wm } = setup({ syncTimeoutMs: 1000 });
+    const p = track(wm.ensureWatch(apps, 'a'));
+    source.last().fail(new HttpError(500, 'etcd is sad'));
+    await clock.advanceAsync(1000);
+    const err = p.error as WatchError;
+    expect(err.message).toContain('etcd is sad');
+    expect(err.cause).toBeInstanceOf(HttpError);
+    expect(err.status).toBe(500);
+  });
+
+  it('reads syncTimeoutMs at each call, and treats 0 as the 30 s default', async () => {
+    const { clock, wm } = setup();
+    expect(wm.syncTimeoutMs).toBe(30_000);
+    wm.syncTimeoutMs = 0;
+    const p = track(wm.ensureWatch(apps, 'a'));
+    await clock.advanceAsync(29_999);
+    expect(p.status).toBe('pending');
+    await clock.advanceAsync(1);
+    expect(p.status).toBe('rejected');
+  });
+
+  it('turns later callers away at once after a timeout, until the failure window passes', async () => {
+    const { clock, source, wm } = setup({ syncTimeoutMs: 1000 });
+    const first = track(wm.ensureWatch(apps, 'a'));
+    await clock.advanceAsync(1000);
+    expect(first.status).toBe('rejected');
+    const err = await wm.ensureWatch(apps, 'b').catch((e: unknown) => e);
+    expect((err as WatchError).reason).toBe('BackingOff');
+    expect((err as WatchError).cause).toBe(first.error);
+    expect(source.created).toHaveLength(1);
+    await clock.advanceAsync(1000);
+    const retry = track(wm.ensureWatch(apps, 'b'));
+    expect(source.created).toHaveLength(2);
+    source.last().synced = true;
+    await clock.advanceAsync(100);
+    expect(retry.status).toBe('resolved');
+  });
+});
+
+describe('WatchManager refusal and failure memory', () => {
+  it('fails a pending ensureWatch at once on a 404 before sync, with a WatchError carrying GVR, status and cause', async () => {
+    const { source, wm } = setup();
+    const p = track(wm.ensureWatch(apps, 'a'));
+    const b = track(wm.ensureWatch(apps, 'b'));
+    const cause = new HttpError(404, 'the server could not find the requested resource');
+    source.last().fail(cause);
+    await flushMicrotasks();
+    expect(p.status).toBe('rejected');
+    expect(b.status).toBe('rejected');
+    const err = p.error as WatchError;
+    expect(err).toBeInstanceOf(WatchError);
+    expect(err.reason).toBe('NotFound');
+    expect(err.status).toBe(404);
+    expect(err.cause).toBe(cause);
+    expect(err.gvr).toEqual(apps);
+    expect(err.message).toMatch(/demo\.protean\.dev\/v1\/webapps.*could not find/);
+    expect(source.last().stopped).toBe(true);
+    expect(wm.activeWatchCount()).toBe(0);
+  });
+
+  it('fails fast on 403 as Forbidden, but keeps waiting through a 500', async () => {
+    const { source, wm } = setup();
+    const p = track(wm.ensureWatch(cms, 'a'));
+    source.last().fail(new HttpError(500, 'internal'));
+    await flushMicrotasks();
+    expect(p.status).toBe('pending');
+    source.last().fail(new HttpError(403, 'configmaps is forbidden'));
+    await flushMicrotasks();
+    expect(p.status).toBe('rejected');
+    expect((p.error as WatchError).reason).toBe('Forbidden');
+  });
+
+  it('ignores informer errors after the first sync (the informer retries on its own)', async () => {
+    const { source, wm } = setup();
+    source.syncImmediately = true;
+    await wm.ensureWatch(cms, 'a');
+    source.last().fail(new HttpError(404, 'gone'));
+    expect(source.last().stopped).toBe(false);
+    await expect(wm.ensureWatch(cms, 'b')).resolves.toBeUndefined();
+  });
+
+  it('rejects later callers at once with the remembered cause, doubling the window per consecutive failure', async () => {
+    const { clock, source, wm } = setup();
+    const notFound = new HttpError(404, 'not served');
+    const first = track(wm.ensureWatch(apps, 'a'));
+    source.last().fail(notFound);
+    await flushMicrotasks();
+    expect(first.status).toBe('rejected');
+
+    const fast = (await wm.ensureWatch(apps, 'b').catch((e: unknown) => e)) as WatchError;
+    expect(fast.reason).toBe('BackingOff');
+    expect(fast.status).toBe(404);
+    expect(fast.message).toContain('not served');
+    expect(source.created).toHaveLength(1);
+
+    await clock.advanceAsync(1000);
+    const second = track(wm.ensureWatch(apps, 'b'));
+    expect(source.created).toHaveLength(2);
+    source.last().fail(notFound);
+    await flushMicrotasks();
+    expect(second.status).toBe('rejected');
+
+    await clock.advanceAsync(1000);
+    await expect(wm.ensureWatch(apps, 'c')).rejects.toMatchObject({ reason: 'BackingOff' });
+    await clock.advanceAsync(1000);
+    const third = track(wm.ensureWatch(apps, 'c'));
+    expect(source.created).toHaveLength(3);
+    source.last().synced = true;
+    await clock.advanceAsync(100);
+    expect(third.status).toBe('resolved');
+  });
+
+  it('forgets past failures after a successful sync', async () => {
+    const { clock, source, wm } = setup({ failureBackoff: { initialMs: 1000, maxMs: 60_000 } });
+    for (let i = 0; i < 3; i++) {
+      const p = track(wm.ensureWatch(apps, 'a'));
+      source.last().fail(new HttpError(404, 'not served'));
+      await flushMicrotasks();
+      expect(p.status).toBe('rejected');
+      await clock.advanceAsync(60_000);
+    }
+    source.syncImmediately = true;
+    await wm.ensureWatch(apps, 'a');
+    wm.releaseWatch(apps, 'a');
+    source.syncImmediately = false;
+    const p = track(wm.ensureWatch(apps, 'a'));
+    source.last().fail(new HttpError(404, 'not served'));
+    await flushMicrotasks();
+    expect(p.status).toBe('rejected');
+    await clock.advanceAsync(1000);
+    const after = track(wm.ensureWatch(apps, 'a'));
+    expect(after.status).toBe('pending');
+  });
+});
+
+describe('WatchManager concurrent ensure and release', () => {
+  it('rejects a pending ensureWatch whose owner releases, and stops the informer no one holds', async () => {
+    const { source, wm } = setup();
+    const p = track(wm.ensureWatch(cms, 'a'));
+    wm.releaseWatch(cms, 'a');
+    await flushMicrotasks();
+    expect(p.status).toBe('rejected');
+    expect((p.error as WatchError).reason).toBe('Released');
+    expect(source.last().stopped).toBe(true);
+    expect(wm.activeWatchCount()).toBe(0);
+  });
+
+  it('ensure A, release A, ensure B: B waits on a fresh informer, not on the stopped one', async () => {
+    const { clock, source, wm } = setup();
+    const a = track(wm.ensureWatch(cms, 'a'));
+    const old = source.last();
+    wm.releaseWatch(cms, 'a');
+    const b = track(wm.ensureWatch(cms, 'b'));
+    expect(source.created).toHaveLength(2);
+    old.synced = true;
+    await clock.advanceAsync(200);
+    expect(b.status).toBe('pending');
+    source.last().synced = true;
+    await clock.advanceAsync(100);
+    expect(a.status).toBe('rejected');
+    expect(b.status).toBe('resolved');
+    expect(wm.getInformer(cms)).toBe(source.last());
+  });
+
+  it('ensure A, ensure B, release A: B still gets the informer when it syncs', async () => {
+    const { clock, source, wm } = setup();
+    const a = track(wm.ensureWatch(cms, 'a'));
+    const b = track(wm.ensureWatch(cms, 'b'));
+    wm.releaseWatch(cms, 'a');
+    await flushMicrotasks();
+    expect(a.status).toBe('rejected');
+    expect(source.last().stopped).toBe(false);
+    source.last().synced = true;
+    await clock.advanceAsync(100);
+    expect(b.status).toBe('resolved');
+    expect(source.created).toHaveLength(1);
+    expect(wm.activeWatchCount()).toBe(1);
+  });
+
+  it('ensure A, release A, ensure A: the first call rejects, the second resolves on the new informer', async () => {
+    const { clock, source, wm } = setup();
+    const first = track(wm.ensureWatch(cms, 'a'));
+    wm.releaseWatch(cms, 'a');
+    const second = track(wm.ensureWatch(cms, 'a'));
+    source.last().synced = true;
+    await clock.advanceAsync(100);
+    expect(first.status).toBe('rejected');
+    expect(second.status).toBe('resolved');
+    wm.releaseWatch(cms, 'a');
+    expect(wm.activeWatchCount()).toBe(0);
+  });
+
+  it('never leaves an informer without an owner or an owner without an informer, over random interleavings', async () => {
+    const { clock, source, wm } = setup({ syncTimeoutMs: 700 });
+    let seed = 42;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const owners = ['a', 'b', 'c'];
+    const held = new Map<string, 'pending' | 'held'>();
+    for (let step = 0; step < 400; step++) {
+      const owner = owners[rand(owners.length)]!;
+      const op = rand(4);
+      if (op === 0) {
+        const p = wm.ensureWatch(cms, owner);
+        if (held.get(owner) !== 'held') held.set(owner, 'pending');
+        p.then(
+          () => held.set(owner, 'held'),
+          () => held.delete(owner),
+        );
+      } else if (op === 1) {
+        wm.releaseWatch(cms, owner);
+        held.delete(owner);
+      } else if (op === 2 && source.created.length > 0) {
+        source.last().synced = true;
+      } else {
+        await clock.advanceAsync(100 * (1 + rand(3)));
+      }
+      await flushMicrotasks();
+      const informer = wm.getInformer(cms);
+      const live = source.created.filter((i) => !i.stopped);
+      expect(live.length).toBe(informer === undefined ? 0 : 1);
+      if (informer !== undefined) expect(live[0]).toBe(informer);
+      // Every owner that believes it holds the watch has a running, synced informer.
+      for (const [, state] of held) if (state === 'held') expect(informer?.hasSynced()).toBe(true);
+      if (held.size === 0) expect(informer).toBeUndefined();
+    }
+  });
+});
+
+describe('WatchManager events', () => {
+  it('emits one normalized event per informer event, with copied labels and generations', async () => {
+    const { source, events, wm } = setup();
+    source.syncImmediately = true;
+    await wm.ensureWatch(cms, 'a');
+    const inf = source.last();
+    const v1 = obj('x', { app: 'web' }, 1);
+    inf.add(v1);
+    inf.update(v1, obj('x', { app: 'api' }, 2));
+    inf.remove(obj('x', { app: 'api' }, 2));
+    expect(events).toEqual([
+      { type: 'add', gvr: cms, name: 'x', namespace: 'default', labels: { app: 'web' }, generation: 1 },
+      { type: 'update', gvr: cms, name: 'x', namespace: 'default', labels: { app: 'api' }, oldLabels: { app: 'web' }, generation: 2, oldGeneration: 1 },
+      { type: 'delete', gvr: cms, name: 'x', namespace: 'default', labels: { app: 'api' }, generation: 2 },
+    ]);
+    (events[0]!.labels as Record<string, string>)['app'] = 'mutated';
+    expect(v1.metadata.labels).toEqual({ app: 'web' });
+  });
+
+  it('unwraps delete tombstones, using the key when the tombstone has no object', async () => {
+    const { source, events, wm } = setup();
+    source.syncImmediately = true;
+    await wm.ensureWatch(cms, 'a');
+    source.last().remove(new DeletedFinalStateUnknown('default/x', obj('x', { app: 'web' })));
+    source.last().remove(new DeletedFinalStateUnknown('kube-system/y', undefined));
+    source.last().remove(new DeletedFinalStateUnknown('cluster-thing', undefined));
+    expect(events.map((e) => [e.type, e.namespace, e.name, e.labels])).toEqual([
+      ['delete', 'default', 'x', { app: 'web' }],
+      ['delete', 'kube-system', 'y', {}],
+      ['delete', '', 'cluster-thing', {}],
+    ]);
+  });
+
+  it('emits the replay of an informer that already holds objects', async () => {
+    const clock = new FakeClock();
+    const inf = new TestInformer(cms);
+    inf.prefill(obj('pre'));
+    inf.synced = true;
+    const events: WatchEvent[] = [];
+    const wm = new WatchManager({ createInformer: () => inf }, 0, (e) => events.push(e), silentLogger(), { clock });
+    await wm.ensureWatch(cms, 'a');
+    expect(events.map((e) => `${e.type}:${e.name}`)).toEqual(['add:pre']);
+  });
+
+  it('logs an onEvent that throws and keeps delivering later events', async () => {
+    const delivered: string[] = [];
+    const { source, logs, wm } = setup({}, (e) => {
+      delivered.push(e.name);
+      if (e.name === 'bad') throw new Error('consumer bug');
+    });
+    source.syncImmediately = true;
+    await wm.ensureWatch(cms, 'a');
+    source.last().add(obj('bad'));
+    source.last().add(obj('good'));
+    expect(delivered).toEqual(['bad', 'good']);
+    expect(logs.some((l) => l.level === 50 && l.msg.includes('onEvent threw'))).toBe(true);
+  });
+
+  it('emits nothing for an informer after its last owner released it', async () => {
+    const { source, events, wm } = setup();
+    source.syncImmediately = true;
+    await wm.ensureWatch(cms, 'a');
+    const inf = source.last();
+    const staleHandlers = [...inf.handlers.values()];
+    wm.releaseWatch(cms, 'a');
+    for (const h of staleHandlers) h.onAdd?.(obj('late'), false);
+    expect(events).toEqual([]);
+  });
+});
+
+describe('WatchManager shutdown', () => {
+  it('stops every informer, rejects pending callers, and rejects later calls', async () => {
+    const { source, wm } = setup();
+    source.syncImmediately = true;
+    await wm.ensureWatch(cms, 'a');
+    source.syncImmediately = false;
+    const pending = track(wm.ensureWatch(apps, 'a'));
+    wm.shutdown();
+    await flushMicrotasks();
+    expect(source.created.every((i) => i.stopped)).toBe(true);
+    expect(pending.status).toBe('rejected');
+    expect((pending.error as WatchError).reason).toBe('Shutdown');
+    expect(wm.activeWatchCount()).toBe(0);
+    await expect(wm.ensureWatch(cms, 'b')).rejects.toMatchObject({ reason: 'Shutdown' });
+    wm.shutdown();
+  });
+
+  it('leaves no timer behind once everything is released', async () => {
+    const { clock, source, wm } = setup();
+    const p = track(wm.ensureWatch(cms, 'a'));
+    source.last().synced = true;
+    await clock.advanceAsync(100);
+    expect(p.status).toBe('resolved');
+    const q = track(wm.ensureWatch(apps, 'b'));
+    wm.releaseWatch(apps, 'b');
+    await flushMicrotasks();
+    expect(q.status).toBe('rejected');
+    expect(clock.pendingTimers()).toBe(0);
+  });
+});

@@ -1,0 +1,316 @@
+import {
+  gvrKey,
+  realClock,
+  type Clock,
+  type DeletedFinalStateUnknown,
+  type EventHandler,
+  type EventType,
+  type GroupVersionResource,
+  type HandlerRegistration,
+  type Informer,
+  type InformerSource,
+  type Logger,
+  type PartialObjectMetadata,
+  type TimerHandle,
+  type WatchRegistry,
+} from '@protean/core';
+import { statusOf } from './statusOf.js';
+import { SyncFailureMemory } from './SyncFailureMemory.js';
+import { toWatchEvent } from './toWatchEvent.js';
+import { WatchError, type WatchErrorReason } from './WatchError.js';
+import type { WatchManagerOptions } from './WatchManagerOptions.js';
+
+const DEFAULT_SYNC_TIMEOUT_MS = 30_000;
+
+/** Statuses that fail a pending `ensureWatch` at once instead of at the sync deadline. */
+const FAIL_FAST: ReadonlyMap<number, WatchErrorReason> = new Map([
+  [401, 'Unauthorized'],
+  [403, 'Forbidden'],
+  [404, 'NotFound'],
+]);
+
+interface SyncWaiter {
+  readonly ownerId: string;
+  readonly resolve: () => void;
+  readonly reject: (err: WatchError) => void;
+  deadline: TimerHandle | undefined;
+}
+
+interface WatchEntry {
+  readonly key: string;
+  readonly gvr: GroupVersionResource;
+  readonly informer: Informer;
+  readonly abort: AbortController;
+  readonly owners: Set<string>;
+  readonly waiters: Set<SyncWaiter>;
+  registration: HandlerRegistration | undefined;
+  synced: boolean;
+  failureRecorded: boolean;
+  lastError: Error | undefined;
+  poll: TimerHandle | undefined;
+}
+
+/**
+ * One shared informer per GVR, started on first use and stopped when its
+ * last owner releases it (seed: `WatchManager`). Every informer event
+ * becomes one normalized `WatchEvent` passed to `onEvent`.
+ *
+ * Ownership is a set, not a counter: a second `ensureWatch` by the same
+ * owner is a no-op and one `releaseWatch` drops it. A promise returned by
+ * `ensureWatch` resolves only if, at that moment, the owner holds a synced
+ * informer; so a `releaseWatch` while the owner's `ensureWatch` is still
+ * waiting rejects that promise (`reason: 'Released'`).
+ *
+ * Beyond the seed system: a GVR the server refuses (401/403/404 before the
+ * first sync) fails its pending callers at once, and a GVR that failed to
+ * sync turns later callers away at once (`reason: 'BackingOff'`) until its
+ * failure window (1 s doubling to 5 min) has passed.
+ */
+export class WatchManager implements WatchRegistry {
+  /** Longest an `ensureWatch` waits for the informer to sync; 0 or less means the default, 30 000. */
+  syncTimeoutMs: number;
+  private readonly entries = new Map<string, WatchEntry>();
+  private readonly failures: SyncFailureMemory;
+  private readonly clock: Clock;
+  private readonly pollMs: number;
+  private readonly log: Logger;
+  private isShutdown = false;
+
+  constructor(
+    private readonly source: InformerSource,
+    private readonly resyncPeriodMs: number,
+    private readonly onEvent: EventHandler,
+    logger: Logger,
+    options: WatchManagerOptions = {},
+  ) {
+    if (!(resyncPeriodMs >= 0) || !Number.isFinite(resyncPeriodMs)) {
+      throw new RangeError(`WatchManager: resyncPeriodMs must be a finite number >= 0, got ${String(resyncPeriodMs)}`);
+    }
+    this.clock = options.clock ?? realClock;
+    this.syncTimeoutMs = options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS;
+    this.pollMs = Math.max(1, options.syncPollIntervalMs ?? 100);
+    this.failures = new SyncFailureMemory(this.clock, options.failureBackoff?.initialMs, options.failureBackoff?.maxMs);
+    this.log = logger.child({ component: 'watch-manager' });
+  }
+
+  /**
+   * Adds `ownerId` to the owners of `gvr`, starting its informer if none
+   * runs, and resolves once that informer has synced. Rejects with a
+   * {@link WatchError} naming the GVR on timeout, refusal, release or
+   * shutdown; only `ownerId` is dropped, never another owner's informer.
+   */
+  ensureWatch(gvr: GroupVersionResource, ownerId: string): Promise<void> {
+    const badInput = checkArgs(gvr, ownerId);
+    if (badInput !== undefined) return Promise.reject(badInput);
+    if (this.isShutdown) return Promise.reject(new WatchError(gvr, 'Shutdown', 'the watch manager is shut down'));
+    const key = gvrKey(gvr);
+    let entry = this.entries.get(key);
+    if (entry === undefined || !entry.synced) {
+      // Beyond kro: a GVR that failed to sync recently turns callers away at once.
+      const failure = this.failures.active(key);
+      if (failure !== undefined) {
+        const waitMs = Math.ceil(failure.retryAtMs - this.clock.now());
+        const detail = `failed to sync ${failure.consecutive} time(s) in a row (${failure.error.message}); not retrying for another ${waitMs} ms`;
+        return Promise.reject(new WatchError(gvr, 'BackingOff', detail, { cause: failure.error, status: failure.status }));
+      }
+    }
+    if (entry === undefined) {
+      try {
+        entry = this.start(gvr, key);
+      } catch (err) {
+        return Promise.reject(new WatchError(gvr, 'InformerError', `creating the informer failed: ${messageOf(err)}`, { cause: err }));
+      }
+    }
+    entry.owners.add(ownerId);
+    if (entry.synced || this.checkSynced(entry)) return Promise.resolve();
+    const current = entry;
+    return new Promise<void>((resolve, reject) => {
+      const waiter: SyncWaiter = { ownerId, resolve, reject, deadline: undefined };
+      const timeoutMs = this.syncTimeoutMs > 0 ? this.syncTimeoutMs : DEFAULT_SYNC_TIMEOUT_MS;
+      waiter.deadline = this.clock.setTimeout(() => this.onSyncTimeout(current, waiter, timeoutMs), timeoutMs);
+      current.waiters.add(waiter);
+      this.schedulePoll(current);
+    });
+  }
+
+  /** Drops `ownerId` from `gvr`'s owners; stops the informer when none remains. */
+  releaseWatch(gvr: GroupVersionResource, ownerId: string): void {
+    const entry = this.entries.get(gvrKey(gvr));
+    if (entry === undefined || !entry.owners.has(ownerId)) return;
+    // Differs from kro, whose waiting call would still succeed for an owner that is gone.
+    const err = new WatchError(entry.gvr, 'Released', `owner ${JSON.stringify(ownerId)} released the watch before it synced`);
+    this.dropOwner(entry, ownerId, err);
+  }
+
+  /** The running informer of `gvr`, if any owner holds it (synced or not). */
+  getInformer(gvr: GroupVersionResource): Informer | undefined {
+    return this.entries.get(gvrKey(gvr))?.informer;
+  }
+
+  /** Number of running informers. */
+  activeWatchCount(): number {
+    return this.entries.size;
+  }
+
+  /** Stops every informer and rejects pending `ensureWatch` calls; later calls reject. Idempotent. */
+  shutdown(): void {
+    this.isShutdown = true;
+    for (const entry of [...this.entries.values()]) {
+      this.stop(entry, new WatchError(entry.gvr, 'Shutdown', 'the watch manager shut down before the informer synced'));
+    }
+  }
+
+  private start(gvr: GroupVersionResource, key: string): WatchEntry {
+    const ownGvr: GroupVersionResource = Object.freeze({ group: gvr.group, version: gvr.version, resource: gvr.resource });
+    const informer = this.source.createInformer(ownGvr, { resyncPeriodMs: this.resyncPeriodMs });
+    const entry: WatchEntry = {
+      key,
+      gvr: ownGvr,
+      informer,
+      abort: new AbortController(),
+      owners: new Set(),
+      waiters: new Set(),
+      registration: undefined,
+      synced: false,
+      failureRecorded: false,
+      lastError: undefined,
+      poll: undefined,
+    };
+    // In the map before the handler is added: the replay of a pre-filled cache must be emitted.
+    this.entries.set(key, entry);
+    try {
+      informer.setWatchErrorHandler((err) => this.onWatchError(entry, err));
+      entry.registration = informer.addEventHandler({
+        onAdd: (obj) => this.emit(entry, 'add', obj),
+        onUpdate: (oldObj, newObj) => this.emit(entry, 'update', newObj, oldObj),
+        onDelete: (obj) => this.emit(entry, 'delete', obj),
+      });
+      informer.run(entry.abort.signal);
+    } catch (err) {
+      this.entries.delete(key);
+      entry.abort.abort();
+      throw err;
+    }
+    this.log.debug({ gvr: key }, 'informer started');
+    return entry;
+  }
+
+  private emit(
+    entry: WatchEntry,
+    type: EventType,
+    obj: PartialObjectMetadata | DeletedFinalStateUnknown,
+    oldObj?: PartialObjectMetadata,
+  ): void {
+    // A released informer may still be delivering; its events are no one's any more.
+    if (this.entries.get(entry.key) !== entry) return;
+    try {
+      this.onEvent(toWatchEvent(entry.gvr, type, obj, oldObj));
+    } catch (err) {
+      this.log.error({ err, gvr: entry.key, type }, 'onEvent threw; the informer carries on');
+    }
+  }
+
+  private checkSynced(entry: WatchEntry): boolean {
+    if (!entry.informer.hasSynced() || entry.registration?.hasSynced() !== true) return false;
+    entry.synced = true;
+    this.failures.clear(entry.key);
+    if (entry.poll !== undefined) this.clock.clearTimeout(entry.poll);
+    entry.poll = undefined;
+    const waiters = [...entry.waiters];
+    entry.waiters.clear();
+    for (const w of waiters) {
+      if (w.deadline !== undefined) this.clock.clearTimeout(w.deadline);
+      w.resolve();
+    }
+    this.log.debug({ gvr: entry.key }, 'informer synced');
+    return true;
+  }
+
+  private schedulePoll(entry: WatchEntry): void {
+    if (entry.poll !== undefined) return;
+    entry.poll = this.clock.setTimeout(() => {
+      entry.poll = undefined;
+      if (this.entries.get(entry.key) !== entry || entry.waiters.size === 0) return;
+      if (!this.checkSynced(entry)) this.schedulePoll(entry);
+    }, this.pollMs);
+  }
+
+  private onSyncTimeout(entry: WatchEntry, waiter: SyncWaiter, timeoutMs: number): void {
+    waiter.deadline = undefined;
+    if (!entry.waiters.has(waiter)) return;
+    // The informer may have synced since the last poll.
+    if (this.checkSynced(entry)) return;
+    const last = entry.lastError;
+    const status = statusOf(last);
+    const detail = `informer did not sync within ${timeoutMs} ms${last === undefined ? '' : ` (last error: ${last.message})`}`;
+    const err = new WatchError(entry.gvr, 'SyncTimeout', detail, { cause: last, status });
+    this.recordFailure(entry, err, status);
+    this.log.warn({ gvr: entry.key, ownerId: waiter.ownerId, err: last }, 'informer did not sync in time; owner dropped');
+    this.dropOwner(entry, waiter.ownerId, err);
+  }
+
+  private onWatchError(entry: WatchEntry, err: Error): void {
+    if (this.entries.get(entry.key) !== entry) return;
+    entry.lastError = err;
+    if (entry.synced || entry.waiters.size === 0) return;
+    const status = statusOf(err);
+    const reason = status === undefined ? undefined : FAIL_FAST.get(status);
+    if (reason === undefined) return;
+    // Beyond kro: a refusal fails the pending callers now, not at the sync deadline.
+    const werr = new WatchError(entry.gvr, reason, `the server answered ${status} before the informer synced: ${err.message}`, {
+      cause: err,
+      status,
+    });
+    this.recordFailure(entry, werr, status);
+    this.log.warn({ gvr: entry.key, status, err }, 'informer refused by the server before it synced; pending owners dropped');
+    for (const owner of [...entry.owners]) this.dropOwner(entry, owner, werr);
+  }
+
+  private recordFailure(entry: WatchEntry, err: WatchError, status: number | undefined): void {
+    // One informer counts as one failure, however many of its callers time out.
+    if (entry.failureRecorded) return;
+    entry.failureRecorded = true;
+    this.failures.record(entry.key, err, status);
+  }
+
+  private dropOwner(entry: WatchEntry, ownerId: string, err: WatchError): void {
+    for (const w of [...entry.waiters]) {
+      if (w.ownerId !== ownerId) continue;
+      entry.waiters.delete(w);
+      if (w.deadline !== undefined) this.clock.clearTimeout(w.deadline);
+      w.reject(err);
+    }
+    entry.owners.delete(ownerId);
+    if (entry.owners.size === 0) this.stop(entry, err);
+  }
+
+  private stop(entry: WatchEntry, err: WatchError): void {
+    if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
+    if (entry.poll !== undefined) this.clock.clearTimeout(entry.poll);
+    entry.poll = undefined;
+    for (const w of entry.waiters) {
+      if (w.deadline !== undefined) this.clock.clearTimeout(w.deadline);
+      w.reject(err);
+    }
+    entry.waiters.clear();
+    entry.owners.clear();
+    if (entry.registration !== undefined) entry.informer.removeEventHandler(entry.registration);
+    entry.abort.abort();
+    this.log.debug({ gvr: entry.key }, 'informer stopped');
+  }
+}
+
+function checkArgs(gvr: GroupVersionResource, ownerId: string): TypeError | undefined {
+  const g = gvr as Partial<GroupVersionResource> | null | undefined;
+  if (g === null || typeof g !== 'object' || typeof g.group !== 'string' || !g.version || !g.resource) {
+    return new TypeError(`ensureWatch: invalid GVR ${JSON.stringify(gvr)}: need string group, non-empty version and resource`);
+  }
+  if (typeof ownerId !== 'string' || ownerId === '') {
+    return new TypeError(`ensureWatch(${gvrKey(gvr)}): ownerId must be a non-empty string, got ${JSON.stringify(ownerId)}`);
+  }
+  return undefined;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,69 @@
+import type { Logger } from '@protean/core';
+import { KubernetesRequestError } from './KubernetesRequestError.js';
+import { MetadataStore } from './MetadataStore.js';
+import { trimMetadata } from './trimMetadata.js';
+
+/** One page of a LIST response, as far as the informer reads it. */
+export interface ListPage {
+  readonly items?: unknown[];
+  readonly metadata?: { readonly resourceVersion?: string; readonly continue?: string };
+}
+
+/** The outcome of {@link listAll}. */
+export interface ListResult {
+  readonly store: MetadataStore;
+  /** The list's resourceVersion: where the following watch starts. */
+  readonly resourceVersion: string;
+  readonly pages: number;
+}
+
+const MAX_RESTARTS = 3;
+
+/**
+ * Lists a collection page by page (`limit` + `continue`) into a fresh
+ * store of trimmed objects. The first page asks for `resourceVersion`
+ * (`""` = most recent, `"0"` = any), later pages only for their
+ * `continue` token, as the API requires. If a continue token expires
+ * (410) mid-list, the list starts over from `""`, at most three times.
+ * `limit` 0 asks for everything at once.
+ */
+export async function listAll(
+  fetchPage: (query: URLSearchParams) => Promise<ListPage>,
+  resourceVersion: string,
+  limit: number,
+  intern: (s: string) => string,
+  log: Logger,
+): Promise<ListResult> {
+  let store = new MetadataStore();
+  let rv = resourceVersion;
+  let cont: string | undefined;
+  let pages = 0;
+  let restarts = 0;
+  for (;;) {
+    const q = new URLSearchParams();
+    if (limit > 0) q.set('limit', String(limit));
+    if (cont !== undefined) q.set('continue', cont);
+    else if (rv !== '') q.set('resourceVersion', rv);
+    let page: ListPage;
+    try {
+      page = await fetchPage(q);
+    } catch (err) {
+      if (cont !== undefined && err instanceof KubernetesRequestError && err.expired && restarts++ < MAX_RESTARTS) {
+        log.debug('continue token expired while paging; listing again from the most recent version');
+        store = new MetadataStore();
+        cont = undefined;
+        rv = '';
+        pages = 0;
+        continue;
+      }
+      throw err;
+    }
+    pages++;
+    for (const item of Array.isArray(page.items) ? page.items : []) {
+      const obj = trimMetadata(item, intern);
+      if (obj !== undefined) store.set(obj);
+    }
+    cont = page.metadata?.continue || undefined;
+    if (cont === undefined) return { store, resourceVersion: page.metadata?.resourceVersion ?? '', pages };
+  }
+}

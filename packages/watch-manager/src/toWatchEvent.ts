@@ -1,0 +1,50 @@
+import {
+  DeletedFinalStateUnknown,
+  parseNamespacedNameKey,
+  type EventType,
+  type GroupVersionResource,
+  type PartialObjectMetadata,
+  type WatchEvent,
+} from '@protean/core';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * Turns one informer callback into the normalized {@link WatchEvent} the
+ * watch manager emits: labels are copied (never shared with the cache),
+ * updates carry `oldLabels`/`oldGeneration`, and a delete tombstone
+ * ({@link DeletedFinalStateUnknown}) is unwrapped to its last known object.
+ *
+ * Easy to get wrong: a tombstone may carry no object at all; the event is
+ * then built from its `namespace/name` key with empty labels, not dropped.
+ */
+export function toWatchEvent(
+  gvr: GroupVersionResource,
+  type: EventType,
+  obj: PartialObjectMetadata | DeletedFinalStateUnknown,
+  oldObj?: PartialObjectMetadata,
+): WatchEvent {
+  if (obj instanceof DeletedFinalStateUnknown) {
+    if (obj.obj !== undefined) return toWatchEvent(gvr, type, obj.obj);
+    const { namespace, name } = parseNamespacedNameKey(obj.key);
+    return { type, gvr, name, namespace, labels: {} };
+  }
+  const meta = obj.metadata;
+  const event: Mutable<WatchEvent> = {
+    type,
+    gvr,
+    name: meta.name,
+    namespace: meta.namespace ?? '',
+    labels: copyLabels(meta.labels),
+  };
+  if (meta.generation !== undefined) event.generation = meta.generation;
+  if (type === 'update' && oldObj !== undefined) {
+    event.oldLabels = copyLabels(oldObj.metadata.labels);
+    if (oldObj.metadata.generation !== undefined) event.oldGeneration = oldObj.metadata.generation;
+  }
+  return event;
+}
+
+function copyLabels(labels: Readonly<Record<string, string>> | undefined): Readonly<Record<string, string>> {
+  return labels === undefined ? {} : { ...labels };
+}

@@ -1,0 +1,76 @@
+import 'reflect-metadata';
+import { describe, expect, it } from '@jest/globals';
+import { KubeConfig } from '@kubernetes/client-node';
+import {
+  coreModule,
+  silentLogger,
+  TOKENS,
+  type GroupVersionResource,
+  type Informer,
+  type InformerSource,
+} from '@protean/core';
+import { Container } from 'inversify';
+import { KubernetesInformerSource } from './KubernetesInformerSource.js';
+import { WatchManager } from './WatchManager.js';
+import { watchManagerModule } from './watchManagerModule.js';
+
+function kubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: 'http://127.0.0.1:1', skipTLSVerify: true }],
+    users: [{ name: 'u', token: 't' }],
+    contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
+    currentContext: 'ctx',
+  });
+  return kc;
+}
+
+function container(): Container {
+  const c = new Container();
+  c.load(coreModule({}, silentLogger()), watchManagerModule({ kubeConfig: kubeConfig() }));
+  return c;
+}
+
+describe('watchManagerModule', () => {
+  it('binds a KubernetesInformerSource and a factory of WatchManagers', () => {
+    const c = container();
+    const source = c.get(TOKENS.informerSource);
+    expect(source).toBeInstanceOf(KubernetesInformerSource);
+    expect(c.get(TOKENS.informerSource)).toBe(source);
+    const registry = c.get(TOKENS.watchRegistryFactory)({ source, resyncPeriodMs: 0, onEvent: () => undefined, logger: silentLogger() });
+    expect(registry).toBeInstanceOf(WatchManager);
+    expect(registry.activeWatchCount()).toBe(0);
+  });
+
+  it('lets a rebind of TOKENS.informerSource replace the source the watch manager uses', async () => {
+    const created: GroupVersionResource[] = [];
+    const mySource: InformerSource = {
+      createInformer(gvr): Informer {
+        created.push(gvr);
+        return {
+          gvr,
+          run: () => undefined,
+          hasSynced: () => true,
+          isStopped: () => false,
+          addEventHandler: () => ({ hasSynced: () => true }),
+          removeEventHandler: () => undefined,
+          list: () => [],
+          get: () => undefined,
+          setWatchErrorHandler: () => undefined,
+        };
+      },
+    };
+    const c = container();
+    c.rebind(TOKENS.informerSource).toConstantValue(mySource);
+    const source = c.get(TOKENS.informerSource);
+    expect(source).toBe(mySource);
+    const registry = c.get(TOKENS.watchRegistryFactory)({ source, resyncPeriodMs: 0, onEvent: () => undefined, logger: silentLogger() });
+    await registry.ensureWatch({ group: '', version: 'v1', resource: 'configmaps' }, 'owner');
+    expect(created).toEqual([{ group: '', version: 'v1', resource: 'configmaps' }]);
+    registry.shutdown();
+  });
+
+  it('requires a kubeConfig', () => {
+    expect(() => watchManagerModule({} as never)).toThrow(/kubeConfig is required/);
+  });
+});
