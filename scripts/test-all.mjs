@@ -21,6 +21,8 @@ const packagesWithTests = ['packages', 'examples']
 /** Each step is a check (must exit 0) or a Jest run whose counts are summed. */
 const steps = [
   { name: 'typecheck', cmd: ['node', [join(root, 'node_modules/typescript/bin/tsc'), '-b']] },
+  // Public API reports (etc/*.api.md): fails when a package's surface drifts.
+  { name: 'api', cmd: ['node', [join(root, 'scripts/api-report.mjs')]] },
   { name: 'lint', cmd: ['node', [join(root, 'node_modules/eslint/bin/eslint.js'), '.']] },
   {
     name: 'unit',
