@@ -1,1 +1,15 @@
-export {};
+export * from './createTestController.js';
+export * from './Deferred.js';
+export * from './EnqueueRecorder.js';
+export * from './FakeClock.js';
+export * from './FakeInformer.js';
+export * from './FakeInformerError.js';
+export * from './FakeInformerSource.js';
+export * from './fakeObject.js';
+export * from './FakeStatusError.js';
+export * from './FakeWatchRegistry.js';
+export * from './HandlerRecorder.js';
+export * from './LogRecorder.js';
+export * from './NoopInstanceWatcher.js';
+export * from './ObserverRecorder.js';
+export * from './waitFor.js';

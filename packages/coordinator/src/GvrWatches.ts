@@ -1,0 +1,55 @@
+import type { GroupVersionResource, WatchEvent } from '@protean/core';
+import { CollectionIndex } from './CollectionIndex.js';
+import type { InstanceState } from './InstanceState.js';
+import { ScalarIndex } from './ScalarIndex.js';
+import type { WatchEntry } from './WatchEntry.js';
+
+/**
+ * Where the coordinator stands with the watch registry for one GVR:
+ * `idle` (not an owner), `ensuring` (an `ensureWatch` is in flight; every
+ * `watch()` of the GVR waits on it) or `owned` (synced; the coordinator is
+ * an owner until its last request goes).
+ */
+export type OwnershipPhase = 'idle' | 'ensuring' | 'owned';
+
+/**
+ * Every indexed request of one GVR (scalar and collection indexes) plus the
+ * coordinator's ownership of that GVR's informer. Internal to the package.
+ */
+export class GvrWatches {
+  readonly gvr: GroupVersionResource;
+  readonly key: string;
+  readonly scalar = new ScalarIndex();
+  readonly collection = new CollectionIndex();
+  /** All indexed entries; its size is the request count ownership follows. */
+  readonly entries = new Set<WatchEntry>();
+  phase: OwnershipPhase = 'idle';
+  /** The shared sync every `watch()` of this GVR awaits while `ensuring`. */
+  inflight: Promise<void> | undefined;
+
+  constructor(gvr: GroupVersionResource, key: string) {
+    this.gvr = gvr;
+    this.key = key;
+  }
+
+  add(entry: WatchEntry): boolean {
+    if (this.entries.has(entry)) return false;
+    this.entries.add(entry);
+    if (entry.selector === undefined) this.scalar.add(entry);
+    else this.collection.add(entry);
+    return true;
+  }
+
+  remove(entry: WatchEntry): boolean {
+    if (!this.entries.delete(entry)) return false;
+    if (entry.selector === undefined) this.scalar.remove(entry);
+    else this.collection.remove(entry);
+    return true;
+  }
+
+  /** Appends each instance the event concerns to `out`, once per `stamp`. */
+  collect(event: WatchEvent, stamp: number, out: InstanceState[]): void {
+    if (this.scalar.size !== 0) this.scalar.collect(event.namespace, event.name, stamp, out);
+    this.collection.collect(event, stamp, out);
+  }
+}

@@ -1,0 +1,289 @@
+import {
+  gvrKey,
+  namespacedNameKey,
+  type EnqueueFunc,
+  type EventRouter,
+  type GroupVersionResource,
+  type InstanceWatcher,
+  type Logger,
+  type NamespacedName,
+  type WatchEvent,
+  type WatchRegistry,
+  type WatchRequest,
+} from '@protean/core';
+import { GvrOwnership } from './GvrOwnership.js';
+import { InstanceRemovedError } from './InstanceRemovedError.js';
+import { InstanceState } from './InstanceState.js';
+import { ScopedInstanceWatcher, type WatcherHost } from './ScopedInstanceWatcher.js';
+import { validateWatchRequest } from './validateWatchRequest.js';
+import { createWatchEntry, type WatchEntry } from './WatchEntry.js';
+import { WatchUnavailableError } from './WatchUnavailableError.js';
+
+/** The owner id the coordinator registers with the watch registry unless told otherwise. */
+export const DEFAULT_COORDINATOR_OWNER_ID = 'coordinator';
+
+/** Optional settings of a {@link WatchCoordinator}. */
+export interface WatchCoordinatorOptions {
+  /**
+   * Owner id for every `ensureWatch`/`releaseWatch` of this coordinator.
+   * Two coordinators sharing one registry need different ids, or one would
+   * release the other's informers.
+   */
+  readonly ownerId?: string;
+}
+
+/**
+ * Aggregates the watch requests of every instance reconciler, keeps the
+ * reverse indexes that route child events back to instances, and owns the
+ * child informers in the watch registry (seed: `WatchCoordinator`).
+ *
+ * Requests accumulate per reconcile cycle (`forInstance(...).watch`), and
+ * `done(true)` replaces the instance's committed set with the cycle's while
+ * `done(false)` keeps the committed set. The coordinator holds one
+ * ownership per GVR in the registry and releases it when the last request
+ * for that GVR, across all instances, goes away.
+ *
+ * Easy to get wrong: a request routes events from the moment `watch` is
+ * called, but the informer may still be syncing; await `watch` before
+ * reading the resource so no change falls between the read and the watch.
+ */
+export class WatchCoordinator implements EventRouter {
+  /** The owner id used with the watch registry. */
+  readonly ownerId: string;
+  private readonly log: Logger;
+  /** parent GVR key -> instance key -> state. */
+  private readonly instances = new Map<string, Map<string, InstanceState>>();
+  private readonly gvrs: GvrOwnership;
+  private scalarCount = 0;
+  private collectionCount = 0;
+  private activeInstances = 0;
+  private stamp = 0;
+  private routing = false;
+  private readonly scratch: InstanceState[] = [];
+  private readonly host: WatcherHost = {
+    watch: (watcher, req) => this.watchFor(watcher, req),
+    done: (watcher, commit) => this.doneFor(watcher, commit),
+  };
+
+  constructor(
+    watches: WatchRegistry,
+    private readonly enqueue: EnqueueFunc,
+    logger: Logger,
+    options: WatchCoordinatorOptions = {},
+  ) {
+    this.ownerId = options.ownerId ?? DEFAULT_COORDINATOR_OWNER_ID;
+    this.log = logger.child({ component: 'watch-coordinator' });
+    this.gvrs = new GvrOwnership(watches, this.ownerId, this.log, (entry) => this.dropFailed(entry));
+  }
+
+  /**
+   * The watcher an instance's reconcile uses to declare its watches. Take a
+   * new one per reconcile: a watcher obtained before `removeInstance` stays
+   * stale (its `watch` rejects with {@link InstanceRemovedError}). Watchers
+   * of one instance share its cycle, as in kro: `done` settles the requests
+   * of all of them.
+   */
+  forInstance(parentGVR: GroupVersionResource, instance: NamespacedName): InstanceWatcher {
+    let state = this.instances.get(gvrKey(parentGVR))?.get(namespacedNameKey(instance));
+    if (state === undefined) {
+      state = new InstanceState(parentGVR, instance);
+      this.register(state);
+    }
+    return new ScopedInstanceWatcher(this.host, state);
+  }
+
+  /**
+   * Enqueues, once each, every instance with a scalar request for the
+   * event's object or a collection request whose namespace fits and whose
+   * selector matches the new labels or the old ones.
+   */
+  routeEvent(event: WatchEvent): void {
+    const g = this.gvrs.get(event.gvr);
+    if (g === undefined) return;
+    const stamp = ++this.stamp;
+    // The scratch array saves an allocation per event; an enqueue callback
+    // that routes another event re-entrantly gets a fresh one.
+    const matched = this.routing ? [] : this.scratch;
+    g.collect(event, stamp, matched);
+    if (matched.length === 0) return;
+    if (this.log.isLevelEnabled('debug')) {
+      this.log.debug({ gvr: g.key, namespace: event.namespace, name: event.name, type: event.type, instances: matched.length }, 'routed event');
+    }
+    const outer = this.routing;
+    this.routing = true;
+    try {
+      // Enqueue after matching so a re-entrant or throwing callback cannot disturb the walk.
+      for (const state of matched) {
+        try {
+          this.enqueue(state.parentGVR, state.instance);
+        } catch (err) {
+          this.log.error({ err, parent: state.parentKey, instance: state.instanceKey }, 'enqueue failed');
+        }
+      }
+    } finally {
+      this.routing = outer;
+      matched.length = 0;
+    }
+  }
+
+  /** Drops every request of the instance; harmless for an unknown instance. */
+  removeInstance(parentGVR: GroupVersionResource, instance: NamespacedName): void {
+    const parentKey = gvrKey(parentGVR);
+    const byInstance = this.instances.get(parentKey);
+    const state = byInstance?.get(namespacedNameKey(instance));
+    if (byInstance === undefined || state === undefined) return;
+    byInstance.delete(state.instanceKey);
+    if (byInstance.size === 0) this.instances.delete(parentKey);
+    this.dropState(state);
+    this.gvrs.flush();
+  }
+
+  /** Drops every instance of the parent GVR; harmless for an unknown parent. */
+  removeParentGVR(parentGVR: GroupVersionResource): void {
+    const parentKey = gvrKey(parentGVR);
+    const byInstance = this.instances.get(parentKey);
+    if (byInstance === undefined) return;
+    this.instances.delete(parentKey);
+    for (const state of byInstance.values()) this.dropState(state);
+    this.gvrs.flush();
+  }
+
+  /** Number of instances with at least one request in the indexes. */
+  instanceWatchCount(): number {
+    return this.activeInstances;
+  }
+
+  /**
+   * Requests in the indexes. During a cycle that re-targets a node, both
+   * the committed and the new target count (both route until `done`).
+   */
+  watchRequestCount(): { scalar: number; collection: number } {
+    return { scalar: this.scalarCount, collection: this.collectionCount };
+  }
+
+  private async watchFor(watcher: ScopedInstanceWatcher, req: WatchRequest): Promise<void> {
+    validateWatchRequest(req, watcher.state.describe());
+    const state = this.attach(watcher, req.nodeId);
+    const entry = this.record(state, req);
+    this.gvrs.flush();
+    const g = this.gvrs.get(entry.gvr)!;
+    try {
+      await this.gvrs.acquire(g);
+    } catch (err) {
+      // Differs from kro, which logs the ensure error and reports success.
+      throw new WatchUnavailableError(state.describe(), req.nodeId, entry.gvr, err);
+    }
+  }
+
+  private doneFor(watcher: ScopedInstanceWatcher, commit: boolean): void {
+    const state = watcher.state;
+    if (state.removed) return;
+    const current = this.instances.get(state.parentKey)?.get(state.instanceKey);
+    // Not registered: the state was dropped while empty, so there is nothing to settle.
+    if (current === undefined) return;
+    watcher.state = current;
+    if (commit) {
+      for (const [nodeId, entry] of current.committed) {
+        if (current.pending.get(nodeId) !== entry) this.unindex(entry);
+      }
+      current.committed = current.pending;
+    } else {
+      // Entries of the failed cycle go; committed ones were never taken out, so they stay.
+      for (const [nodeId, entry] of current.pending) {
+        if (current.committed.get(nodeId) !== entry) this.unindex(entry);
+      }
+    }
+    current.pending = new Map();
+    if (this.log.isLevelEnabled('debug')) {
+      this.log.debug({ parent: current.parentKey, instance: current.instanceKey, commit, requests: current.committed.size }, 'cycle done');
+    }
+    if (current.isEmpty()) this.unregister(current);
+    this.gvrs.flush();
+  }
+
+  /** The registered state a watcher acts on, registering or adopting one if needed. */
+  private attach(watcher: ScopedInstanceWatcher, nodeId: string): InstanceState {
+    const state = watcher.state;
+    // Differs from kro: kro re-creates the state of a removed instance here.
+    if (state.removed) throw new InstanceRemovedError(state.describe(), nodeId);
+    const current = this.instances.get(state.parentKey)?.get(state.instanceKey);
+    if (current === state) return state;
+    if (current !== undefined) {
+      watcher.state = current;
+      return current;
+    }
+    this.register(state);
+    return state;
+  }
+
+  /** Puts the request in the instance's current cycle and, if new, in the indexes. */
+  private record(state: InstanceState, req: WatchRequest): WatchEntry {
+    const fresh = createWatchEntry(state, req);
+    const nodeId = fresh.nodeId;
+    const current = state.pending.get(nodeId);
+    if (current !== undefined && current.target === fresh.target) return current;
+    const committed = state.committed.get(nodeId);
+    const entry = committed !== undefined && committed.target === fresh.target ? committed : fresh;
+    // Index the new target before dropping the displaced one, so a re-target
+    // within one GVR never lets its request count touch zero (a release and
+    // an immediate re-ensure would restart the informer).
+    if (entry === fresh) this.index(fresh);
+    state.pending.set(nodeId, entry);
+    if (current !== undefined && current !== committed) this.unindex(current);
+    if (this.log.isLevelEnabled('debug')) {
+      this.log.debug({ parent: state.parentKey, instance: state.instanceKey, nodeId, gvr: entry.gvrKey, target: entry.selector === undefined ? 'scalar' : 'collection' }, 'watch requested');
+    }
+    return entry;
+  }
+
+  private index(entry: WatchEntry): void {
+    if (!this.gvrs.open(entry).add(entry)) return;
+    entry.indexed = true;
+    if (entry.selector === undefined) this.scalarCount++;
+    else this.collectionCount++;
+    if (entry.owner.indexedCount++ === 0) this.activeInstances++;
+  }
+
+  private unindex(entry: WatchEntry): void {
+    if (!entry.indexed) return;
+    entry.indexed = false;
+    const g = this.gvrs.get(entry.gvr);
+    if (g === undefined || !g.remove(entry)) return;
+    if (entry.selector === undefined) this.scalarCount--;
+    else this.collectionCount--;
+    if (--entry.owner.indexedCount === 0) this.activeInstances--;
+    if (g.entries.size === 0) this.gvrs.retire(g);
+  }
+
+  /** A request whose GVR could not be watched leaves its instance and the indexes. */
+  private dropFailed(entry: WatchEntry): void {
+    const owner = entry.owner;
+    if (owner.pending.get(entry.nodeId) === entry) owner.pending.delete(entry.nodeId);
+    if (owner.committed.get(entry.nodeId) === entry) owner.committed.delete(entry.nodeId);
+    this.unindex(entry);
+  }
+
+  private dropState(state: InstanceState): void {
+    state.removed = true;
+    for (const entry of state.committed.values()) this.unindex(entry);
+    for (const entry of state.pending.values()) this.unindex(entry);
+    state.committed = new Map();
+    state.pending = new Map();
+  }
+
+  private register(state: InstanceState): void {
+    let byInstance = this.instances.get(state.parentKey);
+    if (byInstance === undefined) {
+      byInstance = new Map();
+      this.instances.set(state.parentKey, byInstance);
+    }
+    byInstance.set(state.instanceKey, state);
+  }
+
+  private unregister(state: InstanceState): void {
+    const byInstance = this.instances.get(state.parentKey);
+    if (byInstance?.get(state.instanceKey) !== state) return;
+    byInstance.delete(state.instanceKey);
+    if (byInstance.size === 0) this.instances.delete(state.parentKey);
+  }
+}

@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { GroupVersionResource, Handler } from '@protean/core';
+import { createTestController, HandlerRecorder, type TestController } from '../fakes/index.js';
+
+const parent: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
+const configmaps: GroupVersionResource = { group: '', version: 'v1', resource: 'configmaps' };
+
+describe('DynamicController with the coordinator', () => {
+  let t: TestController;
+
+  afterEach(async () => {
+    await t.dispose();
+  });
+
+  /** A parent handler that watches the ConfigMap named after its instance. */
+  function watchingConfigMap(t: TestController): HandlerRecorder {
+    const reconcile: Handler = async (req) => {
+      const watcher = t.controller.coordinator().forInstance(parent, req);
+      await watcher.watch({ nodeId: 'config', gvr: configmaps, namespace: req.namespace, name: `${req.name}-config` });
+      watcher.done(true);
+    };
+    return new HandlerRecorder(reconcile);
+  }
+
+  it('re-reconciles an instance when a child it watches is added, changed or deleted', async () => {
+    t = createTestController();
+    t.source.add(parent, { name: 'a', namespace: 'ns' });
+    const h = watchingConfigMap(t);
+    await t.start();
+    await t.register(parent, h.handler);
+    // The ConfigMap informer starts empty: the only reconcile so far is the parent's add.
+    await t.waitFor(() => h.count() === 1 && t.router.instanceWatchCount() === 1);
+    expect(t.controller.coordinator()).toBe(t.router);
+    expect(t.source.runningInformers(configmaps)).toHaveLength(1);
+
+    t.source.add(configmaps, { name: 'a-config', namespace: 'ns' });
+    await t.waitFor(() => h.count() === 2);
+    t.source.update(configmaps, { name: 'a-config', namespace: 'ns', labels: { x: 'y' } });
+    await t.waitFor(() => h.count() === 3);
+    t.source.delete(configmaps, { namespace: 'ns', name: 'a-config' });
+    await t.waitFor(() => h.count() === 4);
+    expect(h.keys()).toEqual(['ns/a', 'ns/a', 'ns/a', 'ns/a']);
+  });
+
+  it('keeps a deregistered parent GVR watched while instances use it as a child, and stops it with the last user', async () => {
+    t = createTestController();
+    t.source.add(parent, { name: 'a', namespace: 'ns' });
+    t.source.add(configmaps, { name: 'a-config', namespace: 'ns' });
+    const webapps = watchingConfigMap(t);
+    const cms = new HandlerRecorder();
+    await t.start();
+    // ConfigMaps are a parent GVR too; registered first, so the webapp's
+    // child watch joins a synced informer and replays nothing.
+    await t.register(configmaps, cms.handler);
+    await t.register(parent, webapps.handler);
+    await t.waitFor(() => webapps.count() === 1 && cms.count() === 1 && t.router.instanceWatchCount() === 1);
+
+    await t.controller.deregister(configmaps);
+    const cmInformer = t.source.informer(configmaps)!;
+    expect(cmInformer.isStopped()).toBe(false); // the coordinator still owns it
+    expect(t.watches.activeWatchCount()).toBe(2);
+    t.source.update(configmaps, { name: 'a-config', namespace: 'ns', generation: 2 });
+    await t.waitFor(() => webapps.count() === 2);
+    expect(cms.count()).toBe(1);
+
+    await t.controller.deregister(parent);
+    expect(t.source.informer(parent)!.isStopped()).toBe(true);
+    expect(cmInformer.isStopped()).toBe(true); // its last user, the webapp instance, is gone
+    expect(t.watches.activeWatchCount()).toBe(0);
+    expect(t.router.instanceWatchCount()).toBe(0);
+  });
+});

@@ -1,0 +1,26 @@
+import { describe, expect, it } from '@jest/globals';
+import { waitFor, WaitForTimeoutError } from './waitFor.js';
+
+describe('waitFor', () => {
+  it('resolves once the condition holds', async () => {
+    let checks = 0;
+    await waitFor(() => ++checks === 3);
+    expect(checks).toBe(3);
+  });
+
+  it('rejects after the timeout, naming the condition and keeping its last error', async () => {
+    const err = await waitFor(
+      () => {
+        throw new Error('not there yet');
+      },
+      { timeoutMs: 20, message: 'the thing' },
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitForTimeoutError);
+    expect((err as Error).message).toContain('the thing: not there yet');
+    expect((err as Error).cause).toBeInstanceOf(Error);
+  });
+
+  it('treats a truthy non-true result as not met', async () => {
+    await expect(waitFor(() => 1 as unknown as boolean, { timeoutMs: 10 })).rejects.toThrow(WaitForTimeoutError);
+  });
+});
