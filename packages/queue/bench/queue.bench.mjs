@@ -8,7 +8,9 @@
 // duplicate adds are extra add() calls that cost time but are not counted,
 // except where a duplicate hits a key already being processed: that key is
 // rightly processed again and counts (4 workers: 4 keys per chunk).
-import { RateLimitingWorkQueue } from '../dist/index.js';
+// The last two rows repeat the 1-consumer scenario on { key, group } items
+// spread over 10 groups: on the plain queue, then on the fair queue.
+import { FairRateLimitingQueue, RateLimitingWorkQueue } from '../dist/index.js';
 
 const ITEMS = 1_000_000;
 const RATE_LIMITED_ITEMS = ITEMS;
@@ -89,6 +91,34 @@ async function rateLimited() {
   return RATE_LIMITED_ITEMS;
 }
 
+// The single-consumer scenario on object items { key, group } over 10
+// groups: each chunk adds runs of 100 items per group, so a fair queue really
+// interleaves groups on get(). Kept separate from singleConsumer so the rows
+// above measure exactly what they always have.
+const GROUPS = 10;
+const RUN = CHUNK / GROUPS;
+const groupNames = Array.from({ length: GROUPS }, (_, g) => `example.com/v1/kind${g}`);
+const groupedItems = keys.map((key, i) => ({ key, group: groupNames[Math.floor(i / RUN) % GROUPS] }));
+const keyOf = (item) => item.key;
+const groupOf = (item) => item.group;
+
+async function groupedSingleConsumer(queue) {
+  let processed = 0;
+  for (let start = 0; start < ITEMS; start += CHUNK) {
+    const end = Math.min(start + CHUNK, ITEMS);
+    for (let i = start; i < end; i++) queue.add(groupedItems[i]);
+    for (let i = start; i < start + DUPLICATES_PER_CHUNK && i < end; i++) queue.add(groupedItems[i]);
+    while (queue.len() > 0) {
+      const result = await queue.get();
+      queue.done(result.item);
+      processed++;
+    }
+  }
+  queue.shutDown();
+  if (processed !== ITEMS) throw new Error(`grouped single consumer: processed ${processed} of ${ITEMS}`);
+  return processed;
+}
+
 async function measure(name, scenario) {
   await scenario();
   const rates = [];
@@ -107,6 +137,12 @@ const rows = [
   await measure('add+get+done, 1 consumer, 10% dup adds', singleConsumer),
   await measure('add+get+done, 4 async workers, 10% dup adds', fourWorkers),
   await measure('addRateLimited+forget (default limiter)', rateLimited),
+  await measure('FIFO queue, same 10-group items (reference)', () =>
+    groupedSingleConsumer(new RateLimitingWorkQueue({ key: keyOf })),
+  ),
+  await measure('fair queue: add+get+done, 10 groups, 10% dup adds', () =>
+    groupedSingleConsumer(new FairRateLimitingQueue({ key: keyOf, group: groupOf })),
+  ),
 ];
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');

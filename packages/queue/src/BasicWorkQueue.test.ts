@@ -1,13 +1,22 @@
 import { describe, expect, it } from '@jest/globals';
 import { flushMicrotasks, type QueueGetResult } from '@protean/core';
 import { BasicWorkQueue } from './BasicWorkQueue.js';
+import type { QueuedItem, QueueStore } from './QueueStore.js';
+import type { RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
+import { fairQueueKinds } from './test-helpers/fairQueueKinds.js';
 
 interface Req {
   readonly namespace: string;
   readonly name: string;
 }
 const reqKey = (r: Req): string => `${r.namespace}/${r.name}`;
-const strings = (): BasicWorkQueue<string> => new BasicWorkQueue<string>({ key: (s) => s });
+
+type Make = <T>(options: RateLimitingWorkQueueOptions<T>) => BasicWorkQueue<T>;
+// The fair queue must keep every one of these semantics, so they run against it too.
+const kinds: readonly (readonly [label: string, make: Make])[] = [
+  ['BasicWorkQueue', (options) => new BasicWorkQueue(options)],
+  ...fairQueueKinds,
+];
 
 async function item<T>(p: Promise<QueueGetResult<T>>): Promise<T> {
   const result = await p;
@@ -26,7 +35,10 @@ function probe<T>(p: Promise<T>): { settled: () => boolean; value: () => T | und
   return { settled: () => settled, value: () => value };
 }
 
-describe('BasicWorkQueue', () => {
+describe.each(kinds)('%s', (_label, make) => {
+  const strings = (): BasicWorkQueue<string> => make<string>({ key: (s) => s });
+  const reqs = (): BasicWorkQueue<Req> => make<Req>({ key: reqKey });
+
   it('hands items out in FIFO order', async () => {
     const q = strings();
     for (const s of ['a', 'b', 'c']) q.add(s);
@@ -47,7 +59,7 @@ describe('BasicWorkQueue', () => {
   });
 
   it('uses the key function as identity and hands out the first queued value', async () => {
-    const q = new BasicWorkQueue<Req>({ key: reqKey });
+    const q = reqs();
     const first = { namespace: 'ns', name: 'a' };
     q.add(first);
     q.add({ namespace: 'ns', name: 'a' });
@@ -76,7 +88,7 @@ describe('BasicWorkQueue', () => {
   });
 
   it('hands out the value added during processing when the item is re-queued', async () => {
-    const q = new BasicWorkQueue<Req>({ key: reqKey });
+    const q = reqs();
     q.add({ namespace: 'ns', name: 'a' });
     const first = await item(q.get());
     const newer = { namespace: 'ns', name: 'a' };
@@ -239,13 +251,42 @@ describe('BasicWorkQueue', () => {
     await q.get();
     expect(q.len()).toBe(1);
   });
+});
 
+describe('BasicWorkQueue', () => {
   it('rejects a missing key function and a bad update period, naming them', () => {
     expect(() => new BasicWorkQueue<string>({ key: undefined as unknown as (s: string) => string })).toThrow(
       'options.key must be a function',
     );
     expect(() => new BasicWorkQueue<string>({ key: (s) => s, unfinishedWorkUpdatePeriodMs: -1 })).toThrow(
       'invalid unfinishedWorkUpdatePeriodMs=-1',
+    );
+  });
+
+  it('hands items out in the order its store gives them, keeping the dirty and processing rules', async () => {
+    // A last-in-first-out store: only the order changes.
+    const stack: QueuedItem<string>[] = [];
+    const lifo: QueueStore<QueuedItem<string>> = {
+      get size() {
+        return stack.length;
+      },
+      push: (entry) => void stack.push(entry),
+      shift: () => stack.pop(),
+    };
+    const q = new BasicWorkQueue<string>({ key: (s) => s, store: () => lifo });
+    for (const s of ['a', 'b', 'c', 'a']) q.add(s);
+    expect(q.len()).toBe(3);
+    const c = await item(q.get());
+    expect(c).toBe('c');
+    q.add('c');
+    expect(q.len()).toBe(2);
+    q.done(c);
+    expect([await item(q.get()), await item(q.get()), await item(q.get())]).toEqual(['c', 'b', 'a']);
+  });
+
+  it('rejects a store option that is not a function, naming it', () => {
+    expect(() => new BasicWorkQueue<string>({ key: (s) => s, store: [] as unknown as () => QueueStore<QueuedItem<string>> })).toThrow(
+      'BasicWorkQueue: options.store must be a function, got object',
     );
   });
 });

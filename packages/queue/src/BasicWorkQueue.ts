@@ -10,6 +10,7 @@ import {
 import { checkNonNegative } from './checks.js';
 import type { KeyFunc } from './KeyFunc.js';
 import { createQueueMetrics, metricsEnabled, type QueueMetrics } from './QueueMetrics.js';
+import type { QueuedItem, QueueStore, QueueStoreFactory } from './QueueStore.js';
 import { RingBuffer } from './RingBuffer.js';
 
 /** Options of {@link BasicWorkQueue}. */
@@ -32,6 +33,11 @@ export interface BasicWorkQueueOptions<T> {
    * {@link BasicWorkQueue.updateUnfinishedWork} yourself, e.g. on scrape.
    */
   readonly unfinishedWorkUpdatePeriodMs?: number;
+  /**
+   * Builds the store that orders queued items (see {@link QueueStore});
+   * default a single FIFO. The dirty/processing rules do not depend on it.
+   */
+  readonly store?: QueueStoreFactory<T>;
 }
 
 const QUEUED = 0;
@@ -43,7 +49,7 @@ type State = typeof QUEUED | typeof PROCESSING | typeof PROCESSING_DIRTY;
 // One record per key known to the queue (queued or being processed), so
 // add/get/done cost one map lookup each instead of separate dirty and
 // processing sets.
-class Entry<T> {
+class Entry<T> implements QueuedItem<T> {
   state: State = QUEUED;
   queuedAt = 0;
   startedAt = 0;
@@ -58,7 +64,8 @@ type Getter<T> = (result: QueueGetResult<T>) => void;
 const SHUTDOWN: QueueGetResult<never> = Object.freeze({ shutdown: true });
 
 /**
- * client-go's work queue: a FIFO with a dirty set and a processing set.
+ * client-go's work queue: a FIFO with a dirty set and a processing set
+ * (`options.store` can replace the FIFO order, e.g. with round robin by group).
  * Adding an item that is already queued does nothing; adding one that is
  * being processed marks it dirty and it is queued again, once, when `done`
  * is called for it, so two workers never hold the same key.
@@ -76,7 +83,8 @@ export class BasicWorkQueue<T> implements WorkQueue<T> {
   protected readonly meteredBy: QueueMetricsProvider | undefined;
 
   private readonly entries = new Map<string, Entry<T>>();
-  private readonly queue = new RingBuffer<Entry<T>>();
+  // Holds only this queue's own entries, so what it hands back is an Entry.
+  private readonly queue: QueueStore<QueuedItem<T>>;
   // Non-empty only while the queue is empty and running.
   private readonly getters = new RingBuffer<Getter<T>>();
   private drainWaiters: (() => void)[] = [];
@@ -92,7 +100,11 @@ export class BasicWorkQueue<T> implements WorkQueue<T> {
     }
     const period = options.unfinishedWorkUpdatePeriodMs ?? 0;
     checkNonNegative(`${new.target.name}`, 'unfinishedWorkUpdatePeriodMs', period);
+    if (options.store !== undefined && typeof options.store !== 'function') {
+      throw new TypeError(`${new.target.name}: options.store must be a function, got ${typeof options.store}`);
+    }
     this.keyOf = options.key;
+    this.queue = options.store === undefined ? new RingBuffer<QueuedItem<T>>() : options.store();
     this.name = options.name ?? '';
     this.clock = options.clock ?? realClock;
     const provider = options.metricsProvider ?? noopQueueMetricsProvider;
@@ -131,7 +143,7 @@ export class BasicWorkQueue<T> implements WorkQueue<T> {
    * are still handed out; `{ shutdown: true }` comes once the queue is empty.
    */
   get(): Promise<QueueGetResult<T>> {
-    const entry = this.queue.shift();
+    const entry = this.queue.shift() as Entry<T> | undefined;
     if (entry !== undefined) return Promise.resolve(this.startProcessing(entry));
     if (this.stopped) return Promise.resolve(SHUTDOWN);
     return new Promise<QueueGetResult<T>>((resolve) => this.getters.push(resolve));

@@ -2,11 +2,15 @@ import { describe, expect, it } from '@jest/globals';
 import { FakeClock, type QueueGetResult } from '@protean/core';
 import { DelayingWorkQueue } from './DelayingWorkQueue.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
+import type { RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
+import { fairQueueKinds } from './test-helpers/fairQueueKinds.js';
 
-function setup(): { clock: FakeClock; q: DelayingWorkQueue<string> } {
-  const clock = new FakeClock(1_000);
-  return { clock, q: new DelayingWorkQueue<string>({ key: (s) => s, clock }) };
-}
+type Make = <T>(options: RateLimitingWorkQueueOptions<T>) => DelayingWorkQueue<T>;
+// The fair queue must keep every one of these semantics, so they run against it too.
+const kinds: readonly (readonly [label: string, make: Make])[] = [
+  ['DelayingWorkQueue', (options) => new DelayingWorkQueue(options)],
+  ...fairQueueKinds,
+];
 
 /** Takes every queued item (and marks it done). */
 async function takeAll(q: DelayingWorkQueue<string>): Promise<string[]> {
@@ -19,7 +23,12 @@ async function takeAll(q: DelayingWorkQueue<string>): Promise<string[]> {
   return out;
 }
 
-describe('DelayingWorkQueue', () => {
+describe.each(kinds)('%s', (_label, make) => {
+  function setup(): { clock: FakeClock; q: DelayingWorkQueue<string> } {
+    const clock = new FakeClock(1_000);
+    return { clock, q: make<string>({ key: (s) => s, clock }) };
+  }
+
   it('adds immediately when delayMs is 0', async () => {
     const { clock, q } = setup();
     q.addAfter('a', 0);
@@ -144,7 +153,7 @@ describe('DelayingWorkQueue', () => {
   ])('rejects addAfter delayMs %p with an error naming it', (delayMs, message) => {
     const { q } = setup();
     expect(() => q.addAfter('a', delayMs)).toThrow(QueueArgumentError);
-    expect(() => q.addAfter('a', delayMs)).toThrow(`DelayingWorkQueue.addAfter: ${message}: must be a finite number >= 0`);
+    expect(() => q.addAfter('a', delayMs)).toThrow(`${q.constructor.name}.addAfter: ${message}: must be a finite number >= 0`);
     expect(q.waitingLen()).toBe(0);
   });
 });

@@ -10,7 +10,8 @@ import {
 } from '@protean/core';
 import { BasicWorkQueue } from './BasicWorkQueue.js';
 import { DelayingWorkQueue } from './DelayingWorkQueue.js';
-import { RateLimitingWorkQueue } from './RateLimitingWorkQueue.js';
+import { RateLimitingWorkQueue, type RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
+import { fairQueueKinds } from './test-helpers/fairQueueKinds.js';
 
 /** Records every metric update of every queue, by queue name. */
 class RecordingProvider implements QueueMetricsProvider {
@@ -53,14 +54,21 @@ class RecordingProvider implements QueueMetricsProvider {
   }
 }
 
-function metered(): { clock: FakeClock; metrics: RecordingProvider; q: RateLimitingWorkQueue<string> } {
-  const clock = new FakeClock();
-  const metrics = new RecordingProvider();
-  const q = new RateLimitingWorkQueue<string>({ key: (s) => s, name: 'demo', clock, metricsProvider: metrics });
-  return { clock, metrics, q };
-}
+type Make = <T>(options: RateLimitingWorkQueueOptions<T>) => RateLimitingWorkQueue<T>;
+// The fair queue must report exactly the same metrics, so these run against it too.
+const kinds: readonly (readonly [label: string, make: Make])[] = [
+  ['RateLimitingWorkQueue', (options) => new RateLimitingWorkQueue(options)],
+  ...fairQueueKinds,
+];
 
-describe('queue metrics', () => {
+describe.each(kinds)('queue metrics of %s', (_label, make) => {
+  function metered(): { clock: FakeClock; metrics: RecordingProvider; q: RateLimitingWorkQueue<string> } {
+    const clock = new FakeClock();
+    const metrics = new RecordingProvider();
+    const q = make<string>({ key: (s) => s, name: 'demo', clock, metricsProvider: metrics });
+    return { clock, metrics, q };
+  }
+
   it('creates every metric under the queue name', () => {
     const { metrics } = metered();
     expect(metrics.created.sort()).toEqual(
@@ -137,7 +145,9 @@ describe('queue metrics', () => {
     q.addRateLimited('d');
     expect(metrics.retries).toBe(3);
   });
+});
 
+describe('queue metrics', () => {
   it('refreshes the unfinished-work gauges on a timer when a period is set, and stops it at shutdown', async () => {
     const clock = new FakeClock();
     const metrics = new RecordingProvider();

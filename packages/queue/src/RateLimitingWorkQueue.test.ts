@@ -2,7 +2,15 @@ import { describe, expect, it } from '@jest/globals';
 import { FakeClock, type RateLimiter } from '@protean/core';
 import { ItemExponentialFailureRateLimiter } from './ItemExponentialFailureRateLimiter.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
-import { RateLimitingWorkQueue } from './RateLimitingWorkQueue.js';
+import { RateLimitingWorkQueue, type RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
+import { fairQueueKinds } from './test-helpers/fairQueueKinds.js';
+
+type Make = <T>(options: RateLimitingWorkQueueOptions<T>) => RateLimitingWorkQueue<T>;
+// The fair queue must keep every one of these semantics, so they run against it too.
+const kinds: readonly (readonly [label: string, make: Make])[] = [
+  ['RateLimitingWorkQueue', (options) => new RateLimitingWorkQueue(options)],
+  ...fairQueueKinds,
+];
 
 /** A limiter that answers whatever the test sets. */
 class FixedLimiter implements RateLimiter<string> {
@@ -19,11 +27,11 @@ class FixedLimiter implements RateLimiter<string> {
   }
 }
 
-describe('RateLimitingWorkQueue', () => {
+describe.each(kinds)('%s', (_label, make) => {
   it('adds a rate-limited item after the limiter delay, growing per failure', () => {
     const clock = new FakeClock();
     const rateLimiter = new ItemExponentialFailureRateLimiter<string>(10, 1_000);
-    const q = new RateLimitingWorkQueue<string>({ key: (s) => s, clock, rateLimiter });
+    const q = make<string>({ key: (s) => s, clock, rateLimiter });
     q.addRateLimited('a'); // 10 ms
     clock.advance(9);
     expect(q.len()).toBe(0);
@@ -39,7 +47,7 @@ describe('RateLimitingWorkQueue', () => {
 
   it('forget resets the item in the limiter without touching the queue', () => {
     const clock = new FakeClock();
-    const q = new RateLimitingWorkQueue<string>({ key: (s) => s, clock });
+    const q = make<string>({ key: (s) => s, clock });
     q.add('a');
     q.addRateLimited('a');
     q.addRateLimited('a');
@@ -51,7 +59,7 @@ describe('RateLimitingWorkQueue', () => {
 
   it('defaults to the controller limiter on the queue clock: 5 ms for a first failure', () => {
     const clock = new FakeClock();
-    const q = new RateLimitingWorkQueue<{ id: string }>({ key: (o) => o.id, clock });
+    const q = make<{ id: string }>({ key: (o) => o.id, clock });
     q.addRateLimited({ id: 'a' });
     clock.advance(4);
     expect(q.len()).toBe(0);
@@ -63,7 +71,7 @@ describe('RateLimitingWorkQueue', () => {
 
   it('forwards forget and numRequeues to the limiter', () => {
     const rateLimiter = new FixedLimiter();
-    const q = new RateLimitingWorkQueue<string>({ key: (s) => s, clock: new FakeClock(), rateLimiter });
+    const q = make<string>({ key: (s) => s, clock: new FakeClock(), rateLimiter });
     q.forget('x');
     expect(rateLimiter.forgotten).toEqual(['x']);
     expect(q.numRequeues('x')).toBe(7);
@@ -73,7 +81,7 @@ describe('RateLimitingWorkQueue', () => {
   it('treats a negative limiter delay as "now"', () => {
     const rateLimiter = new FixedLimiter();
     rateLimiter.delayMs = -5;
-    const q = new RateLimitingWorkQueue<string>({ key: (s) => s, clock: new FakeClock(), rateLimiter });
+    const q = make<string>({ key: (s) => s, clock: new FakeClock(), rateLimiter });
     q.addRateLimited('a');
     expect(q.len()).toBe(1);
   });
@@ -81,17 +89,17 @@ describe('RateLimitingWorkQueue', () => {
   it.each([Number.NaN, Number.POSITIVE_INFINITY])('rejects a limiter delay of %p, naming the limiter', (delayMs) => {
     const rateLimiter = new FixedLimiter();
     rateLimiter.delayMs = delayMs;
-    const q = new RateLimitingWorkQueue<string>({ key: (s) => s, clock: new FakeClock(), rateLimiter });
+    const q = make<string>({ key: (s) => s, clock: new FakeClock(), rateLimiter });
     expect(() => q.addRateLimited('a')).toThrow(QueueArgumentError);
     expect(() => q.addRateLimited('a')).toThrow(
-      `RateLimitingWorkQueue.addRateLimited: invalid rateLimiter.when(item)=${String(delayMs)}`,
+      `${q.constructor.name}.addRateLimited: invalid rateLimiter.when(item)=${String(delayMs)}`,
     );
     expect(q.len() + q.waitingLen()).toBe(0);
   });
 
   it('ignores addRateLimited after shutdown and leaves no timer', () => {
     const clock = new FakeClock();
-    const q = new RateLimitingWorkQueue<string>({ key: (s) => s, clock });
+    const q = make<string>({ key: (s) => s, clock });
     q.addRateLimited('a');
     q.shutDown();
     q.addRateLimited('b');

@@ -32,4 +32,14 @@ describe('RingBuffer', () => {
     expect(ring.size).toBe(0);
     expect(ring.shift()).toBeUndefined();
   });
+
+  it('lists values oldest first across wrap-around without removing them', () => {
+    const ring = new RingBuffer<number>();
+    for (let i = 0; i < 12; i++) ring.push(i);
+    for (let i = 0; i < 10; i++) ring.shift();
+    for (let i = 12; i < 20; i++) ring.push(i);
+    expect([...ring.values()]).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+    expect(ring.size).toBe(10);
+    expect(ring.shift()).toBe(10);
+  });
 });

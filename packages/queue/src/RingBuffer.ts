@@ -39,6 +39,11 @@ export class RingBuffer<E> {
     return value;
   }
 
+  /** The values from oldest to newest, without removing them. */
+  *values(): IterableIterator<E> {
+    for (let i = 0; i < this.count; i++) yield this.slots[(this.head + i) & this.mask] as E;
+  }
+
   clear(): void {
     this.slots = new Array<E | undefined>(MIN_CAPACITY).fill(undefined);
     this.mask = MIN_CAPACITY - 1;

@@ -1,15 +1,6 @@
-import {
-  noopQueueMetricsProvider,
-  realClock,
-  type Clock,
-  type QueueMetricsProvider,
-  type RateLimitingQueue,
-  type WorkQueueFactory,
-  type WorkQueueOptions,
-} from '@protean/core';
-import { checkNonNegative } from './checks.js';
-import { controllerRateLimiter, defaultControllerRateLimiter } from './controllerRateLimiter.js';
-import { RateLimitingWorkQueue, type RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
+import type { Clock, QueueMetricsProvider, RateLimitingQueue, WorkQueueFactory, WorkQueueOptions } from '@protean/core';
+import { queueOptionsBuilder } from './queueOptionsBuilder.js';
+import { RateLimitingWorkQueue } from './RateLimitingWorkQueue.js';
 
 /** What every queue built by {@link createWorkQueueFactory} shares. */
 export interface WorkQueueFactoryDeps {
@@ -30,24 +21,6 @@ export interface WorkQueueFactoryDeps {
  * bad limits throw from the factory call, not from here.
  */
 export function createWorkQueueFactory(deps: WorkQueueFactoryDeps = {}): WorkQueueFactory {
-  const clock = deps.clock ?? realClock;
-  const metricsProvider = deps.metricsProvider ?? noopQueueMetricsProvider;
-  const periodMs = deps.unfinishedWorkUpdatePeriodMs ?? 0;
-  checkNonNegative('createWorkQueueFactory', 'unfinishedWorkUpdatePeriodMs', periodMs);
-  return <T>(options: WorkQueueOptions<T>): RateLimitingQueue<T> => {
-    const rateLimiter =
-      options.rateLimiter ??
-      (options.limits !== undefined
-        ? controllerRateLimiter<T>(options.limits, clock, options.key)
-        : defaultControllerRateLimiter<T>(clock, options.key));
-    const queueOptions: RateLimitingWorkQueueOptions<T> = {
-      key: options.key,
-      name: options.name,
-      clock,
-      metricsProvider,
-      rateLimiter,
-      unfinishedWorkUpdatePeriodMs: periodMs,
-    };
-    return new RateLimitingWorkQueue<T>(queueOptions);
-  };
+  const queueOptions = queueOptionsBuilder('createWorkQueueFactory', deps);
+  return <T>(options: WorkQueueOptions<T>): RateLimitingQueue<T> => new RateLimitingWorkQueue<T>(queueOptions(options));
 }

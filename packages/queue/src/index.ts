@@ -1,11 +1,17 @@
 export * from './BasicWorkQueue.js';
 export * from './BucketRateLimiter.js';
 export * from './controllerRateLimiter.js';
+export * from './createFairWorkQueueFactory.js';
 export * from './createWorkQueueFactory.js';
 export * from './DelayingWorkQueue.js';
+export * from './FairRateLimitingQueue.js';
+export * from './fairQueueModule.js';
+export * from './gvrGroup.js';
 export * from './ItemExponentialFailureRateLimiter.js';
 export type * from './KeyFunc.js';
 export * from './MaxOfRateLimiter.js';
 export * from './QueueArgumentError.js';
 export * from './queueModule.js';
+export type * from './QueueStore.js';
 export * from './RateLimitingWorkQueue.js';
+export * from './RoundRobinQueueStore.js';

@@ -1,0 +1,54 @@
+import { TOKENS } from '@protean/core';
+import { ContainerModule } from 'inversify';
+import { checkNonNegative } from './checks.js';
+import { createFairWorkQueueFactory } from './createFairWorkQueueFactory.js';
+import type { QueueModuleOptions } from './queueModule.js';
+import type { GroupFunc } from './RoundRobinQueueStore.js';
+
+/** Options of {@link fairQueueModule}. */
+export interface FairQueueModuleOptions extends QueueModuleOptions {
+  /**
+   * The group of an item; default {@link gvrGroup} (the DynamicController's
+   * parent GVR). A queue whose options carry a `group` function uses that
+   * instead (see {@link FairWorkQueueOptions}).
+   */
+  readonly group?: GroupFunc<unknown>;
+}
+
+/**
+ * Binds `TOKENS.workQueueFactory` to a factory of {@link FairRateLimitingQueue}s
+ * (see {@link createFairWorkQueueFactory}) on the container's `TOKENS.clock`
+ * and `TOKENS.queueMetricsProvider`, replacing any factory already bound.
+ * With `coreModule` and the other modules, the DynamicController then serves
+ * its parent resource types in turn instead of first come, first served
+ * (deliberately differs from kro, whose controller queue is one FIFO).
+ *
+ * Easy to get wrong: load it after `queueModule()` (or instead of it). A
+ * `queueModule()` loaded after it adds a second factory binding, and
+ * resolving the token then fails as ambiguous.
+ * @throws QueueArgumentError / TypeError at once for a bad period or group.
+ */
+export function fairQueueModule(options: FairQueueModuleOptions = {}): ContainerModule {
+  const periodMs = options.unfinishedWorkUpdatePeriodMs ?? 0;
+  checkNonNegative('fairQueueModule', 'unfinishedWorkUpdatePeriodMs', periodMs);
+  if (options.group !== undefined && typeof options.group !== 'function') {
+    throw new TypeError(`fairQueueModule: options.group must be a function, got ${typeof options.group}`);
+  }
+  const group = options.group;
+  return new ContainerModule((container) => {
+    // Unbind + bind rather than rebind: a binding made through this module's
+    // own `bind` belongs to the module, so unloading the module removes it.
+    if (container.isBound(TOKENS.workQueueFactory)) container.unbind(TOKENS.workQueueFactory);
+    container
+      .bind(TOKENS.workQueueFactory)
+      .toDynamicValue((context) =>
+        createFairWorkQueueFactory({
+          clock: context.get(TOKENS.clock),
+          metricsProvider: context.get(TOKENS.queueMetricsProvider),
+          unfinishedWorkUpdatePeriodMs: periodMs,
+          ...(group === undefined ? {} : { group }),
+        }),
+      )
+      .inSingletonScope();
+  });
+}
