@@ -16,6 +16,7 @@ const jestBin = join(root, 'node_modules/jest/bin/jest.js');
 const nodeFlags = ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning'];
 const packagesWithTests = ['packages', 'examples']
   .flatMap((parent) => readdirSync(join(root, parent)).map((name) => join(parent, name)))
+  .concat(['docs/guide'])
   .filter((dir) => existsSync(join(root, dir, 'jest.config.js')));
 
 /** Each step is a check (must exit 0) or a Jest run whose counts are summed. */

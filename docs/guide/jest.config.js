@@ -1,0 +1,9 @@
+import { jestConfig } from '../../jest.preset.js';
+
+export default jestConfig({
+  displayName: 'docs/guide',
+  moduleNameMapper: {
+    '^@protean/([a-z-]+)$': '<rootDir>/../../packages/$1/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+});

@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { silentLogger, type DynamicController } from '@protean/core';
+import { InMemoryApiServer, waitFor } from '@protean/testing';
+import { composeController, greetingHandler, greetings } from './greetingController.js';
+
+describe('the first-controller guide', () => {
+  let server: InMemoryApiServer;
+  let controller: DynamicController;
+  const abort = new AbortController();
+  let running: Promise<void>;
+
+  beforeAll(async () => {
+    server = await InMemoryApiServer.start();
+    server.registerResource({ ...greetings, kind: 'Greeting', namespaced: true });
+    controller = composeController(server.kubeConfig(), silentLogger());
+    running = controller.start(abort.signal);
+    await controller.register(greetings, greetingHandler(controller, server.kubeConfig()));
+  });
+
+  afterAll(async () => {
+    abort.abort();
+    await running;
+    await server.stop();
+  });
+
+  it('creates the ConfigMap, follows spec changes and recreates it when deleted', async () => {
+    const custom = server.kubeConfig().makeApiClient(CustomObjectsApi);
+    const core = server.kubeConfig().makeApiClient(CoreV1Api);
+    const text = async (): Promise<string | undefined> =>
+      (await core.readNamespacedConfigMap({ namespace: 'default', name: 'hi-greeting' }).catch(() => undefined))?.data?.['text'];
+
+    await custom.createNamespacedCustomObject({
+      group: greetings.group, version: greetings.version, plural: greetings.resource, namespace: 'default',
+      body: { apiVersion: 'guide.protean.dev/v1', kind: 'Greeting', metadata: { name: 'hi' }, spec: { text: 'hello' } },
+    });
+    await waitFor(async () => (await text()) === 'hello', { timeoutMs: 10_000 });
+
+    server.patch(greetings, 'default', 'hi', { spec: { text: 'bonjour' } });
+    await waitFor(async () => (await text()) === 'bonjour', { timeoutMs: 10_000 });
+
+    await core.deleteNamespacedConfigMap({ namespace: 'default', name: 'hi-greeting' });
+    await waitFor(async () => (await text()) === 'bonjour', { timeoutMs: 10_000 });
+    expect(controller.coordinator().watchRequestCount()).toEqual({ scalar: 1, collection: 0 });
+  });
+});

@@ -1,0 +1,78 @@
+// The code of docs/guide/first-controller.md. It is compiled by `tsc -b` and
+// run by greetingController.test.ts, so the guide cannot drift from the API.
+import 'reflect-metadata';
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { coordinatorModule } from '@protean/coordinator';
+import {
+  coreModule,
+  DynamicController,
+  isNotFound,
+  type GroupVersionResource,
+  type Handler,
+  type Logger,
+} from '@protean/core';
+import { queueModule } from '@protean/queue';
+import { watchManagerModule } from '@protean/watch-manager';
+import { Container } from 'inversify';
+
+// #region compose
+/** Builds a DynamicController for a cluster, the way every Protean app does. */
+export function composeController(kubeConfig: KubeConfig, logger: Logger): DynamicController {
+  const container = new Container();
+  container.load(
+    coreModule({ workers: 2 }, logger),
+    queueModule(),
+    watchManagerModule({ kubeConfig }),
+    coordinatorModule(),
+  );
+  return container.get(DynamicController);
+}
+// #endregion compose
+
+// #region handler
+export const greetings: GroupVersionResource = { group: 'guide.protean.dev', version: 'v1', resource: 'greetings' };
+const configmaps: GroupVersionResource = { group: '', version: 'v1', resource: 'configmaps' };
+
+interface Greeting {
+  metadata: { name: string; namespace: string };
+  spec?: { text?: string };
+}
+
+/** Keeps a ConfigMap `<name>-greeting` holding each Greeting's text. */
+export function greetingHandler(controller: DynamicController, kubeConfig: KubeConfig): Handler {
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  return async ({ namespace, name }, ctx) => {
+    const watcher = controller.coordinator().forInstance(ctx.gvr, { namespace, name });
+    let greeting: Greeting;
+    try {
+      greeting = (await custom.getNamespacedCustomObject({
+        group: greetings.group, version: greetings.version, plural: greetings.resource, namespace, name,
+      })) as Greeting;
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      controller.coordinator().removeInstance(ctx.gvr, { namespace, name }); // deleted: forget its watches
+      return;
+    }
+    try {
+      // Watch first, then touch: a change made between the two is never missed.
+      const child = `${name}-greeting`;
+      await watcher.watch({ nodeId: 'greeting-configmap', gvr: configmaps, namespace, name: child });
+      const data = { text: greeting.spec?.text ?? 'hello' };
+      try {
+        const current = await core.readNamespacedConfigMap({ namespace, name: child });
+        if (current.data?.['text'] !== data.text) {
+          await core.replaceNamespacedConfigMap({ namespace, name: child, body: { ...current, data } });
+        }
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+        await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: child, namespace }, data } });
+      }
+      watcher.done(true); // commit this reconcile's watch set
+    } catch (err) {
+      watcher.done(false); // keep the last committed watch set
+      throw err; // retried with backoff
+    }
+  };
+}
+// #endregion handler
