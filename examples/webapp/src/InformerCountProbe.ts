@@ -1,0 +1,67 @@
+import { gvrKey, type GroupVersionResource, type WatchRegistry, type WatchRegistryFactory } from '@protean/core';
+
+/** An informer the watch registry started or stopped, and how many run afterwards. */
+export interface InformerChange {
+  readonly gvr: GroupVersionResource;
+  readonly change: 'started' | 'stopped';
+  readonly active: number;
+}
+
+/**
+ * Follows the controller's informers by decorating the watch-registry
+ * factory bound in the container (a supported swap point): it reports each
+ * informer that starts or stops, and answers how many run and for which
+ * GVRs. The controller keeps its registry private; this is how an
+ * application observes it without reaching into the controller.
+ *
+ * Easy to get wrong: install it before the first `container.get(DynamicController)`;
+ * the factory is called once, when the controller is built.
+ */
+export class InformerCountProbe {
+  private registry: WatchRegistry | undefined;
+  private readonly running = new Set<string>();
+
+  constructor(private readonly onChange: (change: InformerChange) => void = () => {}) {}
+
+  /** Number of running informers (0 before the controller is built). */
+  count(): number {
+    return this.registry?.activeWatchCount() ?? 0;
+  }
+
+  /** GVR keys of the running informers, sorted. */
+  gvrs(): string[] {
+    return [...this.running].sort();
+  }
+
+  /** Wraps `factory` so the registry it builds reports informer starts and stops. */
+  wrap(factory: WatchRegistryFactory): WatchRegistryFactory {
+    return (deps) => {
+      const inner = factory(deps);
+      this.registry = inner;
+      const settle = (gvr: GroupVersionResource): void => {
+        const key = gvrKey(gvr);
+        const runs = inner.getInformer(gvr) !== undefined;
+        if (runs === this.running.has(key)) return;
+        if (runs) this.running.add(key);
+        else this.running.delete(key);
+        this.onChange({ gvr, change: runs ? 'started' : 'stopped', active: inner.activeWatchCount() });
+      };
+      return {
+        async ensureWatch(gvr, ownerId) {
+          try {
+            await inner.ensureWatch(gvr, ownerId);
+          } finally {
+            settle(gvr);
+          }
+        },
+        releaseWatch(gvr, ownerId) {
+          inner.releaseWatch(gvr, ownerId);
+          settle(gvr);
+        },
+        getInformer: (gvr) => inner.getInformer(gvr),
+        activeWatchCount: () => inner.activeWatchCount(),
+        shutdown: () => inner.shutdown(),
+      };
+    };
+  }
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from '@jest/globals';
+import { parseCliArgs, UsageError } from './cli.js';
+
+describe('parseCliArgs', () => {
+  it('runs the in-memory demo by default, on a free metrics port bound to loopback', () => {
+    expect(parseCliArgs([], {})).toEqual({ mode: 'demo', metricsPort: 0, metricsHost: '127.0.0.1', stepTimeoutMs: 10_000, verbose: false });
+  });
+
+  it('ignores the bare -- that pnpm passes through', () => {
+    expect(parseCliArgs(['--', '--verbose'], {})).toMatchObject({ mode: 'demo', verbose: true });
+  });
+
+  it('runs against a cluster with --kubeconfig, serving metrics on 0.0.0.0:9464', () => {
+    const expected = { mode: 'cluster', kubeconfig: '/k/config', metricsPort: 9464, metricsHost: '0.0.0.0', verbose: false };
+    expect(parseCliArgs(['--kubeconfig', '/k/config'], {})).toEqual(expected);
+    expect(parseCliArgs(['--kubeconfig=/k/config'], {})).toEqual(expected);
+  });
+
+  it('runs against a cluster when KUBECONFIG is set, unless --in-memory says otherwise', () => {
+    expect(parseCliArgs([], { KUBECONFIG: '/k/config' })).toMatchObject({ mode: 'cluster', kubeconfig: undefined });
+    expect(parseCliArgs(['--in-memory'], { KUBECONFIG: '/k/config' })).toMatchObject({ mode: 'demo' });
+    expect(parseCliArgs([], { KUBECONFIG: '' })).toMatchObject({ mode: 'demo' });
+  });
+
+  it('reads --metrics-port, --metrics-host and --step-timeout-ms', () => {
+    expect(parseCliArgs(['--metrics-port', '9100', '--metrics-host=0.0.0.0', '--step-timeout-ms', '2500'], {})).toEqual({
+      mode: 'demo',
+      metricsPort: 9100,
+      metricsHost: '0.0.0.0',
+      stepTimeoutMs: 2500,
+      verbose: false,
+    });
+  });
+
+  it('answers --help and -h with the help command, whatever else is given', () => {
+    expect(parseCliArgs(['--help'], {})).toEqual({ mode: 'help' });
+    expect(parseCliArgs(['--verbose', '-h'], {})).toEqual({ mode: 'help' });
+  });
+
+  it.each([
+    [['--bogus'], 'unknown option "--bogus"'],
+    [['extra'], 'unknown argument "extra"'],
+    [['--kubeconfig'], 'option --kubeconfig needs a value'],
+    [['--kubeconfig', '--verbose'], 'option --kubeconfig needs a value'],
+    [['--metrics-port', 'http'], 'option --metrics-port must be an integer from 0 to 65535, got "http"'],
+    [['--metrics-port', '70000'], 'option --metrics-port must be an integer from 0 to 65535, got "70000"'],
+    [['--step-timeout-ms', '0'], 'option --step-timeout-ms must be an integer from 1 to 600000, got "0"'],
+    [['--verbose=yes'], 'option --verbose takes no value (got "--verbose=yes")'],
+    [['--in-memory', '--kubeconfig', 'x'], '--in-memory and --kubeconfig exclude each other'],
+    [['--kubeconfig', 'x', '--step-timeout-ms', '5'], '--step-timeout-ms applies to the in-memory scenario only'],
+  ])('rejects %j with a UsageError naming the argument', (argv, message) => {
+    expect(() => parseCliArgs(argv, {})).toThrow(new UsageError(message));
+  });
+});

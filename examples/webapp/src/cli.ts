@@ -1,0 +1,109 @@
+/** The command-line usage, printed by `--help`. */
+export const USAGE = `Usage: pnpm demo [-- options]        (or: node dist/main.js [options])
+
+A kro-like dynamic controller built on Protean. Parent kinds (WebApp, WebSite)
+are defined at runtime; each instance gets a ConfigMap <name>-config and a
+status counting the ConfigMaps labelled app=<name>.
+
+Modes:
+  (default)            start an in-memory Kubernetes API server in this process,
+                       run a scripted scenario against the controller, print a
+                       summary; exit 0 when every step converged, 1 otherwise
+  --kubeconfig FILE    run the controller against a real cluster (also when
+                       KUBECONFIG is set): define the CRDs, reconcile WebApps,
+                       serve metrics, run until Ctrl-C (SIGINT/SIGTERM)
+
+Options:
+  --kubeconfig FILE        kubeconfig of the cluster to run against
+  --in-memory              run the in-memory scenario even when KUBECONFIG is set
+  --metrics-port N         port of /metrics, /healthz, /readyz
+                           (cluster: 9464; in-memory: a free port)
+  --metrics-host ADDR      address the metrics server binds
+                           (cluster: 0.0.0.0; in-memory: 127.0.0.1)
+  --step-timeout-ms N      bounded wait of each scenario step (default 10000)
+  --verbose                controller logs at debug level (pino JSON on stderr)
+  -h, --help               print this help
+
+Exit codes: 0 success, 1 failure, 2 bad arguments.`;
+
+/** What the command line asks for. */
+export type CliCommand =
+  | { readonly mode: 'help' }
+  | {
+      readonly mode: 'demo';
+      readonly metricsPort: number;
+      readonly metricsHost: string;
+      readonly stepTimeoutMs: number;
+      readonly verbose: boolean;
+    }
+  | {
+      readonly mode: 'cluster';
+      /** The kubeconfig file; undefined means the client's default lookup (`KUBECONFIG`). */
+      readonly kubeconfig: string | undefined;
+      readonly metricsPort: number;
+      readonly metricsHost: string;
+      readonly verbose: boolean;
+    };
+
+/** A bad command line; the message names the argument. The CLI exits 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+const VALUE_OPTIONS = new Set(['--kubeconfig', '--metrics-port', '--metrics-host', '--step-timeout-ms']);
+const FLAG_OPTIONS = new Set(['--in-memory', '--verbose', '--help', '-h']);
+
+/**
+ * Parses the command line (`--name value` or `--name=value`). A bare `--`
+ * is ignored, since `pnpm demo -- ...` may pass it through.
+ *
+ * Easy to get wrong: a set `KUBECONFIG` selects cluster mode on its own;
+ * `--in-memory` overrides it.
+ */
+export function parseCliArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliCommand {
+  const values = new Map<string, string>();
+  const flags = new Set<string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') continue;
+    const eq = arg.indexOf('=');
+    const name = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
+    if (FLAG_OPTIONS.has(name)) {
+      if (name !== arg) throw new UsageError(`option ${name} takes no value (got ${JSON.stringify(arg)})`);
+      flags.add(name);
+    } else if (VALUE_OPTIONS.has(name)) {
+      const value = name !== arg ? arg.slice(eq + 1) : argv[++i];
+      if (value === undefined || value === '' || (name === arg && value.startsWith('--'))) {
+        throw new UsageError(`option ${name} needs a value`);
+      }
+      values.set(name, value);
+    } else {
+      throw new UsageError(`unknown ${arg.startsWith('-') ? 'option' : 'argument'} ${JSON.stringify(arg)}`);
+    }
+  }
+  if (flags.has('--help') || flags.has('-h')) return { mode: 'help' };
+
+  const kubeconfig = values.get('--kubeconfig');
+  const inMemory = flags.has('--in-memory');
+  if (inMemory && kubeconfig !== undefined) throw new UsageError('--in-memory and --kubeconfig exclude each other');
+  const cluster = kubeconfig !== undefined || (!inMemory && (env['KUBECONFIG'] ?? '') !== '');
+  const verbose = flags.has('--verbose');
+  const metricsPort = integer(values, '--metrics-port', cluster ? 9464 : 0, 0, 65535);
+  const metricsHost = values.get('--metrics-host') ?? (cluster ? '0.0.0.0' : '127.0.0.1');
+  if (cluster) {
+    if (values.has('--step-timeout-ms')) throw new UsageError('--step-timeout-ms applies to the in-memory scenario only');
+    return { mode: 'cluster', kubeconfig, metricsPort, metricsHost, verbose };
+  }
+  const stepTimeoutMs = integer(values, '--step-timeout-ms', 10_000, 1, 600_000);
+  return { mode: 'demo', metricsPort, metricsHost, stepTimeoutMs, verbose };
+}
+
+function integer(values: Map<string, string>, name: string, fallback: number, min: number, max: number): number {
+  const text = values.get(name);
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < min || n > max) {
+    throw new UsageError(`option ${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  }
+  return n;
+}

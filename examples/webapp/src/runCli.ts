@@ -1,0 +1,94 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from '@protean/core';
+import { pino, type DestinationStream, type Level } from 'pino';
+import { parseCliArgs, USAGE, UsageError } from './cli.js';
+import { runCluster } from './runCluster.js';
+import { runDemo } from './runDemo.js';
+
+/** Where the CLI reads its environment and writes its output. */
+export interface CliIo {
+  /** Human-readable lines (stdout). */
+  out(line: string): void;
+  /** Errors and usage problems (stderr). */
+  err(line: string): void;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Aborted on SIGINT/SIGTERM; stops a cluster run gracefully. */
+  readonly stop: AbortSignal;
+  /** Where the controller's pino JSON logs go; default stderr. */
+  readonly logDestination?: DestinationStream;
+  /** Called once a cluster run reconciles (tests wait for it). */
+  readonly onClusterReady?: (metricsUrl: string) => void;
+}
+
+/**
+ * The command line as a function: parses `argv`, runs the in-memory demo or
+ * the controller against a cluster, and resolves with the exit code
+ * (0 success, 1 failure, 2 bad arguments). It never calls `process.exit`.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let command;
+  try {
+    command = parseCliArgs(argv, io.env);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.err(`error: ${err.message}`);
+    io.err('run with --help for usage');
+    return 2;
+  }
+  if (command.mode === 'help') {
+    io.out(USAGE);
+    return 0;
+  }
+  const defaultLevel: Level = command.mode === 'demo' ? 'warn' : 'info';
+  const level = command.verbose ? 'debug' : (io.env['LOG_LEVEL'] ?? defaultLevel);
+  const logger: Logger = pino(
+    { level, base: { app: 'protean-webapp-example' } },
+    io.logDestination ?? pino.destination({ dest: 2, sync: true }),
+  );
+  try {
+    if (command.mode === 'demo') {
+      const summary = await runDemo({
+        out: io.out,
+        logger,
+        stepTimeoutMs: command.stepTimeoutMs,
+        metricsPort: command.metricsPort,
+        metricsHost: command.metricsHost,
+      });
+      return summary.ok ? 0 : 1;
+    }
+    const source = command.kubeconfig ?? `KUBECONFIG=${io.env['KUBECONFIG'] ?? ''}`;
+    const kubeConfig = new KubeConfig();
+    try {
+      if (command.kubeconfig !== undefined) kubeConfig.loadFromFile(command.kubeconfig);
+      else kubeConfig.loadFromDefault();
+    } catch (err) {
+      io.err(`error: cannot load kubeconfig ${source}: ${messageOf(err)}`);
+      return 1;
+    }
+    if (kubeConfig.getCurrentCluster() === null) {
+      io.err(`error: kubeconfig ${source} has no current cluster`);
+      return 1;
+    }
+    await runCluster({
+      kubeConfig,
+      out: io.out,
+      logger,
+      metricsPort: command.metricsPort,
+      metricsHost: command.metricsHost,
+      stop: io.stop,
+      ...(io.onClusterReady === undefined ? {} : { onReady: io.onClusterReady }),
+    });
+    return 0;
+  } catch (err) {
+    io.err(`error: ${messageOf(err)}`);
+    // The line above says what failed; the stack is there for --verbose.
+    logger.debug({ err }, 'run failed');
+    return 1;
+  }
+}
+
+/** The message of anything thrown (`instanceof Error` fails for errors from another realm, e.g. under Jest). */
+function messageOf(err: unknown): string {
+  const message = (err as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : String(err);
+}

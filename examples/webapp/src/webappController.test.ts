@@ -1,0 +1,151 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { namespacedNameKey } from '@protean/core';
+import { createTestController, InMemoryApiServer, ObserverRecorder, type KubeObject, type TestController } from '@protean/testing';
+import { KubernetesInformerSource } from '@protean/watch-manager';
+import { ensureCrd } from './ensureCrd.js';
+import { CONFIGMAPS, WEBAPP } from './kinds.js';
+import type { ReconcileResult } from './ReconcileReporter.js';
+import { createWebAppHandler } from './webappController.js';
+import type { WebAppStatus } from './WebAppObject.js';
+
+let server: InMemoryApiServer;
+let t: TestController<KubernetesInformerSource>;
+let observer: ObserverRecorder;
+let results: Array<{ instance: string; result: ReconcileResult }>;
+
+const NS = 'shop-team';
+
+beforeEach(async () => {
+  server = await InMemoryApiServer.start();
+  const kubeConfig = server.kubeConfig();
+  await ensureCrd(kubeConfig, WEBAPP, { timeoutMs: 10_000 });
+  observer = new ObserverRecorder();
+  results = [];
+  t = createTestController({ source: new KubernetesInformerSource({ kubeConfig }), observer, waitForTimeoutMs: 10_000 });
+  await t.start();
+  const handler = createWebAppHandler({
+    kubeConfig,
+    router: t.router,
+    reporter: { finished: (_gvr, instance, result) => results.push({ instance: namespacedNameKey(instance), result }) },
+  });
+  await t.register(WEBAPP.gvr, handler);
+});
+
+afterEach(async () => {
+  await t.dispose();
+  await server.stop();
+});
+
+function createWebApp(name: string, spec: Record<string, unknown>): KubeObject {
+  return server.create(WEBAPP.gvr, { apiVersion: 'demo.protean.dev/v1alpha1', kind: 'WebApp', metadata: { name, namespace: NS }, spec });
+}
+
+function statusOf(name: string): WebAppStatus | undefined {
+  return server.get(WEBAPP.gvr, NS, name)?.['status'] as WebAppStatus | undefined;
+}
+
+function configMap(name: string): KubeObject | undefined {
+  return server.get(CONFIGMAPS, NS, name);
+}
+
+/** Waits until the instance reports `count` labelled ConfigMaps for its current generation. */
+async function waitForStatus(name: string, count: number): Promise<WebAppStatus> {
+  const generation = (): number | undefined => server.get(WEBAPP.gvr, NS, name)?.metadata.generation;
+  await t.waitFor(() => {
+    const s = statusOf(name);
+    return s?.configMapCount === count && s.observedGeneration === generation() && s.conditions?.[0]?.status === 'True';
+  });
+  return statusOf(name) as WebAppStatus;
+}
+
+describe('the WebApp handler', () => {
+  it('creates the owned ConfigMap from the spec and reports count, observedGeneration and Ready in the status', async () => {
+    const app = createWebApp('shop', { message: 'hello', replicas: 2 });
+
+    const status = await waitForStatus('shop', 1);
+
+    const cm = configMap('shop-config');
+    expect(cm?.['data']).toEqual({ message: 'hello', replicas: '2' });
+    expect(cm?.metadata.labels).toEqual({ app: 'shop' });
+    expect(cm?.metadata.ownerReferences).toEqual([
+      { apiVersion: 'demo.protean.dev/v1alpha1', kind: 'WebApp', name: 'shop', uid: app.metadata.uid, controller: true },
+    ]);
+    expect(status).toMatchObject({
+      configMapCount: 1,
+      observedGeneration: 1,
+      conditions: [{ type: 'Ready', status: 'True', reason: 'Reconciled', observedGeneration: 1 }],
+    });
+  });
+
+  it('re-creates its ConfigMap when it is deleted, through the scalar watch', async () => {
+    createWebApp('shop', { message: 'hello' });
+    await waitForStatus('shop', 1);
+    const before = configMap('shop-config')?.metadata.uid;
+
+    server.delete(CONFIGMAPS, NS, 'shop-config');
+
+    await t.waitFor(() => configMap('shop-config') !== undefined);
+    expect(configMap('shop-config')?.metadata.uid).not.toBe(before);
+    expect(configMap('shop-config')?.['data']).toEqual({ message: 'hello', replicas: '1' });
+  });
+
+  it('counts ConfigMaps labelled app=<instance>, and notices one relabelled away, through the collection watch', async () => {
+    createWebApp('shop', {});
+    await waitForStatus('shop', 1);
+
+    server.create(CONFIGMAPS, { metadata: { name: 'extra', namespace: NS, labels: { app: 'shop' } } });
+    await waitForStatus('shop', 2);
+
+    server.patch(CONFIGMAPS, NS, 'extra', { metadata: { labels: { app: 'elsewhere' } } });
+    const status = await waitForStatus('shop', 1);
+    expect(status.conditions?.[0]?.message).toBe('1 ConfigMap(s) labelled app=shop');
+  });
+
+  it('ignores labelled ConfigMaps of other namespaces', async () => {
+    createWebApp('shop', {});
+    await waitForStatus('shop', 1);
+
+    server.create(CONFIGMAPS, { metadata: { name: 'elsewhere', namespace: 'other-team', labels: { app: 'shop' } } });
+    // A change that must reconcile proves the controller saw the state after the foreign ConfigMap.
+    server.patch(WEBAPP.gvr, NS, 'shop', { spec: { message: 'bump' } });
+
+    const status = await waitForStatus('shop', 1);
+    expect(status.observedGeneration).toBe(2);
+  });
+
+  it('follows a spec change: the ConfigMap data is updated and observedGeneration follows the generation', async () => {
+    createWebApp('shop', { message: 'hello', replicas: 1 });
+    await waitForStatus('shop', 1);
+
+    server.patch(WEBAPP.gvr, NS, 'shop', { spec: { message: 'sale', replicas: 3 } });
+
+    await t.waitFor(() => statusOf('shop')?.observedGeneration === 2);
+    expect(configMap('shop-config')?.['data']).toEqual({ message: 'sale', replicas: '3' });
+  });
+
+  it('reports an invalid spec as Ready=False and does not retry it', async () => {
+    createWebApp('shop', { replicas: -1 });
+
+    await t.waitFor(() => statusOf('shop')?.conditions?.[0]?.status === 'False');
+
+    expect(statusOf('shop')?.conditions?.[0]).toMatchObject({ reason: 'InvalidSpec', observedGeneration: 1 });
+    expect(statusOf('shop')?.conditions?.[0]?.message).toContain('spec.replicas');
+    expect(configMap('shop-config')).toBeUndefined();
+    await t.waitFor(() => observer.outcomes().includes('no_requeue'));
+    expect(observer.outcomes()).not.toContain('error');
+    expect(results.map((r) => r.result.outcome)).toEqual(['invalid']);
+  });
+
+  it('drops the instance and its child watches when the instance is deleted', async () => {
+    createWebApp('shop', {});
+    await waitForStatus('shop', 1);
+    expect(t.router.instanceWatchCount()).toBe(1);
+    expect(t.watches.activeWatchCount()).toBe(2); // webapps + configmaps
+
+    server.delete(WEBAPP.gvr, NS, 'shop');
+
+    await t.waitFor(() => t.router.instanceWatchCount() === 0);
+    await t.waitFor(() => t.watches.activeWatchCount() === 1); // only the parent informer is left
+    expect(results.at(-1)).toEqual({ instance: `${NS}/shop`, result: { outcome: 'deleted' } });
+  });
+});

@@ -1,0 +1,35 @@
+import { describe, expect, it } from '@jest/globals';
+import type { WebAppObject } from './WebAppObject.js';
+import { desiredStatus } from './writeStatus.js';
+
+const T0 = new Date('2030-01-01T00:00:00.000Z');
+const T1 = new Date('2030-01-01T00:05:00.000Z');
+
+function app(generation: number, status?: WebAppObject['status']): WebAppObject {
+  const obj: WebAppObject = { apiVersion: 'demo.protean.dev/v1alpha1', kind: 'WebApp', metadata: { name: 'shop', namespace: 'ns', uid: 'u', generation } };
+  if (status !== undefined) obj.status = status;
+  return obj;
+}
+
+describe('desiredStatus', () => {
+  it('reports the count, the observed generation and a Ready=True condition', () => {
+    expect(desiredStatus(app(3), { ready: true, configMapCount: 2 }, () => T0)).toEqual({
+      observedGeneration: 3,
+      configMapCount: 2,
+      conditions: [
+        { type: 'Ready', status: 'True', reason: 'Reconciled', message: '2 ConfigMap(s) labelled app=shop', observedGeneration: 3, lastTransitionTime: T0.toISOString() },
+      ],
+    });
+  });
+
+  it('keeps lastTransitionTime while the condition status holds, and moves it when it flips', () => {
+    const first = desiredStatus(app(1), { ready: true, configMapCount: 1 }, () => T0);
+    const same = desiredStatus(app(2, first), { ready: true, configMapCount: 4 }, () => T1);
+    expect(same.conditions?.[0]?.lastTransitionTime).toBe(T0.toISOString());
+
+    const flipped = desiredStatus(app(3, same), { ready: false, reason: 'InvalidSpec', message: 'bad' }, () => T1);
+    expect(flipped.conditions?.[0]).toMatchObject({ status: 'False', reason: 'InvalidSpec', lastTransitionTime: T1.toISOString() });
+    // A not-ready instance keeps its last count rather than claiming zero.
+    expect(flipped.configMapCount).toBe(4);
+  });
+});
