@@ -236,6 +236,11 @@ export class DynamicController {
     return [...this.parents.values()].map((e) => e.gvr);
   }
 
+  /** Informers running in the controller's watch registry (parents and children). */
+  activeWatchCount(): number {
+    return this.registry.activeWatchCount();
+  }
+
   /** Items waiting in the queue (not those being handled). */
   queueLength(): number {
     return this.queue.len();

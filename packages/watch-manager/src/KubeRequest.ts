@@ -23,7 +23,10 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
  * One GET against the API server over `node:http`/`node:https`,
  * authenticated by `kubeConfig.applyToHTTPSOptions()` at send time, so
  * every request (and so every reconnect) uses the current credentials:
- * token, client certificate, exec plugin, token file, in-cluster.
+ * token, client certificate, exec plugin, token file, in-cluster. The agent
+ * client-node returns is used only for a cluster with a `proxyUrl` (with
+ * client-node 2.x a proxied cluster therefore keeps its first client
+ * certificate; tokens are always current).
  *
  * A watchdog fails the request when no byte arrives for
  * `inactivityTimeoutMs`, which is how a half-open connection is noticed.
@@ -53,14 +56,20 @@ export class KubeRequest {
     } catch (err) {
       throw this.abortReason() ?? new KubernetesRequestError(gvr, verb, `applying the KubeConfig's credentials failed: ${messageOf(err)}`, { reason: 'CredentialsError', cause: err });
     }
-    const server = kubeConfig.getCurrentCluster()?.server;
+    const cluster = kubeConfig.getCurrentCluster();
+    const server = cluster?.server;
     if (server === undefined || server === '') {
       throw new KubernetesRequestError(gvr, verb, 'the KubeConfig has no current cluster with a server URL', { reason: 'NoCluster' });
     }
     const url = new URL(server.replace(/\/+$/, '') + this.o.pathAndQuery);
     const plain = url.protocol === 'http:';
+    // client-node 2.x hands out one cached agent per cluster+user, built from the first call's TLS options,
+    // and a Node agent's options override the request's: a rotated client certificate (exec plugin, certFile)
+    // would never be presented again. The request options carry every TLS setting, so only a proxy needs
+    // client-node's agent; otherwise use a one-off agent, as client-node 1.4 did.
+    if ((cluster?.proxyUrl ?? '') === '') opts.agent = false;
     // An https agent cannot carry a plain-http request (a cluster with skipTLSVerify on http:).
-    if (plain && opts.agent instanceof https.Agent) delete opts.agent;
+    else if (plain && opts.agent instanceof https.Agent) delete opts.agent;
     const aborted = this.abortReason();
     if (aborted !== undefined) throw aborted;
     const res = await new Promise<http.IncomingMessage>((resolve, reject) => {

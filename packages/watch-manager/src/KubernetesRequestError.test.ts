@@ -13,6 +13,12 @@ describe('KubernetesRequestError', () => {
     expect(err.message).toBe('LIST apps/v1/deployments failed: 404 NotFound: the server could not find the requested resource');
   });
 
+  it('keeps a plain-text body as the message without its trailing newline', () => {
+    const err = KubernetesRequestError.fromResponse(gvr, 'WATCH', 404, undefined, '404 page not found\n');
+    expect(err.message).toBe('WATCH apps/v1/deployments failed: 404: 404 page not found');
+    expect(err.body).toBeUndefined();
+  });
+
   it('takes Retry-After from the header, else from Status details', () => {
     expect(KubernetesRequestError.fromResponse(gvr, 'WATCH', 429, '3', '').retryAfterMs).toBe(3000);
     const body = JSON.stringify({ code: 429, details: { retryAfterSeconds: 2 } });

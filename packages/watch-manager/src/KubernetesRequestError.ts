@@ -63,7 +63,9 @@ export class KubernetesRequestError extends Error {
     const body = parseStatus(bodyText);
     const retryAfterMs = parseRetryAfter(retryAfterHeader) ?? secondsToMs(body?.details?.retryAfterSeconds);
     const reason = body?.reason;
-    const message = body?.message ?? (bodyText.length > 0 ? bodyText.slice(0, 200) : 'no body');
+    // A plain-text body ("404 page not found\n" for a resource that is not served) ends in a newline.
+    const text = bodyText.trim();
+    const message = body?.message ?? (text.length > 0 ? text.slice(0, 200) : 'no body');
     const fields: ConstructorParameters<typeof KubernetesRequestError>[3] = { status: httpStatus };
     if (reason !== undefined) fields.reason = reason;
     if (retryAfterMs !== undefined) fields.retryAfterMs = retryAfterMs;

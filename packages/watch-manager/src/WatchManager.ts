@@ -88,7 +88,7 @@ export class WatchManager implements WatchRegistry {
     }
     this.clock = options.clock ?? realClock;
     this.syncTimeoutMs = options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS;
-    this.pollMs = Math.max(1, options.syncPollIntervalMs ?? 100);
+    this.pollMs = Math.max(1, options.syncPollIntervalMs ?? 10);
     this.failures = new SyncFailureMemory(this.clock, options.failureBackoff?.initialMs, options.failureBackoff?.maxMs);
     this.log = logger.child({ component: 'watch-manager' });
   }

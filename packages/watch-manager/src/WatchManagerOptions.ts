@@ -6,7 +6,11 @@ export interface WatchManagerOptions {
   readonly clock?: Clock;
   /** Initial value of {@link WatchManager.syncTimeoutMs}. Default 30 000. */
   readonly syncTimeoutMs?: number;
-  /** How often a pending `ensureWatch` checks `hasSynced()`. Default 100. */
+  /**
+   * How often a pending `ensureWatch` checks `hasSynced()`. Default 10: the
+   * check is a field read, and polling only runs while a sync is pending, so
+   * a short interval costs nothing and keeps `register` latency low.
+   */
   readonly syncPollIntervalMs?: number;
   /**
    * Window during which a GVR that failed to sync rejects new callers at

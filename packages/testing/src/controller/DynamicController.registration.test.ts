@@ -149,6 +149,7 @@ describe('DynamicController register and deregister', () => {
     await t.register(parent, h.handler);
     await t.register(other, h.handler);
     expect(t.watches.activeWatchCount()).toBe(2);
+    expect(t.controller.activeWatchCount()).toBe(2);
     await t.controller.deregister(parent);
     expect(t.controller.registeredGVRs()).toEqual([other]);
     expect(t.controller.hasSynced(parent)).toBe(false);
