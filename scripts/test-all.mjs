@@ -30,6 +30,10 @@ const steps = [
     jest: true,
     cmd: ['node', [...nodeFlags, jestBin, '--maxWorkers=2', '--projects', ...packagesWithTests]],
   },
+  // The published packages as an npm consumer gets them: pack, check each tarball, install, compile, run.
+  { name: 'consumer', summary: true, cmd: ['node', [join(root, 'scripts/consumer-test.mjs')]] },
+  // Node 24 + @kubernetes/client-node 2.x: the consumer test, a typecheck and every unit test there.
+  { name: 'node24', summary: true, cmd: ['node', [join(root, 'scripts/node24-matrix.mjs')]] },
   // The real-cluster tier: build (or reuse) kube-apiserver + etcd from Go
   // modules, then run every *.real.test.ts against them, one file at a time.
   { name: 'kube-build', cmd: ['bash', [join(root, 'tools/kube-apiserver/build.sh')]], captureLastLine: 'PROTEAN_KUBE_BIN_DIR' },
@@ -49,7 +53,7 @@ for (const step of steps) {
   if (only && !only.includes(step.name)) continue;
   const [bin, args] = step.cmd;
   const outputFile = join(resultsDir, `${step.name}.json`);
-  const fullArgs = step.jest ? [...args, '--json', `--outputFile=${outputFile}`] : args;
+  const fullArgs = step.jest ? [...args, '--json', `--outputFile=${outputFile}`] : step.summary ? [...args, '--json', outputFile] : args;
   console.log(`\n=== ${step.name}: ${bin} ${fullArgs.join(' ')}`);
   const started = Date.now();
   const res = spawnSync(bin, fullArgs, {
@@ -72,6 +76,12 @@ for (const step of steps) {
     totals.skipped += r.numPendingTests + r.numTodoTests;
     // A suite that fails to load has no failed tests; count it as one.
     if (!passedStep && r.numFailedTests === 0) totals.failed += Math.max(1, r.numFailedTestSuites);
+  } else if (step.summary && existsSync(outputFile)) {
+    const r = JSON.parse(readFileSync(outputFile, 'utf8'));
+    totals.passed += r.passed;
+    totals.failed += r.failed;
+    totals.skipped += r.skipped;
+    if (!passedStep && r.failed === 0) totals.failed += 1;
   } else if (!passedStep) {
     totals.failed += 1;
   }

@@ -1,0 +1,99 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import * as http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { realClock } from '@protean/core';
+import { KubeRequest } from './KubeRequest.js';
+
+/** An http.Agent that counts the connections it opens. */
+class RecordingAgent extends http.Agent {
+  connections = 0;
+
+  override createConnection(...args: Parameters<http.Agent['createConnection']>): ReturnType<http.Agent['createConnection']> {
+    this.connections += 1;
+    return super.createConnection(...args);
+  }
+}
+
+/**
+ * A KubeConfig that behaves like client-node 2.x: `applyToHTTPSOptions`
+ * sets the credentials on the options and hands out one cached agent.
+ */
+function kubeConfigWithCachedAgent(server: string, agent: http.Agent, proxyUrl?: string): KubeConfig {
+  const cluster = { name: 'c', server, skipTLSVerify: true, ...(proxyUrl === undefined ? {} : { proxyUrl }) };
+  const fake = {
+    applyToHTTPSOptions: async (opts: http.RequestOptions) => {
+      opts.headers = { ...opts.headers, Authorization: 'Bearer current-token' };
+      opts.agent = agent;
+    },
+    getCurrentCluster: () => cluster,
+  };
+  return fake as unknown as KubeConfig;
+}
+
+describe('KubeRequest agent choice', () => {
+  let server: http.Server;
+  let url: string;
+  const sockets = new Set<Socket>();
+  const seenAuth: (string | undefined)[] = [];
+
+  beforeEach(async () => {
+    seenAuth.length = 0;
+    server = http.createServer((req, res) => {
+      seenAuth.push(req.headers.authorization);
+      res.end('{}');
+    });
+    server.on('connection', (s: Socket) => {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterEach(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  async function get(kubeConfig: KubeConfig): Promise<string> {
+    const req = new KubeRequest({
+      kubeConfig,
+      gvr: { group: '', version: 'v1', resource: 'configmaps' },
+      verb: 'LIST',
+      pathAndQuery: '/api/v1/configmaps',
+      accept: 'application/json',
+      clock: realClock,
+      inactivityTimeoutMs: 10_000,
+    });
+    try {
+      return await req.readText(await req.send());
+    } finally {
+      req.close();
+    }
+  }
+
+  it('does not send through the agent client-node hands out, so rotated client certificates are used', async () => {
+    const cached = new RecordingAgent();
+    try {
+      expect(await get(kubeConfigWithCachedAgent(url, cached))).toBe('{}');
+      expect(await get(kubeConfigWithCachedAgent(url, cached))).toBe('{}');
+      expect(cached.connections).toBe(0);
+      expect(seenAuth).toEqual(['Bearer current-token', 'Bearer current-token']);
+    } finally {
+      cached.destroy();
+    }
+  });
+
+  it("sends through client-node's agent when the cluster has a proxy", async () => {
+    // The recording agent stands in for client-node's proxy agent.
+    const proxyAgent = new RecordingAgent();
+    try {
+      expect(await get(kubeConfigWithCachedAgent(url, proxyAgent, 'http://proxy.invalid:3128'))).toBe('{}');
+      expect(proxyAgent.connections).toBe(1);
+      expect(seenAuth).toEqual(['Bearer current-token']);
+    } finally {
+      proxyAgent.destroy();
+    }
+  });
+});

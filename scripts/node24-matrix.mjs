@@ -1,0 +1,173 @@
+#!/usr/bin/env node
+// The Node 24 + @kubernetes/client-node 2.x leg: fetches Node 24 from the npm
+// registry (cached), runs the consumer test on it with client-node 2.x
+// forced, then type-checks the workspace and runs every package's unit tests
+// on it in a copy of the workspace whose catalog pins client-node 2.x.
+//
+// Usage: node scripts/node24-matrix.mjs [--json <file>] [--keep] [--skip-consumer] [--skip-unit]
+//                                       [--node-version 24.22.3] [--client-node 2.0.1]
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { CheckList } from './consumer/CheckList.mjs';
+import { copyWorkspace } from './consumer/copyWorkspace.mjs';
+import { obtainNode } from './consumer/obtainNode.mjs';
+import { run, tail } from './consumer/run.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const { values: args } = parseArgs({
+  options: {
+    json: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    'skip-consumer': { type: 'boolean', default: false },
+    'skip-unit': { type: 'boolean', default: false },
+    'node-version': { type: 'string', default: '24.22.3' },
+    'client-node': { type: 'string', default: '2.0.1' },
+  },
+});
+const cacheDir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'protean');
+const work = mkdtempSync(join(tmpdir(), 'protean-node24-'));
+const checks = new CheckList();
+/** Jest's counts and the consumer test's counts, added to the checks' own. */
+const extra = { passed: 0, failed: 0, skipped: 0 };
+const started = Date.now();
+process.on('SIGINT', () => {
+  if (!args.keep) rmSync(work, { recursive: true, force: true });
+  process.exit(130);
+});
+
+try {
+  await main();
+} catch (err) {
+  checks.fail('node24 matrix ran to the end', err instanceof Error ? (err.stack ?? err.message) : String(err));
+} finally {
+  if (args.keep) console.log(`kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+}
+summarize();
+
+async function main() {
+  const version = args['node-version'];
+  const node = await checks.step(`obtain node ${version}`, () => {
+    try {
+      const { bin, cached } = obtainNode(version, cacheDir);
+      checks.pass(`node v${version} binary`, `${cached ? 'cached' : 'installed'} at ${bin}`);
+      return bin;
+    } catch (err) {
+      checks.fail(`node v${version} binary`, err instanceof Error ? err.message : String(err));
+      return undefined;
+    }
+  });
+  if (node === undefined) return;
+  const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`, npm_config_update_notifier: 'false' };
+
+  if (args['skip-consumer']) checks.skip('consumer test', '--skip-consumer');
+  else await checks.step('consumer test', () => consumerTest(node));
+
+  if (args['skip-unit']) checks.skip('unit tests', '--skip-unit');
+  else await unitTests(node, env);
+}
+
+function consumerTest(node) {
+  const out = join(work, 'consumer.json');
+  const res = run(process.execPath, [join(root, 'scripts/consumer-test.mjs'), '--node', node, '--client-node', args['client-node'], '--json', out], {
+    cwd: root,
+    inherit: true,
+    timeoutMs: 15 * 60_000,
+  });
+  if (!existsSync(out)) return checks.fail('consumer test', `no result file (exit ${res.status ?? res.signal})`);
+  const r = JSON.parse(readFileSync(out, 'utf8'));
+  extra.passed += r.passed;
+  extra.failed += r.failed;
+  extra.skipped += r.skipped;
+  for (const d of r.details.filter((x) => x.status === 'failed')) console.log(`  consumer FAILED ${d.name}`);
+  for (const w of r.warnings) checks.warnings.push(`consumer: ${w}`);
+  checks.details.push(...r.details.map((d) => ({ ...d, name: `consumer: ${d.name}`, counted: true })));
+  console.log(`  consumer test on node ${args['node-version']} + client-node ${args['client-node']}: ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped`);
+}
+
+async function unitTests(node, env) {
+  const copy = join(work, 'workspace');
+  const installed = await checks.step('copy workspace + pnpm install', () => {
+    const files = copyWorkspace(root, copy);
+    const yamlPath = join(copy, 'pnpm-workspace.yaml');
+    const yaml = readFileSync(yamlPath, 'utf8');
+    const pinned = yaml.replace(/^(\s*'@kubernetes\/client-node':\s*)\S+\s*$/m, `$1${args['client-node']}`);
+    if (pinned === yaml) {
+      checks.fail(`catalog pins @kubernetes/client-node ${args['client-node']}`, 'no catalog entry for @kubernetes/client-node in pnpm-workspace.yaml');
+      return false;
+    }
+    writeFileSync(yamlPath, pinned);
+    console.log(`  copied ${files} files to ${copy}; catalog @kubernetes/client-node -> ${args['client-node']}`);
+    const res = run('pnpm', ['install', '--no-frozen-lockfile', '--prefer-offline', '--reporter=append-only'], { cwd: copy, env, timeoutMs: 15 * 60_000 });
+    if (!res.ok) {
+      checks.fail(`pnpm install on node ${args['node-version']} with client-node ${args['client-node']}`, tail(res.output, 40));
+      return false;
+    }
+    const resolved = readdirSync(join(copy, 'node_modules/.pnpm')).filter((d) => d.startsWith('@kubernetes+client-node@'));
+    const wrong = resolved.filter((d) => !d.startsWith(`@kubernetes+client-node@${args['client-node']}`));
+    if (wrong.length > 0 || resolved.length === 0) {
+      checks.fail(`pnpm install on node ${args['node-version']} with client-node ${args['client-node']}`, `resolved: ${resolved.join(', ') || 'none'}`);
+      return false;
+    }
+    checks.pass(`pnpm install on node ${args['node-version']} with client-node ${args['client-node']}`, `${res.seconds.toFixed(1)}s`);
+    return true;
+  });
+  if (!installed) return checks.skip('unit tests', 'install failed');
+
+  // Type-level changes of client-node 2.x (its .d.ts) show up here, not in the SWC-compiled tests.
+  await checks.step('typecheck', () => {
+    const name = `tsc -b of the workspace against client-node ${args['client-node']}`;
+    const res = run(node, [join(copy, 'node_modules/typescript/bin/tsc'), '-b'], { cwd: copy, env });
+    if (res.ok) checks.pass(name);
+    else checks.fail(name, tail(res.output, 40));
+  });
+
+  await checks.step('unit tests', () => {
+    const projects = ['packages', 'examples']
+      .flatMap((parent) => (existsSync(join(copy, parent)) ? readdirSync(join(copy, parent)).map((name) => `${parent}/${name}`) : []))
+      .filter((dir) => existsSync(join(copy, dir, 'jest.config.js')));
+    const out = join(work, 'jest.json');
+    const jestArgs = ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', join(copy, 'node_modules/jest/bin/jest.js')];
+    const res = run(node, [...jestArgs, '--maxWorkers=2', '--json', `--outputFile=${out}`, '--projects', ...projects], {
+      cwd: copy,
+      env,
+      inherit: true,
+      timeoutMs: 30 * 60_000,
+    });
+    if (!existsSync(out)) return checks.fail('unit tests', `jest wrote no result (exit ${res.status ?? res.signal})`);
+    const r = JSON.parse(readFileSync(out, 'utf8'));
+    extra.passed += r.numPassedTests;
+    extra.failed += r.numFailedTests;
+    extra.skipped += r.numPendingTests + r.numTodoTests;
+    // A suite that fails to load has no failed tests; count it as one, as the root runner does.
+    if (!res.ok && r.numFailedTests === 0) extra.failed += Math.max(1, r.numFailedTestSuites);
+    const failures = r.testResults.flatMap((suite) => {
+      const file = suite.name.slice(copy.length + 1);
+      const tests = suite.assertionResults.filter((a) => a.status === 'failed').map((a) => `${file} > ${a.fullName}: ${(a.failureMessages[0] ?? '').split('\n')[0]}`);
+      return tests.length > 0 || suite.status !== 'failed' ? tests : [`${file}: ${(suite.message ?? '').trim().split('\n').slice(0, 3).join(' ')}`];
+    });
+    const summary = `${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped in ${r.numTotalTestSuites} suites on node ${args['node-version']} + client-node ${args['client-node']}`;
+    checks.details.push({ name: 'unit tests', status: res.ok ? 'passed' : 'failed', message: summary, failures, counted: true });
+    console.log(`  unit tests: ${summary}`);
+    for (const f of failures) console.log(`  FAILED ${f}`);
+  });
+}
+
+function summarize() {
+  const own = checks.details.filter((d) => !d.counted);
+  const count = (s) => own.filter((d) => d.status === s).length + extra[s];
+  const totals = { passed: count('passed'), failed: count('failed'), skipped: count('skipped') };
+  // The unit run can fail with all its tests passed (a suite that did not load); that must fail the leg.
+  const unitFailed = checks.details.some((d) => d.name === 'unit tests' && d.status === 'failed');
+  if (unitFailed && totals.failed === 0) totals.failed = 1;
+  const seconds = (Date.now() - started) / 1000;
+  console.log(`\nnode24 matrix timings: ${checks.timings.map((t) => `${t.step} ${t.seconds.toFixed(1)}s`).join(', ')}; total ${seconds.toFixed(1)}s`);
+  if (args.json !== undefined) {
+    writeFileSync(resolve(args.json), `${JSON.stringify({ ...totals, details: checks.details, warnings: checks.warnings, timings: checks.timings, seconds }, null, 2)}\n`);
+  }
+  console.log(`node24 matrix: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+  process.exitCode = totals.failed === 0 ? 0 : 1;
+}
