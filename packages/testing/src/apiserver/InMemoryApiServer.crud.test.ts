@@ -55,11 +55,15 @@ describe('discovery', () => {
     }
   });
 
-  it('answers 404 Status for an unknown resource or group', async () => {
-    for (const p of ['/api/v1/namespaces/a/foos', '/apis/nope.io/v1/bars', '/apis/nope.io']) {
+  it('answers 404 Status for an unknown resource in a built-in group, plain text in custom or unknown groups', async () => {
+    for (const p of ['/api/v1/namespaces/a/foos', '/apis/apiextensions.k8s.io/v2']) {
       const r = await call('GET', p);
       expect(r.status).toBe(404);
       expect(r.json).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 });
+    }
+    for (const p of ['/apis/example.com/v1/nopes', '/apis/nope.io/v1/bars', '/apis/nope.io', '/nonsense']) {
+      const r = await fetch(`${server.url}${p}`);
+      expect([p, r.status, r.headers.get('content-type'), await r.text()]).toEqual([p, 404, 'text/plain; charset=utf-8', '404 page not found\n']);
     }
   });
 });
@@ -159,11 +163,11 @@ describe('CRUD', () => {
     expect((await call('PATCH', '/api/v1/namespaces/d/configmaps/none', {}, 'application/merge-patch+json')).status).toBe(404);
   });
 
-  it('returns the deleted object for custom resources and a Success Status for ConfigMaps', async () => {
+  it('answers DELETE with a Success Status naming the object for custom resources and ConfigMaps', async () => {
     const w = server.create(WIDGETS, { metadata: { name: 'w', namespace: 'ns1' } });
     const del = await call('DELETE', `${widgetPath}/w`);
     expect(del.status).toBe(200);
-    expect(del.json).toMatchObject({ kind: 'Widget', metadata: { name: 'w', uid: w.metadata.uid } });
+    expect(del.json).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'w', group: 'example.com', kind: 'widgets', uid: w.metadata.uid } });
     const cm = server.create(CM, { metadata: { name: 'c', namespace: 'd' } });
     const delCm = await call('DELETE', '/api/v1/namespaces/d/configmaps/c');
     expect(delCm.json).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'c', kind: 'configmaps', uid: cm.metadata.uid } });

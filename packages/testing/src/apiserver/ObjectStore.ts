@@ -269,8 +269,9 @@ export class ObjectStore {
   }
 }
 
+// The real server names the plural resource here (`widgets.example.com`), not the Kind as for other 422s.
 function invalidRv(def: ServedResource, name: string): Error {
-  return invalid(def.group, def.kind, name, [
-    { field: 'metadata.resourceVersion', reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update' },
+  return invalid(def.group, def.resource, name, [
+    { field: 'metadata.resourceVersion', reason: 'FieldValueInvalid', message: 'Invalid value: 0: must be specified for an update' },
   ]);
 }

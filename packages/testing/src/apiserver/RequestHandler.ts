@@ -9,6 +9,9 @@ import { methodNotAllowed, routeNotFound, unauthorized } from './statusErrors.js
 import type { RequestRecord } from './types.js';
 import type { WatchHub } from './WatchHub.js';
 
+/** The body of the real server's generic (non-API) 404. */
+const PAGE_NOT_FOUND = '404 page not found\n';
+
 /** What the request handler needs from its server. */
 export interface RequestHandlerDeps {
   store: ObjectStore;
@@ -67,6 +70,12 @@ export class RequestHandler {
       return store.table({ group, version, resource })?.def.namespaced === true;
     });
     const resources = store.allTables().map((t) => t.def);
+    // Built-in groups answer unknown paths with a JSON Status; custom and unknown groups
+    // fall through to the real server's generic handler, which sends plain text.
+    const notFound = (group: string | undefined): void => {
+      if (group === '' || (group !== undefined && resources.some((d) => d.builtin && d.group === group))) throw routeNotFound();
+      sendText(res, 404, PAGE_NOT_FOUND);
+    };
     if (path.kind !== 'resource' && method !== 'GET' && method !== 'HEAD') throw methodNotAllowed();
     switch (path.kind) {
       case 'root':
@@ -81,17 +90,17 @@ export class RequestHandler {
         return sendJson(res, 200, apiGroupList(resources));
       case 'group': {
         const doc = apiGroupDocument(resources, path.group);
-        if (doc === undefined) throw routeNotFound();
+        if (doc === undefined) return notFound(path.group);
         return sendJson(res, 200, doc);
       }
       case 'groupVersion': {
         const doc = apiResourceList(resources, path.group, path.version);
-        if (doc === undefined) throw routeNotFound();
+        if (doc === undefined) return notFound(path.group);
         return sendJson(res, 200, doc);
       }
       case 'resource': {
         const table = store.table(path);
-        if (table === undefined) throw routeNotFound();
+        if (table === undefined) return notFound(path.group);
         return serveResource(store, hub, {
           req,
           res,
@@ -104,7 +113,7 @@ export class RequestHandler {
         });
       }
       default:
-        throw routeNotFound();
+        return notFound(undefined);
     }
   }
 }

@@ -15,6 +15,7 @@ export interface ServedResource extends GroupVersionResource {
   readonly tracksGeneration: boolean;
   readonly deleteReturnsObject: boolean;
   readonly allowUnconditionalUpdate: boolean;
+  readonly builtin: boolean;
   /** `group/version`, or `version` for the core group. */
   readonly apiVersion: string;
   /** {@link gvrKey} of this resource. */
@@ -51,8 +52,9 @@ export function toServedResource(def: ResourceDefinition): ServedResource {
     hasStatusSubresource: def.hasStatusSubresource ?? false,
     shortNames: [...(def.shortNames ?? [])],
     tracksGeneration: def.tracksGeneration ?? true,
-    deleteReturnsObject: def.deleteReturnsObject ?? true,
+    deleteReturnsObject: def.deleteReturnsObject ?? false,
     allowUnconditionalUpdate: def.allowUnconditionalUpdate ?? false,
+    builtin: def.builtin ?? false,
     apiVersion: def.group === '' ? def.version : `${def.group}/${def.version}`,
     key: gvrKey(gvr),
   };

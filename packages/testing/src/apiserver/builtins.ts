@@ -4,20 +4,20 @@ import type { KubeObject, ResourceDefinition } from './types.js';
 export const BUILTIN_RESOURCES: readonly ResourceDefinition[] = [
   {
     group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false,
-    hasStatusSubresource: true, shortNames: ['ns'], tracksGeneration: false, deleteReturnsObject: true, allowUnconditionalUpdate: true,
+    hasStatusSubresource: true, shortNames: ['ns'], tracksGeneration: false, deleteReturnsObject: true, allowUnconditionalUpdate: true, builtin: true,
   },
   {
     group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true,
-    shortNames: ['cm'], tracksGeneration: false, deleteReturnsObject: false, allowUnconditionalUpdate: true,
+    shortNames: ['cm'], tracksGeneration: false, deleteReturnsObject: false, allowUnconditionalUpdate: true, builtin: true,
   },
   {
     group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true,
-    tracksGeneration: false, deleteReturnsObject: false, allowUnconditionalUpdate: true,
+    tracksGeneration: false, deleteReturnsObject: false, allowUnconditionalUpdate: true, builtin: true,
   },
   {
     group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition',
     namespaced: false, hasStatusSubresource: true, shortNames: ['crd', 'crds'], tracksGeneration: true,
-    deleteReturnsObject: true, allowUnconditionalUpdate: false,
+    deleteReturnsObject: true, allowUnconditionalUpdate: false, builtin: true,
   },
 ];
 

@@ -54,7 +54,7 @@ export function crdToDefinition(crd: KubeObject): ResourceDefinition {
     namespaced: scope === 'Namespaced',
     hasStatusSubresource: isJsonObject(subresources['status']),
     tracksGeneration: true,
-    deleteReturnsObject: true,
+    deleteReturnsObject: false,
     allowUnconditionalUpdate: false,
   };
   if (str(names['listKind']) !== '') def.listKind = str(names['listKind']);

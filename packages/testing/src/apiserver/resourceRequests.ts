@@ -7,7 +7,7 @@ import { negotiate } from './negotiate.js';
 import { ObjectFilter } from './ObjectFilter.js';
 import type { ObjectStore, WriteOptions } from './ObjectStore.js';
 import type { ResourceTable } from './ResourceTable.js';
-import { META_API_VERSION, objectJson } from './serialize.js';
+import { listItemJson, META_API_VERSION, objectJson } from './serialize.js';
 import { badRequest, methodNotAllowed, notFound, routeNotFound, unsupportedPatchType } from './statusErrors.js';
 import type { KubeObject } from './types.js';
 import type { WatchHub } from './WatchHub.js';
@@ -145,7 +145,7 @@ function serveList(store: ObjectStore, r: ResourceRequest, partial: boolean): vo
   const def = r.table.def;
   const kind = partial ? 'PartialObjectMetadataList' : def.listKind;
   const apiVersion = partial ? META_API_VERSION : def.apiVersion;
-  const items = page.items.map((o) => objectJson(o, partial)).join(',');
+  const items = page.items.map((o) => listItemJson(o, partial, def.builtin)).join(',');
   sendJsonText(r.res, 200, `{"kind":"${kind}","apiVersion":"${apiVersion}","metadata":${JSON.stringify(meta)},"items":[${items}]}`);
 }
 
@@ -154,6 +154,8 @@ function serveDeleteCollection(store: ObjectStore, r: ResourceRequest): void {
   if (def.namespaced && r.namespace === undefined) throw methodNotAllowed();
   const page = listPage(r.table, { namespace: r.namespace, filter: ObjectFilter.fromQuery(r.query) }, store.currentRv());
   const deleted = page.items.map((o) => store.delete(r.table, o.metadata.namespace ?? '', o.metadata.name).object);
-  const items = deleted.map((o) => objectJson(o, false)).join(',');
-  sendJsonText(r.res, 200, `{"kind":"${def.listKind}","apiVersion":"${def.apiVersion}","metadata":{},"items":[${items}]}`);
+  const items = deleted.map((o) => listItemJson(o, false, def.builtin)).join(',');
+  // The list read before deleting: its resourceVersion (custom resources also send an empty continue).
+  const meta = def.builtin ? { resourceVersion: page.resourceVersion } : { continue: '', resourceVersion: page.resourceVersion };
+  sendJsonText(r.res, 200, `{"kind":"${def.listKind}","apiVersion":"${def.apiVersion}","metadata":${JSON.stringify(meta)},"items":[${items}]}`);
 }

@@ -5,6 +5,7 @@ export const META_API_VERSION = 'meta.k8s.io/v1';
 
 const fullJson = new WeakMap<KubeObject, string>();
 const partialJson = new WeakMap<KubeObject, string>();
+const untypedJson = new WeakMap<KubeObject, string>();
 
 /** `obj` reduced to a `meta.k8s.io/v1` `PartialObjectMetadata` (metadata shared, not copied). */
 export function toPartial(obj: KubeObject): { kind: string; apiVersion: string; metadata: KubeObject['metadata'] } {
@@ -22,6 +23,22 @@ export function objectJson(obj: KubeObject, partial: boolean): string {
   if (text === undefined) {
     text = JSON.stringify(partial ? toPartial(obj) : obj);
     cache.set(obj, text);
+  }
+  return text;
+}
+
+/**
+ * The JSON text of a LIST item: as {@link objectJson}, except that items of
+ * a built-in (typed) list carry no `kind`/`apiVersion`, as the real server
+ * serialises them (custom resource and metadata-only items keep theirs).
+ */
+export function listItemJson(obj: KubeObject, partial: boolean, builtin: boolean): string {
+  if (partial || !builtin) return objectJson(obj, partial);
+  let text = untypedJson.get(obj);
+  if (text === undefined) {
+    const { kind: _kind, apiVersion: _apiVersion, ...rest } = obj;
+    text = JSON.stringify(rest);
+    untypedJson.set(obj, text);
   }
   return text;
 }

@@ -5,10 +5,10 @@ import type { Clock, ObjectMeta } from '@protean/core';
  * URL segment (`configmaps`), `kind` the object kind (`ConfigMap`).
  *
  * Easy to get wrong: the optional flags default to custom-resource behaviour
- * (generation tracked, the deleted object returned by DELETE, updates
- * without `metadata.resourceVersion` rejected), because that is what a
- * resource registered by a test usually stands for. Built-in kinds set them
- * explicitly.
+ * (generation tracked, a Success `Status` returned by DELETE, updates
+ * without `metadata.resourceVersion` rejected, list items carrying `kind`
+ * and `apiVersion`), because that is what a resource registered by a test
+ * usually stands for. Built-in kinds set them explicitly.
  */
 export interface ResourceDefinition {
   group: string;
@@ -26,10 +26,21 @@ export interface ResourceDefinition {
   shortNames?: string[];
   /** `metadata.generation` set to 1 on create and bumped on spec changes. Default true. */
   tracksGeneration?: boolean;
-  /** DELETE answers with the deleted object (true) or a `Status` Success (false). Default true. */
+  /**
+   * DELETE that removes the object at once answers with the object (true) or
+   * a `Status` Success (false, as for custom resources and ConfigMaps).
+   * An object that finalizers keep is always returned. Default false.
+   */
   deleteReturnsObject?: boolean;
   /** PUT without `metadata.resourceVersion` is accepted (true) or 422 (false). Default false. */
   allowUnconditionalUpdate?: boolean;
+  /**
+   * Stands for a type compiled into kube-apiserver rather than a custom
+   * resource: LIST items come without `kind`/`apiVersion` (typed lists), and
+   * unknown paths in its group get a JSON 404 `Status` instead of the
+   * plain-text `404 page not found` of custom and unknown groups. Default false.
+   */
+  builtin?: boolean;
 }
 
 /**

@@ -1,0 +1,4 @@
+import { defineConformanceSuite } from './defineConformanceSuite.js';
+import { inMemoryTarget } from './inMemoryTarget.js';
+
+defineConformanceSuite(inMemoryTarget);

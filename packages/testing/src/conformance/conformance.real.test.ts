@@ -1,0 +1,4 @@
+import { defineConformanceSuite } from './defineConformanceSuite.js';
+import { kubeApiServerTarget } from './kubeApiServerTarget.js';
+
+defineConformanceSuite(kubeApiServerTarget);

@@ -1,0 +1,41 @@
+import { describe } from '@jest/globals';
+import { bookmarkTests } from './bookmarkTests.js';
+import { clientNodeTests } from './clientNodeTests.js';
+import type { ConformanceTarget } from './ConformanceTarget.js';
+import { crudTests } from './crudTests.js';
+import { discoveryTests } from './discoveryTests.js';
+import { expiryTests } from './expiryTests.js';
+import { listTests } from './listTests.js';
+import { namespaceTests } from './namespaceTests.js';
+import { SuiteContext } from './SuiteContext.js';
+import { watchTests } from './watchTests.js';
+
+/**
+ * Defines the API conformance suite for one target: the same HTTP-level
+ * tests (CRUD, resourceVersion and generation rules, status subresource,
+ * selectors, pagination, metadata-only responses, watch replay, bookmarks,
+ * timeouts, 410 Expired, discovery, CRDs, Status bodies) run against the
+ * in-memory server and a real kube-apiserver, so the fake cannot drift.
+ *
+ * Easy to get wrong: the two describe blocks each start their own server;
+ * the first has the real server's watch cache off (compaction expires
+ * watches at once), the second on (bookmarks come only from a watch cache).
+ */
+export function defineConformanceSuite(target: ConformanceTarget): void {
+  describe(`API conformance: ${target.name}`, () => {
+    const ctx = SuiteContext.install(target);
+    crudTests(ctx);
+    listTests(ctx);
+    namespaceTests(ctx);
+    watchTests(ctx);
+    discoveryTests(ctx);
+    clientNodeTests(ctx);
+    // Last: compaction expires every resourceVersion issued so far.
+    expiryTests(ctx);
+  });
+
+  describe(`API conformance: ${target.name} (watch cache)`, () => {
+    const ctx = SuiteContext.install(target, { watchCache: true });
+    bookmarkTests(ctx);
+  });
+}
