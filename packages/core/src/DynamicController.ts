@@ -102,6 +102,8 @@ export class DynamicController {
       queue: this.queue,
       queueMaxRetries: this.config.queueMaxRetries,
       handlerFor: (gvr) => this.parents.get(gvrKey(gvr)),
+      // Differs from the seed system: there, a handler running across Deregister leaks its new watches.
+      onParentGone: (item) => this.router.removeInstance(item.gvr, item),
       signal: this.handlerAbort.signal,
       clock,
       observer: this.observer,
@@ -210,7 +212,9 @@ export class DynamicController {
    * Stops reconciling `parent`: removes its handler, drops the event
    * router's state for all its instances and releases the parent watch (the
    * informer keeps running while instances still watch that GVR as a child).
-   * Items of `parent` still queued are dropped when a worker picks them.
+   * Items of `parent` still queued are dropped when a worker picks them; a
+   * handler still running is let finish, then its instance is removed from
+   * the router again (it may have declared watches after the removal).
    * Deregistering a GVR that is not registered does nothing.
    */
   async deregister(parent: GroupVersionResource): Promise<void> {

@@ -20,6 +20,11 @@ export interface WorkerPoolDeps {
   readonly queueMaxRetries: number;
   /** The current handler of a parent GVR; `undefined` once deregistered. */
   readonly handlerFor: (gvr: GroupVersionResource) => ParentHandler | undefined;
+  /**
+   * Called when a handler returns after its parent GVR was deregistered:
+   * whatever the handler declared on the event router since belongs to no one.
+   */
+  readonly onParentGone?: (item: ObjectIdentifiers) => void;
   /** Every handler's `ctx.signal`; once aborted, workers stop running handlers. */
   readonly signal: AbortSignal;
   readonly clock: Clock;
@@ -88,6 +93,9 @@ export class WorkerPool {
       const outcome = await this.reconcile(parent, item, key);
       const durationMs = this.deps.clock.now() - startedAt;
       this.notify((o) => o.onReconcile?.(parent.gvr, durationMs, outcome));
+      // The deregister cleaned the router before this handler declared its watches;
+      // left alone, they would hold their informers forever.
+      if (this.deps.handlerFor(item.gvr) === undefined) this.deps.onParentGone?.(item);
     } catch (err) {
       logger.error({ err, item: key }, 'processing a work item failed');
     } finally {

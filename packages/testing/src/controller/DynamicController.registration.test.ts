@@ -159,6 +159,33 @@ describe('DynamicController register and deregister', () => {
     await expect(t.controller.deregister({ group: 'x', version: 'v1', resource: 'nothing' })).resolves.toBeUndefined();
   });
 
+  it('removes the watches a handler declared while its parent was being deregistered', async () => {
+    const configmaps: GroupVersionResource = { group: '', version: 'v1', resource: 'configmaps' };
+    t = createTestController();
+    t.source.add(parent, { name: 'a', namespace: 'ns' });
+    const entered = new Deferred();
+    const release = new Deferred();
+    gates.push(entered, release);
+    const h = new HandlerRecorder(async (req) => {
+      entered.resolve();
+      await release.promise;
+      // Runs after deregister already cleaned the router.
+      const watcher = t.controller.coordinator().forInstance(parent, req);
+      await watcher.watch({ nodeId: 'cm', gvr: configmaps, namespace: req.namespace, name: 'a-config' });
+      watcher.done(true);
+    });
+    await t.start();
+    await t.register(parent, h.handler);
+    await entered.promise;
+
+    await t.controller.deregister(parent);
+    release.resolve();
+    await t.waitFor(() => h.count() === 1 && t.source.informers(configmaps).length === 1 && t.router.instanceWatchCount() === 0);
+    expect(t.router.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
+    await t.waitFor(() => t.source.informer(configmaps)!.isStopped());
+    expect(t.controller.activeWatchCount()).toBe(0);
+  });
+
   it('calls a deregistered handler no more: items already queued are dropped when picked', async () => {
     const observer = new ObserverRecorder();
     t = createTestController({ observer });
