@@ -5,7 +5,7 @@
 // Sizes: 10,000 and 100,000 objects (quick: 2,000 and 10,000).
 //
 // The API server runs in a worker thread (packages/watch-manager/bench/
-// apiserver.worker.mjs, imported by path), whose V8 heap is separate, so the
+// lib/apiserver.worker.mjs), whose V8 heap is separate, so the
 // heap measured here holds only the informer under test.
 //
 // Method (the same as packages/watch-manager/bench/memory.bench.mjs): a
@@ -36,7 +36,7 @@ const SECRETS = { group: '', version: 'v1', resource: 'secrets' };
 
 if (typeof globalThis.gc !== 'function') throw new Error('memory.mjs needs node --expose-gc (run.mjs passes it)');
 
-const worker = new Worker(new URL('../packages/watch-manager/bench/apiserver.worker.mjs', import.meta.url), {
+const worker = new Worker(new URL('./lib/apiserver.worker.mjs', import.meta.url), {
   resourceLimits: { maxOldGenerationSizeMb: 8192 },
 });
 const inbox = [];
