@@ -101,7 +101,7 @@ function steps(d: ScenarioDeps, api: ScenarioApi): Step[] {
       expect: () => [converged(api, WEBAPP, shop, { spec: shopSpec, count: 1 }), converged(api, WEBAPP, blog, { spec: blogSpec, count: 2 })],
     },
     {
-      name: 'strip the label of an owned ConfigMap',
+      name: 'relabel an owned ConfigMap away (app=somebody-else)',
       act: () => api.labelConfigMap(configOf(docs), { [APP_LABEL]: 'somebody-else' }, [key(WEBAPP, docs)]),
       expect: () => [converged(api, WEBAPP, docs, { spec: docsSpec, count: 1 })],
     },

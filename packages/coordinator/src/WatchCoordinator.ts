@@ -95,9 +95,15 @@ export class WatchCoordinator implements EventRouter {
   /**
    * Enqueues, once each, every instance with a scalar request for the
    * event's object or a collection request whose namespace fits and whose
-   * selector matches the new labels or the old ones.
+   * selector matches the new labels or the old ones. Initial-list adds and
+   * resync updates are ignored: they replay state, they do not change it.
    */
   routeEvent(event: WatchEvent): void {
+    // Differs from the seed system, which routes them: a brand-new informer has no committed request, and the
+    // instance that asked for it reads after `watch()` resolves, so routing would only reconcile it twice.
+    if (event.initialList === true) return;
+    // Parents are re-reconciled on resync anyway; routing it would enqueue every watcher each period.
+    if (event.resync === true) return;
     const g = this.gvrs.get(event.gvr);
     if (g === undefined) return;
     const stamp = ++this.stamp;

@@ -104,6 +104,7 @@ export class DynamicController {
       handlerFor: (gvr) => this.parents.get(gvrKey(gvr)),
       // Differs from the seed system: there, a handler running across Deregister leaks its new watches.
       onParentGone: (item) => this.router.removeInstance(item.gvr, item),
+      instanceExists: (item) => this.registry.getInformer(item.gvr)?.get(item) !== undefined,
       signal: this.handlerAbort.signal,
       clock,
       observer: this.observer,
@@ -261,9 +262,12 @@ export class DynamicController {
   }
 
   /**
-   * Receives every event of the watch registry. Parent events are enqueued
-   * (updates only when `generation` changed); every event, parent or not, is
-   * also routed to the event router, since one GVR can be both.
+   * Receives every event of the watch registry. Parent events are enqueued,
+   * including initial-list adds (an existing instance's first reconcile) and
+   * resync replays; other updates only when `generation` changed or is not
+   * tracked by the resource. Every event, parent or not, is also handed to
+   * the event router, since one GVR can be both (the router ignores
+   * initial-list and resync events).
    */
   readonly handleEvent = (event: WatchEvent): void => {
     try {
@@ -277,11 +281,18 @@ export class DynamicController {
 
   private handleParentEvent(event: WatchEvent): void {
     this.notify((o) => o.onParentEvent?.(event.gvr, event.type));
-    if (event.type === 'update' && event.generation === event.oldGeneration) {
-      // Status and metadata-only changes do not need a reconcile.
-      return;
-    }
+    if (event.type === 'update' && !this.updateNeedsReconcile(event)) return;
     this.enqueue(event.gvr, event.namespace, event.name);
+  }
+
+  /** Status and metadata-only changes keep the generation and need no reconcile. */
+  private updateNeedsReconcile(update: WatchEvent): boolean {
+    // Differs from the seed system, which filters resyncs by generation too: as client-go controllers do, a resync
+    // re-reconciles every parent (and brings back an item dropped after queueMaxRetries).
+    if (update.resync === true) return true;
+    // A resource that does not track generation (ConfigMap-like) has no other way to show a spec change.
+    if (update.generation === undefined || update.oldGeneration === undefined) return true;
+    return update.generation !== update.oldGeneration;
   }
 
   private enqueue(gvr: GroupVersionResource, namespace: string, name: string): void {

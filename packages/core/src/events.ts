@@ -6,7 +6,9 @@ export type EventType = 'add' | 'update' | 'delete';
 /**
  * A normalized watch event emitted by a watch registry (seed: `Event`).
  * Consumers decide what to act on: the watch layer neither compares old and
- * new objects nor filters by generation.
+ * new objects nor filters by generation; it only flags the two kinds of
+ * event that replay state rather than report a change (`initialList`,
+ * `resync`).
  */
 export interface WatchEvent {
   readonly type: EventType;
@@ -24,6 +26,19 @@ export interface WatchEvent {
   readonly generation?: number;
   /** `metadata.generation` of the previous version, on update events only. */
   readonly oldGeneration?: number;
+  /**
+   * True for adds delivered while the informer's initial list is being
+   * delivered (before it synced); absent otherwise, including for adds found
+   * by a later relist. Easy to get wrong: these are the first sight of every
+   * existing object, so a parent must still be reconciled for them.
+   */
+  readonly initialList?: boolean;
+  /**
+   * True for update events replayed from the cache by a periodic resync
+   * (old and new have the same resourceVersion); absent otherwise. Nothing
+   * changed on the server, so a generation comparison always drops them.
+   */
+  readonly resync?: boolean;
 }
 
 /** Receives every normalized event of a watch registry. */

@@ -557,6 +557,27 @@ describe('WatchManager events', () => {
     expect(events.map((e) => `${e.type}:${e.name}`)).toEqual(['add:pre']);
   });
 
+  it('flags the adds of the initial list and the updates of a resync, and nothing else', async () => {
+    const { clock, source, events, wm } = setup();
+    const pending = track(wm.ensureWatch(cms, 'a'));
+    const inf = source.last();
+    const listed = obj('listed', {}, 1);
+    for (const h of inf.handlers.values()) h.onAdd?.(listed, true);
+    inf.synced = true;
+    inf.prefill(listed);
+    await clock.advanceAsync(100);
+    expect(pending.status).toBe('resolved');
+    inf.add(obj('later', {}, 1));
+    inf.update(listed, listed); // a resync replays the cached object as an update to itself
+    inf.update(listed, obj('listed', { changed: 'yes' }, 1));
+    expect(events.map((e) => [e.type, e.name, e.initialList, e.resync])).toEqual([
+      ['add', 'listed', true, undefined],
+      ['add', 'later', undefined, undefined],
+      ['update', 'listed', undefined, true],
+      ['update', 'listed', undefined, undefined],
+    ]);
+  });
+
   it('logs an onEvent that throws and keeps delivering later events', async () => {
     const delivered: string[] = [];
     const { source, logs, wm } = setup({}, (e) => {

@@ -181,7 +181,7 @@ export class WatchManager implements WatchRegistry {
     try {
       informer.setWatchErrorHandler((err) => this.onWatchError(entry, err));
       entry.registration = informer.addEventHandler({
-        onAdd: (obj) => this.emit(entry, 'add', obj),
+        onAdd: (obj, isInInitialList) => this.emit(entry, 'add', obj, undefined, isInInitialList),
         onUpdate: (oldObj, newObj) => this.emit(entry, 'update', newObj, oldObj),
         onDelete: (obj) => this.emit(entry, 'delete', obj),
       });
@@ -200,11 +200,12 @@ export class WatchManager implements WatchRegistry {
     type: EventType,
     obj: PartialObjectMetadata | DeletedFinalStateUnknown,
     oldObj?: PartialObjectMetadata,
+    isInInitialList = false,
   ): void {
     // A released informer may still be delivering; its events are no one's any more.
     if (this.entries.get(entry.key) !== entry) return;
     try {
-      this.onEvent(toWatchEvent(entry.gvr, type, obj, oldObj));
+      this.onEvent(toWatchEvent(entry.gvr, type, obj, oldObj, isInInitialList));
     } catch (err) {
       this.log.error({ err, gvr: entry.key, type }, 'onEvent threw; the informer carries on');
     }

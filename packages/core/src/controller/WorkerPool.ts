@@ -8,6 +8,9 @@ import type { ControllerObserver, ReconcileOutcome } from './ControllerObserver.
 import { notifyObserver } from './notifyObserver.js';
 import { workItemKey } from './workItemKey.js';
 
+/** Longest run of back-to-back work items before a worker yields to the event loop. */
+const YIELD_EVERY_MS = 10;
+
 /** A parent GVR's handler as the workers see it. */
 export interface ParentHandler {
   readonly gvr: GroupVersionResource;
@@ -25,6 +28,12 @@ export interface WorkerPoolDeps {
    * whatever the handler declared on the event router since belongs to no one.
    */
   readonly onParentGone?: (item: ObjectIdentifiers) => void;
+  /**
+   * True when the instance is still in its parent's informer cache. A
+   * handler failing with NotFound for an instance that still exists most
+   * likely hit a missing child or subresource, which is worth a warning.
+   */
+  readonly instanceExists?: (item: ObjectIdentifiers) => boolean;
   /** Every handler's `ctx.signal`; once aborted, workers stop running handlers. */
   readonly signal: AbortSignal;
   readonly clock: Clock;
@@ -43,6 +52,7 @@ export interface WorkerPoolDeps {
 export class WorkerPool {
   private readonly deps: WorkerPoolDeps;
   private readonly inFlight = new Map<string, ObjectIdentifiers>();
+  private lastYield = performance.now();
 
   constructor(deps: WorkerPoolDeps) {
     this.deps = deps;
@@ -70,6 +80,13 @@ export class WorkerPool {
       }
       if (next.shutdown) return;
       await this.process(next.item);
+      // Handlers that settle without I/O (a handler that requeues itself at
+      // once, for example) would otherwise chain microtasks forever and starve
+      // timers, sockets and signal handlers. Yield a turn every few ms of such work.
+      if (performance.now() - this.lastYield > YIELD_EVERY_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        this.lastYield = performance.now();
+      }
     }
   }
 
@@ -132,7 +149,17 @@ export class WorkerPool {
     const verdict = classifyHandlerError(err);
     switch (verdict.kind) {
       case 'no_requeue':
+        queue.forget(item);
+        return verdict.kind;
       case 'not_found':
+        // As in the seed system, a NotFound means the instance is gone: forget it.
+        // When the instance is still cached, the 404 came from something else; say so.
+        if (this.deps.instanceExists?.(item) === true) {
+          logger.warn(
+            { err, item: key },
+            `handler failed with NotFound but instance ${key} still exists; treating it as deleted and not retrying (wrap the error to retry)`,
+          );
+        }
         queue.forget(item);
         return verdict.kind;
       case 'requeue':

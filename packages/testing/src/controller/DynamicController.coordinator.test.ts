@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import type { GroupVersionResource, Handler } from '@protean/core';
-import { createTestController, HandlerRecorder, type TestController } from '../fakes/index.js';
+import type { GroupVersionResource, Handler, ObjectIdentifiers } from '@protean/core';
+import { createTestController, FakeClock, HandlerRecorder, ObserverRecorder, type TestController } from '../fakes/index.js';
 
 const parent: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
 const configmaps: GroupVersionResource = { group: '', version: 'v1', resource: 'configmaps' };
@@ -68,5 +68,61 @@ describe('DynamicController with the coordinator', () => {
     expect(cmInformer.isStopped()).toBe(true); // its last user, the webapp instance, is gone
     expect(t.watches.activeWatchCount()).toBe(0);
     expect(t.router.instanceWatchCount()).toBe(0);
+  });
+
+  it('reconciles an instance once when its handler starts a child informer that already lists a match', async () => {
+    t = createTestController();
+    t.source.add(parent, { name: 'a', namespace: 'ns' });
+    t.source.add(configmaps, { name: 'a-config', namespace: 'ns' });
+    const h = watchingConfigMap(t);
+    await t.start();
+    await t.register(parent, h.handler);
+    await t.waitFor(() => h.count() === 1 && t.router.instanceWatchCount() === 1);
+    // One worker, FIFO: had the child's initial list re-enqueued a, it would run again before b.
+    t.source.add(parent, { name: 'b', namespace: 'ns' });
+    await t.waitFor(() => h.keys().includes('ns/b'));
+    expect(h.keys()).toEqual(['ns/a', 'ns/b']);
+    // Later changes of the child still reach the instance.
+    t.source.update(configmaps, { name: 'a-config', namespace: 'ns', labels: { x: 'y' } });
+    await t.waitFor(() => h.count() === 3);
+    expect(h.keys()[2]).toBe('ns/a');
+  });
+
+  it('retries a failing handler that starts a child informer only as its backoff allows', async () => {
+    const clock = new FakeClock();
+    const observer = new ObserverRecorder();
+    t = createTestController({ clock, observer, config: { minRetryDelayMs: 50, maxRetryDelayMs: 10_000, queueMaxRetries: 10 } });
+    t.source.add(parent, { name: 'a', namespace: 'ns' });
+    t.source.add(configmaps, { name: 'a-config', namespace: 'ns' });
+    const a: ObjectIdentifiers = { gvr: parent, namespace: 'ns', name: 'a' };
+    const h = new HandlerRecorder(async (req) => {
+      if (req.name !== 'a') return;
+      const watcher = t.controller.coordinator().forInstance(parent, req);
+      try {
+        await watcher.watch({ nodeId: 'config', gvr: configmaps, namespace: req.namespace, name: `${req.name}-config` });
+        throw new Error('boom');
+      } catch (err) {
+        watcher.done(false);
+        throw err;
+      }
+    });
+    await t.start();
+    await t.register(parent, h.handler);
+    await t.waitFor(() => t.queue.numRequeues(a) === 1);
+    // One worker, FIFO: an immediate re-run of a would come before the sentinel.
+    t.source.add(parent, { name: 'sentinel-1', namespace: 'ns' });
+    await t.waitFor(() => h.keys().includes('ns/sentinel-1'));
+    expect(h.keys()).toEqual(['ns/a', 'ns/sentinel-1']);
+    expect(t.source.runningInformers(configmaps)).toHaveLength(0); // released by done(false)
+
+    await clock.advanceAsync(49);
+    expect(h.count({ namespace: 'ns', name: 'a' })).toBe(1);
+    await clock.advanceAsync(1); // the first retry, after minRetryDelayMs
+    await t.waitFor(() => t.queue.numRequeues(a) === 2);
+    t.source.add(parent, { name: 'sentinel-2', namespace: 'ns' });
+    await t.waitFor(() => h.keys().includes('ns/sentinel-2'));
+    expect(h.keys()).toEqual(['ns/a', 'ns/sentinel-1', 'ns/a', 'ns/sentinel-2']);
+    expect(t.source.informers(configmaps)).toHaveLength(2); // one informer per attempt, none in between
+    expect(observer.outcomes(parent).filter((o) => o === 'error')).toHaveLength(2);
   });
 });

@@ -111,6 +111,39 @@ describe('DynamicController requeue outcomes', () => {
     expect(t.controller.queueLength()).toBe(0);
   });
 
+  it('warns when a handler fails with NotFound while its instance still exists, and stays quiet once it is gone', async () => {
+    logs = new LogRecorder('warn');
+    t = createTestController({ logger: logs.logger });
+    t.source.add(parent, { name: 'a', namespace: 'ns' });
+    t.source.add(parent, { name: 'b', namespace: 'ns' });
+    const h = new HandlerRecorder(async (req) => {
+      if (req.name === 'b') t.source.delete(parent, { namespace: 'ns', name: 'b' });
+      throw new FakeStatusError(404);
+    });
+    await t.start();
+    await t.register(parent, h.handler);
+    await t.waitFor(() => h.keys().includes('ns/a') && h.keys().includes('ns/b'));
+    await t.waitFor(() => t.controller.queueLength() === 0);
+    const warnings = logs.find('handler failed with NotFound');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.msg).toContain('ns/a');
+  });
+
+  it('keeps the event loop turning while a handler requeues itself at once, forever', async () => {
+    t = createTestController();
+    t.source.add(parent, { name: 'a', namespace: 'ns' });
+    const h = new HandlerRecorder(() => Promise.reject(requeue.needed()));
+    await t.start();
+    await t.register(parent, h.handler);
+    // Starved by an endless microtask chain, neither a macrotask nor a timer would ever run.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await t.waitFor(() => h.count() > 100);
+    await t.stop();
+    const calls = h.count();
+    await new Promise<void>((resolve) => setTimeout(resolve, 20));
+    expect(h.count()).toBe(calls);
+  });
+
   it('retries a failing item with exponential backoff, then drops it after queueMaxRetries with an error log', async () => {
     const h = new HandlerRecorder(() => Promise.reject(new Error('boom')));
     await run(h.handler);

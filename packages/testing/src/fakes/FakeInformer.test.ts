@@ -78,7 +78,8 @@ describe('FakeInformer', () => {
     informer.add(fakeObject({ name: 'a' }));
     const seen: Seen[] = [];
     const reg = informer.addEventHandler(recordingHandler(seen));
-    expect(seen).toEqual([['add', 'a', true]]);
+    // Synced already: the replay is not part of the initial list.
+    expect(seen).toEqual([['add', 'a', false]]);
     expect(reg.hasSynced()).toBe(true);
     expect(informer.handlerCount()).toBe(1);
     informer.removeEventHandler(reg);
@@ -137,9 +138,43 @@ describe('FakeInformer', () => {
     informer.addEventHandler(recordingHandler(seen));
     informer.resync();
     expect(seen).toEqual([
-      ['add', 'a', true],
+      ['add', 'a', false],
       ['update', 3, 3],
     ]);
+  });
+
+  it('flags a late handler\'s replay as initial list only while the informer has not synced', () => {
+    const informer = new FakeInformer(gvr, { autoSync: false, listObjects: () => [fakeObject({ name: 'b' })] });
+    running(informer);
+    informer.add(fakeObject({ name: 'a' }));
+    const early: Seen[] = [];
+    informer.addEventHandler(recordingHandler(early));
+    expect(early).toEqual([['add', 'a', true]]);
+    informer.markSynced();
+    expect(early).toEqual([
+      ['add', 'a', true],
+      ['add', 'b', true],
+    ]);
+    const late: Seen[] = [];
+    informer.addEventHandler(recordingHandler(late));
+    expect(late).toEqual([
+      ['add', 'a', false],
+      ['add', 'b', false],
+    ]);
+    informer.add(fakeObject({ name: 'c' }));
+    expect(late.at(-1)).toEqual(['add', 'c', false]);
+  });
+
+  it('resyncs with the very object it caches, so old and new share a resourceVersion', () => {
+    const informer = new FakeInformer(gvr);
+    running(informer);
+    informer.add(fakeObject({ name: 'a', resourceVersion: '7' }));
+    const pairs: [PartialObjectMetadata, PartialObjectMetadata][] = [];
+    informer.addEventHandler({ onUpdate: (o, n) => void pairs.push([o, n]) });
+    informer.resync();
+    expect(pairs).toHaveLength(1);
+    expect(pairs[0]![0]).toBe(pairs[0]![1]);
+    expect(pairs[0]![1].metadata.resourceVersion).toBe('7');
   });
 
   it('refuses to update or delete an object it does not hold, naming it', () => {

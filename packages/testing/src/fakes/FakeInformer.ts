@@ -44,6 +44,9 @@ class FakeRegistration implements HandlerRegistration {
  * completes the initial list, `failSync(err)` reports `err` through the
  * watch error handler and keeps it from syncing.
  *
+ * `isInInitialList` is true exactly for adds delivered before the informer
+ * synced (the initial list, and a late handler's replay while unsynced).
+ *
  * Easy to get wrong: a stopped informer (its run signal aborted) is dead:
  * pushes to it are ignored, as a real informer no longer watches. Updating
  * or deleting an object the cache does not hold throws.
@@ -105,8 +108,10 @@ export class FakeInformer implements Informer {
   addEventHandler(handler: ResourceEventHandler): HandlerRegistration {
     const reg = new FakeRegistration(handler);
     this.registrations.add(reg);
-    // Like a shared informer: a late handler first gets the cache as adds.
-    for (const obj of this.store.values()) handler.onAdd?.(obj, true);
+    // Like a shared informer: a late handler first gets the cache as adds,
+    // part of the initial list only while the informer has not synced.
+    const initial = !this.synced;
+    for (const obj of this.store.values()) handler.onAdd?.(obj, initial);
     reg.synced = this.synced;
     return reg;
   }
@@ -204,7 +209,7 @@ export class FakeInformer implements Informer {
     this.deliver((h) => h.onDelete?.(delivered));
   }
 
-  /** Delivers every cached object as an update to itself, as a periodic resync does. */
+  /** Delivers every cached object as an update to itself (same object, same resourceVersion), as a periodic resync does. */
   resync(): void {
     if (this.stopped) return;
     for (const obj of this.store.values()) this.deliver((h) => h.onUpdate?.(obj, obj));

@@ -14,8 +14,9 @@ export type ObjectSpec = Partial<ObjectMeta> & {
 /**
  * Builds the metadata-only object an informer caches, as the API server
  * sends it to a metadata watch (`meta.k8s.io/v1` `PartialObjectMetadata`).
- * Easy to get wrong: without `generation` the object has none, and a parent
- * update without a generation change is skipped by the controller.
+ * Easy to get wrong: without `generation` the object has none, and the
+ * controller then reconciles every parent update; set `generation` to test
+ * the skip of metadata-only changes.
  */
 export function fakeObject(spec: ObjectSpec): PartialObjectMetadata {
   const { apiVersion, kind, ...meta } = spec;

@@ -1,0 +1,36 @@
+import { describe, expect, it } from '@jest/globals';
+import { DeletedFinalStateUnknown, type GroupVersionResource, type PartialObjectMetadata } from '@protean/core';
+import { toWatchEvent } from './toWatchEvent.js';
+
+const cms: GroupVersionResource = { group: '', version: 'v1', resource: 'configmaps' };
+
+function obj(name: string, resourceVersion?: string, labels: Record<string, string> = {}): PartialObjectMetadata {
+  const metadata: PartialObjectMetadata['metadata'] = { name, namespace: 'ns', labels };
+  if (resourceVersion !== undefined) metadata.resourceVersion = resourceVersion;
+  return { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata };
+}
+
+describe('toWatchEvent', () => {
+  it('flags an add as initialList only when the informer says it belongs to the initial list', () => {
+    expect(toWatchEvent(cms, 'add', obj('a', '1'), undefined, true).initialList).toBe(true);
+    expect(toWatchEvent(cms, 'add', obj('a', '1'), undefined, false)).not.toHaveProperty('initialList');
+    expect(toWatchEvent(cms, 'add', obj('a', '1'))).not.toHaveProperty('initialList');
+  });
+
+  it('flags an update as resync when old and new are the same object or share a resourceVersion', () => {
+    const cached = obj('a');
+    expect(toWatchEvent(cms, 'update', cached, cached).resync).toBe(true);
+    expect(toWatchEvent(cms, 'update', obj('a', '7'), obj('a', '7')).resync).toBe(true);
+  });
+
+  it('does not flag a real change, or copies whose resourceVersion is unknown, as resync', () => {
+    expect(toWatchEvent(cms, 'update', obj('a', '8', { x: 'y' }), obj('a', '7'))).not.toHaveProperty('resync');
+    expect(toWatchEvent(cms, 'update', obj('a'), obj('a'))).not.toHaveProperty('resync');
+    expect(toWatchEvent(cms, 'update', obj('a', ''), obj('a', ''))).not.toHaveProperty('resync');
+  });
+
+  it('never flags a delete, even from a tombstone', () => {
+    const event = toWatchEvent(cms, 'delete', new DeletedFinalStateUnknown('ns/a', obj('a', '3')));
+    expect(event).toEqual({ type: 'delete', gvr: cms, name: 'a', namespace: 'ns', labels: {} });
+  });
+});
