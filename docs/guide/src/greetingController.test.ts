@@ -15,7 +15,7 @@ describe('the first-controller guide', () => {
     server.registerResource({ ...greetings, kind: 'Greeting', namespaced: true });
     controller = composeController(server.kubeConfig(), silentLogger());
     running = controller.start(abort.signal);
-    await controller.register(greetings, greetingHandler(controller, server.kubeConfig()));
+    await controller.register(greetings, greetingHandler(server.kubeConfig()));
   });
 
   afterAll(async () => {

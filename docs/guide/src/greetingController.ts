@@ -39,40 +39,33 @@ interface Greeting {
 }
 
 /** Keeps a ConfigMap `<name>-greeting` holding each Greeting's text. */
-export function greetingHandler(controller: DynamicController, kubeConfig: KubeConfig): Handler {
+export function greetingHandler(kubeConfig: KubeConfig): Handler {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   return async ({ namespace, name }, ctx) => {
-    const watcher = controller.coordinator().forInstance(ctx.gvr, { namespace, name });
     let greeting: Greeting;
     try {
       greeting = (await custom.getNamespacedCustomObject({
         group: greetings.group, version: greetings.version, plural: greetings.resource, namespace, name,
       })) as Greeting;
     } catch (err) {
-      if (!isNotFound(err)) throw err;
-      controller.coordinator().removeInstance(ctx.gvr, { namespace, name }); // deleted: forget its watches
-      return;
+      if (isNotFound(err)) return; // deleted; the controller forgets its watches
+      throw err;
     }
+    // Watch first, then touch: a change made between the two is never missed.
+    const child = `${name}-greeting`;
+    await ctx.watcher.watch({ nodeId: 'greeting-configmap', gvr: configmaps, namespace, name: child });
+    const data = { text: greeting.spec?.text ?? 'hello' };
     try {
-      // Watch first, then touch: a change made between the two is never missed.
-      const child = `${name}-greeting`;
-      await watcher.watch({ nodeId: 'greeting-configmap', gvr: configmaps, namespace, name: child });
-      const data = { text: greeting.spec?.text ?? 'hello' };
-      try {
-        const current = await core.readNamespacedConfigMap({ namespace, name: child });
-        if (current.data?.['text'] !== data.text) {
-          await core.replaceNamespacedConfigMap({ namespace, name: child, body: { ...current, data } });
-        }
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-        await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: child, namespace }, data } });
+      const current = await core.readNamespacedConfigMap({ namespace, name: child });
+      if (current.data?.['text'] !== data.text) {
+        await core.replaceNamespacedConfigMap({ namespace, name: child, body: { ...current, data } });
       }
-      watcher.done(true); // commit this reconcile's watch set
     } catch (err) {
-      watcher.done(false); // keep the last committed watch set
-      throw err; // retried with backoff
+      if (!isNotFound(err)) throw err; // retried with backoff; the previous watch set stays
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: child, namespace }, data } });
     }
+    // Resolving commits this pass's watches: anything not declared again is dropped.
   };
 }
 // #endregion handler

@@ -105,6 +105,8 @@ export class DynamicController {
       // Differs from the seed system: there, a handler running across Deregister leaks its new watches.
       onParentGone: (item) => this.router.removeInstance(item.gvr, item),
       instanceExists: (item) => this.registry.getInformer(item.gvr)?.get(item) !== undefined,
+      watcherFor: (item) => this.router.forInstance(item.gvr, item),
+      forgetInstance: (item) => this.router.removeInstance(item.gvr, item),
       signal: this.handlerAbort.signal,
       clock,
       observer: this.observer,

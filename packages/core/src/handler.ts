@@ -1,3 +1,4 @@
+import type { InstanceWatcher } from './contracts.js';
 import type { GroupVersionResource, NamespacedName } from './gvr.js';
 import type { Logger } from './logger.js';
 
@@ -9,6 +10,13 @@ export interface ReconcileContext {
   readonly logger: Logger;
   /** The parent resource type this instance belongs to. */
   readonly gvr: GroupVersionResource;
+  /**
+   * This instance's watcher (`coordinator().forInstance(gvr, req)`), settled
+   * for you: a cycle the handler leaves open is committed (`done(true)`) when
+   * it succeeds or rejects with a requeue signal, and discarded
+   * (`done(false)`) when it fails. Call `done` yourself to decide otherwise.
+   */
+  readonly watcher: InstanceWatcher;
 }
 
 /**

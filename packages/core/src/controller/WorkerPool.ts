@@ -1,11 +1,12 @@
 import type { Clock } from '../clock.js';
-import type { QueueGetResult, RateLimitingQueue } from '../contracts.js';
+import type { InstanceWatcher, QueueGetResult, RateLimitingQueue } from '../contracts.js';
 import { gvrKey, namespacedNameKey, type GroupVersionResource, type ObjectIdentifiers } from '../gvr.js';
 import type { Handler, ReconcileContext } from '../handler.js';
 import type { Logger } from '../logger.js';
 import { classifyHandlerError } from './classifyHandlerError.js';
 import type { ControllerObserver, ReconcileOutcome } from './ControllerObserver.js';
 import { notifyObserver } from './notifyObserver.js';
+import { SettlingWatcher } from './SettlingWatcher.js';
 import { workItemKey } from './workItemKey.js';
 
 /** Longest run of back-to-back work items before a worker yields to the event loop. */
@@ -34,6 +35,10 @@ export interface WorkerPoolDeps {
    * likely hit a missing child or subresource, which is worth a warning.
    */
   readonly instanceExists?: (item: ObjectIdentifiers) => boolean;
+  /** The instance's watcher on the event router, for `ctx.watcher`. */
+  readonly watcherFor: (item: ObjectIdentifiers) => InstanceWatcher;
+  /** Drops the event router's state of an instance that is gone. */
+  readonly forgetInstance: (item: ObjectIdentifiers) => void;
   /** Every handler's `ctx.signal`; once aborted, workers stop running handlers. */
   readonly signal: AbortSignal;
   readonly clock: Clock;
@@ -126,21 +131,38 @@ export class WorkerPool {
   }
 
   private async reconcile(parent: ParentHandler, item: ObjectIdentifiers, key: string): Promise<ReconcileOutcome> {
+    const watcher = new SettlingWatcher(() => this.deps.watcherFor(item));
     const ctx: ReconcileContext = {
       signal: this.deps.signal,
       logger: this.deps.logger.child({ gvr: gvrKey(parent.gvr), instance: namespacedNameKey(item) }),
       gvr: parent.gvr,
+      watcher,
     };
     let thrownSync = true;
+    let outcome: ReconcileOutcome;
     try {
       const pending = parent.handler({ namespace: item.namespace, name: item.name }, ctx);
       thrownSync = false;
       await pending;
+      this.deps.queue.forget(item);
+      outcome = 'success';
     } catch (err) {
-      return this.handleFailure(item, key, err, thrownSync);
+      outcome = this.handleFailure(item, key, err, thrownSync);
     }
-    this.deps.queue.forget(item);
-    return 'success';
+    this.settle(item, watcher, outcome);
+    return outcome;
+  }
+
+  /** Closes the cycle a handler left open on `ctx.watcher`, and forgets instances that are gone. */
+  private settle(item: ObjectIdentifiers, watcher: SettlingWatcher, outcome: ReconcileOutcome): void {
+    try {
+      const succeeded = outcome === 'success' || outcome === 'requeue' || outcome === 'requeue_after' || outcome === 'no_requeue';
+      watcher.settle(succeeded);
+      // A NotFound for an instance no longer cached means it was deleted: its watches go with it.
+      if (outcome === 'not_found' && this.deps.instanceExists?.(item) === false) this.deps.forgetInstance(item);
+    } catch (err) {
+      this.deps.logger.error({ err, item: workItemKey(item) }, 'settling the instance watcher failed');
+    }
   }
 
   /** The seed system's worker rules for a failed handler. */
