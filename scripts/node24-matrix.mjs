@@ -128,6 +128,7 @@ async function unitTests(node, env) {
   await checks.step('unit tests', () => {
     const projects = ['packages', 'examples']
       .flatMap((parent) => (existsSync(join(copy, parent)) ? readdirSync(join(copy, parent)).map((name) => `${parent}/${name}`) : []))
+      .concat(['docs/guide'])
       .filter((dir) => existsSync(join(copy, dir, 'jest.config.js')));
     const out = join(work, 'jest.json');
     const jestArgs = ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', join(copy, 'node_modules/jest/bin/jest.js')];
