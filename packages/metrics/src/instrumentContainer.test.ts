@@ -134,4 +134,16 @@ describe('instrumentContainer', () => {
     expect((await readyz())[0]).toBe(200);
     expect((await fetch(`${server.url}/nope`)).status).toBe(404);
   });
+
+  it('adds readiness checks passed to serve() to the built-in one', async () => {
+    compose();
+    await t.start();
+    let cacheWarm = false;
+    server = await metrics.serve({ readiness: [{ name: 'cache-warm', ready: () => cacheWarm }] });
+    const first = await fetch(`${server.url}/readyz`);
+    expect(first.status).toBe(503);
+    expect(await first.text()).toBe('[+]parent-informers-synced ok\n[-]cache-warm failed\nreadyz check failed\n');
+    cacheWarm = true;
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+  });
 });

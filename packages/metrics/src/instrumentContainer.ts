@@ -26,8 +26,11 @@ export interface ProteanMetrics {
   readonly controller: ControllerMetrics;
   /** `/readyz` checks: every registered parent GVR's informer has synced. */
   readiness(): ReadinessCheck[];
-  /** Starts an HTTP server with `/metrics`, `/healthz` and `/readyz`. */
-  serve(options?: { port?: number; host?: string }): Promise<MetricsServer>;
+  /**
+   * Starts an HTTP server with `/metrics`, `/healthz` and `/readyz`;
+   * `readiness` adds checks of your own to the built-in one.
+   */
+  serve(options?: { port?: number; host?: string; readiness?: readonly ReadinessCheck[] }): Promise<MetricsServer>;
 }
 
 /**
@@ -113,7 +116,7 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
     registry,
     controller: metrics,
     readiness,
-    serve: (opts = {}) => MetricsServer.start({ registry, readiness: readiness(), ...opts }),
+    serve: ({ readiness: extra = [], ...opts } = {}) => MetricsServer.start({ registry, readiness: [...readiness(), ...extra], ...opts }),
   };
 }
 

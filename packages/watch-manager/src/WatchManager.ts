@@ -258,7 +258,8 @@ export class WatchManager implements WatchRegistry {
     const reason = status === undefined ? undefined : FAIL_FAST.get(status);
     if (reason === undefined) return;
     // Beyond kro: a refusal fails the pending callers now, not at the sync deadline.
-    const werr = new WatchError(entry.gvr, reason, `the server answered ${status} before the informer synced: ${err.message}`, {
+    const hint = status === 404 ? ' (is the resource served? check the CRD is installed and established, and that `resource` is the plural name)' : '';
+    const werr = new WatchError(entry.gvr, reason, `the server answered ${status} before the informer synced: ${err.message}${hint}`, {
       cause: err,
       status,
     });

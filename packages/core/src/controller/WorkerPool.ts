@@ -196,6 +196,11 @@ export class WorkerPool {
         break;
     }
     this.notify((o) => o.onHandlerError?.(item.gvr, err, thrownSync));
+    if (this.deps.signal.aborted) {
+      // Shutting down: the failure is most likely the abort itself, and nothing will retry it.
+      logger.info({ err, item: key }, 'handler ended during shutdown; not retried');
+      return 'error';
+    }
     const retries = queue.numRequeues(item);
     if (retries < queueMaxRetries) {
       logger.error({ err, item: key, retries, thrownSync }, 'handler failed; retrying with backoff');
