@@ -55,6 +55,8 @@ export class DynamicController {
   private readonly router: EventRouter;
   /** Entries are compared by identity, so a stale `register` cannot undo a newer one. */
   private readonly parents = new Map<string, ParentHandler>();
+  /** Parent handlers whose registration completed (their informer synced). */
+  private readonly confirmedParents = new WeakSet<ParentHandler>();
   /** Aborted when shutdown begins; every handler's `ctx.signal`. */
   private readonly handlerAbort = new AbortController();
   private readonly workers: WorkerPool;
@@ -193,7 +195,9 @@ export class DynamicController {
       await this.registry.ensureWatch(gvr, parentOwnerId(gvr));
     } catch (err) {
       if (this.parents.get(key) === entry) {
-        if (previous !== undefined) {
+        // A previous handler is put back only if its own registration completed:
+        // two overlapping first registrations that both fail leave nothing behind.
+        if (previous !== undefined && this.confirmedParents.has(previous)) {
           this.parents.set(key, previous);
         } else {
           this.parents.delete(key);
@@ -202,6 +206,7 @@ export class DynamicController {
       }
       throw new ParentSyncError(gvr, err);
     }
+    this.confirmedParents.add(entry);
     if (this.parents.get(key) !== entry) return; // deregistered or replaced while syncing
     if (informerExisted) {
       for (const obj of this.registry.getInformer(gvr)?.list() ?? []) {

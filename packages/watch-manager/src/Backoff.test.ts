@@ -22,7 +22,10 @@ describe('Backoff', () => {
     b.next();
     clock.advance(59_999);
     expect(b.next()).toBe(400);
-    clock.advance(60_000);
+    // The healthy period starts when that 400 ms wait ends.
+    clock.advance(400 + 59_999);
+    expect(b.next()).toBe(800);
+    clock.advance(800 + 60_000);
     expect(b.next()).toBe(100);
   });
 
@@ -36,5 +39,28 @@ describe('Backoff', () => {
 
   it('rejects a max below the initial delay', () => {
     expect(() => new Backoff({ initialMs: 100, maxMs: 10 })).toThrow(/initialMs=100 maxMs=10/);
+  });
+});
+
+describe('Backoff healthy period', () => {
+  it('counts the healthy period from the end of the last wait, so a cap near resetAfterMs does not reset itself', () => {
+    const clock = new FakeClock();
+    const backoff = new Backoff({ initialMs: 800, maxMs: 120_000, factor: 2, jitter: 0.2, resetAfterMs: 120_000, clock, random: () => 0.75 });
+    const delays: number[] = [];
+    for (let i = 0; i < 14; i++) {
+      const d = backoff.next();
+      delays.push(d);
+      clock.advance(d + 50); // the retry fails 50 ms after its wait ends
+    }
+    expect(Math.min(...delays.slice(9))).toBeGreaterThanOrEqual(120_000);
+  });
+
+  it('still starts over after a healthy period that long once the wait has ended', () => {
+    const clock = new FakeClock();
+    const backoff = new Backoff({ initialMs: 800, maxMs: 120_000, factor: 2, jitter: 0, resetAfterMs: 120_000, clock });
+    const first = backoff.next();
+    expect(backoff.next()).toBe(1600);
+    clock.advance(1600 + 120_000);
+    expect(backoff.next()).toBe(first);
   });
 });

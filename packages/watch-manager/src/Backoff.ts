@@ -14,8 +14,8 @@ export interface BackoffOptions {
    */
   readonly jitter?: number;
   /**
-   * A failure more than this long after the previous one starts again from
-   * `initialMs` (the caller was healthy in between). Default: never reset.
+   * A failure more than this long after the end of the previous wait starts
+   * again from `initialMs` (the caller was healthy in between). Default: never reset.
    */
   readonly resetAfterMs?: number;
   readonly clock?: Clock;
@@ -45,7 +45,8 @@ export class Backoff {
   private readonly clock: Clock;
   private readonly random: () => number;
   private baseMs: number;
-  private lastFailureAt: number | undefined;
+  /** When the wait handed out by the last failure ends: the healthy period is counted from there. */
+  private lastWaitEndsAt: number | undefined;
 
   constructor(options: BackoffOptions) {
     const { initialMs, maxMs } = options;
@@ -65,19 +66,22 @@ export class Backoff {
   /** Records a failure and returns how long to wait before the next attempt. */
   next(): number {
     const now = this.clock.now();
-    if (this.lastFailureAt !== undefined && now - this.lastFailureAt >= this.resetAfterMs) {
+    // Counted from the end of the last wait, not from the last failure: a wait
+    // near `resetAfterMs` is not a healthy period, or a long cap would reset itself.
+    if (this.lastWaitEndsAt !== undefined && now - this.lastWaitEndsAt >= this.resetAfterMs) {
       this.baseMs = this.initialMs;
     }
-    this.lastFailureAt = now;
     const base = this.baseMs;
     this.baseMs = Math.min(this.maxMs, Math.max(base * this.factor, this.initialMs));
     const spread = this.jitter * (2 * this.random() - 1);
-    return Math.max(0, Math.round(base * (1 + spread)));
+    const delayMs = Math.max(0, Math.round(base * (1 + spread)));
+    this.lastWaitEndsAt = now + delayMs;
+    return delayMs;
   }
 
   /** Forgets past failures: the next delay is `initialMs` again. */
   reset(): void {
     this.baseMs = this.initialMs;
-    this.lastFailureAt = undefined;
+    this.lastWaitEndsAt = undefined;
   }
 }

@@ -230,8 +230,9 @@ export class KubernetesInformer implements Informer {
       }
     } finally {
       this.closeCurrent(req);
+      // Also when the stream ends in an error (an in-stream 410): the events before it were progress.
+      if (events > 0) this.retry.onProgress();
     }
-    if (events > 0) this.retry.onProgress();
     const shortMs = this.o.shortWatchMs ?? 1000;
     return events === 0 && this.clock.now() - startedMs < shortMs ? this.retry.onShortWatch() : 0;
   }

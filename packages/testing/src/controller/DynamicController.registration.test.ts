@@ -88,6 +88,21 @@ describe('DynamicController register and deregister', () => {
     await t.waitFor(() => h.count() === 1);
   });
 
+  it('leaves no handler behind when two overlapping first registrations both fail', async () => {
+    t = createTestController();
+    t.source.setAutoSync(parent, false);
+    await t.start();
+    const first = t.register(parent, new HandlerRecorder().handler).catch((err: unknown) => err);
+    const second = t.register(parent, new HandlerRecorder().handler).catch((err: unknown) => err);
+    await t.waitFor(() => t.source.informer(parent) !== undefined);
+    t.source.informer(parent)!.reportWatchError(new FakeStatusError(403));
+    const [e1, e2] = await Promise.all([first, second]);
+    expect(e1).toBeInstanceOf(ParentSyncError);
+    expect(e2).toBeInstanceOf(ParentSyncError);
+    expect(t.controller.activeWatchCount()).toBe(0);
+    expect(t.controller.registeredGVRs()).toEqual([]);
+  });
+
   it('enqueues parent add and delete events, including a delete seen only as a tombstone', async () => {
     t = createTestController();
     const h = new HandlerRecorder();
