@@ -20,7 +20,7 @@ import { WorkerPool, type ParentHandler } from './controller/WorkerPool.js';
 import type { WatchEvent } from './events.js';
 import { gvrKey, type GroupVersionResource, type ObjectIdentifiers } from './gvr.js';
 import type { Handler } from './handler.js';
-import type { InformerSource } from './informer.js';
+import type { Informer, InformerSource } from './informer.js';
 import { createLogger, type Logger } from './logger.js';
 import { TOKENS } from './tokens.js';
 
@@ -246,6 +246,17 @@ export class DynamicController {
   /** The parent GVRs with a handler, in registration order. */
   registeredGVRs(): GroupVersionResource[] {
     return [...this.parents.values()].map((e) => e.gvr);
+  }
+
+  /**
+   * The running informer of `gvr` (a registered parent, or a child some
+   * instance watches), for reading its metadata cache instead of asking the
+   * API server: after `ctx.watcher.watch(...)` resolves, the child's informer
+   * has synced. `undefined` when nothing watches `gvr`. Read-only use: the
+   * cache holds metadata only, and its objects must not be modified.
+   */
+  informer(gvr: GroupVersionResource): Informer | undefined {
+    return this.registry.getInformer(gvr);
   }
 
   /** Informers running in the controller's watch registry (parents and children). */

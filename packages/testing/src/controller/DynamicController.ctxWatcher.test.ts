@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { requeue, type GroupVersionResource, type Handler } from '@protean/core';
+import { parseSelector, requeue, type GroupVersionResource, type Handler } from '@protean/core';
 import { createTestController, FakeStatusError, HandlerRecorder, type TestController } from '../fakes/index.js';
 
 const parent: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
@@ -101,5 +101,25 @@ describe('ctx.watcher: the instance watcher settled from the handler outcome', (
     t.source.delete(parent, { namespace: 'ns', name: 'a' });
     await t.waitFor(() => h.count() === 2 && t.router.instanceWatchCount() === 0);
     expect(t.router.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
+  });
+
+  it('lets a handler read a watched child collection from the informer cache', async () => {
+    const counts: number[] = [];
+    const h = new HandlerRecorder(async (req, ctx) => {
+      await ctx.watcher.watch({ nodeId: 'members', gvr: configmaps, namespace: req.namespace, selector: parseSelector(`app=${req.name}`) });
+      const cached = t.controller.informer(configmaps)!.list();
+      counts.push(cached.filter((o) => o.metadata.namespace === req.namespace && o.metadata.labels?.['app'] === req.name).length);
+    });
+    t = createTestController();
+    t.source.add(configmaps, { name: 'x', namespace: 'ns', labels: { app: 'a' } });
+    t.source.add(configmaps, { name: 'y', namespace: 'other', labels: { app: 'a' } });
+    t.source.add(parent, { name: 'a', namespace: 'ns' });
+    await t.start();
+    await t.register(parent, h.handler);
+    await t.waitFor(() => counts.length === 1);
+    t.source.add(configmaps, { name: 'z', namespace: 'ns', labels: { app: 'a' } });
+    await t.waitFor(() => counts.length === 2);
+    expect(counts).toEqual([1, 2]);
+    expect(t.controller.informer({ group: 'x', version: 'v1', resource: 'unwatched' })).toBeUndefined();
   });
 });
