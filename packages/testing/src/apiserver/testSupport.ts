@@ -1,12 +1,9 @@
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { waitFor as sharedWaitFor } from '../fakes/waitFor.js';
 
-/** Polls `condition` until it holds; rejects after `timeoutMs` naming `what`. */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+/** Polls `condition` until it holds; rejects after `timeoutMs` naming `what` (the package's {@link sharedWaitFor}). */
+export function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  return sharedWaitFor(condition, { message: what, timeoutMs, intervalMs: 5 });
 }
 
 /** One decoded watch event line. */

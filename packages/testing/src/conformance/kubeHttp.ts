@@ -1,6 +1,7 @@
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { waitFor } from '../fakes/waitFor.js';
 
 /** A JSON object as a test inspects it. */
 export type Json = Record<string, unknown>;
@@ -80,12 +81,8 @@ export interface WatchEventLine {
 }
 
 /** Polls `condition` every 20 ms until it holds; rejects after `timeoutMs` naming `what`. */
-export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+export function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  return waitFor(condition, { message: what, timeoutMs, intervalMs: 20 });
 }
 
 /**

@@ -11,6 +11,7 @@ import {
 } from '@protean/core';
 import { KubernetesInformerSource, type KubernetesInformer, type KubernetesInformerSourceOptions } from '@protean/watch-manager';
 import type { InMemoryApiServer } from '../apiserver/index.js';
+import { waitFor as sharedWaitFor } from '../fakes/waitFor.js';
 
 /** Test-only helpers of the KubernetesInformerSource integration tests. */
 
@@ -28,15 +29,17 @@ export const FAST: Partial<KubernetesInformerSourceOptions> = {
   maxRetryAfterMs: 5000,
 };
 
-/** Polls `cond` every 10 ms until it returns something truthy; fails after `timeoutMs`. */
+/** Polls `cond` every 10 ms until it returns something truthy, and returns it; fails after `timeoutMs`. */
 export async function waitFor<T>(cond: () => T | undefined | null | false, what: string, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = cond();
-    if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  let value: T | undefined | null | false;
+  await sharedWaitFor(
+    () => {
+      value = cond();
+      return value !== undefined && value !== null && value !== false;
+    },
+    { message: what, timeoutMs, intervalMs: 10 },
+  );
+  return value as T;
 }
 
 /** The real clock, recording every delay asked for and which timers are still pending. */
