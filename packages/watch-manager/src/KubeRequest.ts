@@ -3,6 +3,7 @@ import * as https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Clock, GroupVersionResource, TimerHandle } from '@protean/core';
 import { KubernetesRequestError, type RequestVerb } from './KubernetesRequestError.js';
+import { errorMessage } from './errorMessage.js';
 
 /** What one {@link KubeRequest} needs. */
 export interface KubeRequestOptions {
@@ -54,7 +55,7 @@ export class KubeRequest {
     try {
       await kubeConfig.applyToHTTPSOptions(opts);
     } catch (err) {
-      throw this.abortReason() ?? new KubernetesRequestError(gvr, verb, `applying the KubeConfig's credentials failed: ${messageOf(err)}`, { reason: 'CredentialsError', cause: err });
+      throw this.abortReason() ?? new KubernetesRequestError(gvr, verb, `applying the KubeConfig's credentials failed: ${errorMessage(err)}`, { reason: 'CredentialsError', cause: err });
     }
     const cluster = kubeConfig.getCurrentCluster();
     const server = cluster?.server;
@@ -177,13 +178,9 @@ export class KubeRequest {
   private failure(err: unknown, reason: 'NetworkError' | 'ConnectionReset'): Error {
     const aborted = this.abortReason();
     if (aborted !== undefined) return aborted;
-    return new KubernetesRequestError(this.o.gvr, this.o.verb, `${reason === 'NetworkError' ? 'request' : 'response stream'} failed: ${messageOf(err)}`, {
+    return new KubernetesRequestError(this.o.gvr, this.o.verb, `${reason === 'NetworkError' ? 'request' : 'response stream'} failed: ${errorMessage(err)}`, {
       reason,
       cause: err,
     });
   }
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -19,6 +19,7 @@ import { SyncFailureMemory } from './SyncFailureMemory.js';
 import { toWatchEvent } from './toWatchEvent.js';
 import { WatchError, type WatchErrorReason } from './WatchError.js';
 import type { WatchManagerOptions } from './WatchManagerOptions.js';
+import { errorMessage } from './errorMessage.js';
 
 const DEFAULT_SYNC_TIMEOUT_MS = 30_000;
 
@@ -118,7 +119,7 @@ export class WatchManager implements WatchRegistry {
       try {
         entry = this.start(gvr, key);
       } catch (err) {
-        return Promise.reject(new WatchError(gvr, 'InformerError', `creating the informer failed: ${messageOf(err)}`, { cause: err }));
+        return Promise.reject(new WatchError(gvr, 'InformerError', `creating the informer failed: ${errorMessage(err)}`, { cause: err }));
       }
     }
     entry.owners.add(ownerId);
@@ -311,8 +312,4 @@ function checkArgs(gvr: GroupVersionResource, ownerId: string): TypeError | unde
     return new TypeError(`ensureWatch(${gvrKey(gvr)}): ownerId must be a non-empty string, got ${JSON.stringify(ownerId)}`);
   }
   return undefined;
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
