@@ -104,10 +104,9 @@ export class DynamicController {
       queue: this.queue,
       queueMaxRetries: this.config.queueMaxRetries,
       handlerFor: (gvr) => this.parents.get(gvrKey(gvr)),
-      // Differs from the seed system: there, a handler running across Deregister leaks its new watches.
-      onParentGone: (item) => this.router.removeInstance(item.gvr, item),
       instanceExists: (item) => this.registry.getInformer(item.gvr)?.get(item) !== undefined,
       watcherFor: (item) => this.router.forInstance(item.gvr, item),
+      // Also after a handler that ran across deregister: the seed system leaks the watches it declared.
       forgetInstance: (item) => this.router.removeInstance(item.gvr, item),
       signal: this.handlerAbort.signal,
       clock,

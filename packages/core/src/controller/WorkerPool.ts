@@ -25,11 +25,6 @@ export interface WorkerPoolDeps {
   /** The current handler of a parent GVR; `undefined` once deregistered. */
   readonly handlerFor: (gvr: GroupVersionResource) => ParentHandler | undefined;
   /**
-   * Called when a handler returns after its parent GVR was deregistered:
-   * whatever the handler declared on the event router since belongs to no one.
-   */
-  readonly onParentGone?: (item: ObjectIdentifiers) => void;
-  /**
    * True when the instance is still in its parent's informer cache. A
    * handler failing with NotFound for an instance that still exists most
    * likely hit a missing child or subresource, which is worth a warning.
@@ -37,7 +32,11 @@ export interface WorkerPoolDeps {
   readonly instanceExists?: (item: ObjectIdentifiers) => boolean;
   /** The instance's watcher on the event router, for `ctx.watcher`. */
   readonly watcherFor: (item: ObjectIdentifiers) => InstanceWatcher;
-  /** Drops the event router's state of an instance that is gone. */
+  /**
+   * Drops the event router's state of an instance: one that is gone, or one
+   * whose handler returned after its parent GVR was deregistered (whatever
+   * it declared since belongs to no one).
+   */
   readonly forgetInstance: (item: ObjectIdentifiers) => void;
   /** Every handler's `ctx.signal`; once aborted, workers stop running handlers. */
   readonly signal: AbortSignal;
@@ -117,7 +116,7 @@ export class WorkerPool {
       this.notify((o) => o.onReconcile?.(parent.gvr, durationMs, outcome));
       // The deregister cleaned the router before this handler declared its watches;
       // left alone, they would hold their informers forever.
-      if (this.deps.handlerFor(item.gvr) === undefined) this.deps.onParentGone?.(item);
+      if (this.deps.handlerFor(item.gvr) === undefined) this.deps.forgetInstance(item);
     } catch (err) {
       logger.error({ err, item: key }, 'processing a work item failed');
     } finally {
@@ -132,9 +131,14 @@ export class WorkerPool {
 
   private async reconcile(parent: ParentHandler, item: ObjectIdentifiers, key: string): Promise<ReconcileOutcome> {
     const watcher = new SettlingWatcher(() => this.deps.watcherFor(item));
+    const base = this.deps.logger;
+    let logger: Logger | undefined;
     const ctx: ReconcileContext = {
       signal: this.deps.signal,
-      logger: this.deps.logger.child({ gvr: gvrKey(parent.gvr), instance: namespacedNameKey(item) }),
+      // Built on first use: most handlers never log, and a pino child per item is not free.
+      get logger() {
+        return (logger ??= base.child({ gvr: gvrKey(parent.gvr), instance: namespacedNameKey(item) }));
+      },
       gvr: parent.gvr,
       watcher,
     };
