@@ -9,11 +9,13 @@ describe('the first-controller guide', () => {
   let controller: DynamicController;
   const abort = new AbortController();
   let running: Promise<void>;
+  let custom: CustomObjectsApi;
 
   beforeAll(async () => {
     server = await InMemoryApiServer.start();
     server.registerResource({ ...greetings, kind: 'Greeting', namespaced: true });
     controller = composeController(server.kubeConfig(), silentLogger());
+    custom = server.kubeConfig().makeApiClient(CustomObjectsApi);
     running = controller.start(abort.signal);
     await controller.register(greetings, greetingHandler(server.kubeConfig()));
   });
@@ -25,7 +27,6 @@ describe('the first-controller guide', () => {
   });
 
   it('creates the ConfigMap, follows spec changes and recreates it when deleted', async () => {
-    const custom = server.kubeConfig().makeApiClient(CustomObjectsApi);
     const core = server.kubeConfig().makeApiClient(CoreV1Api);
     const text = async (): Promise<string | undefined> =>
       (await core.readNamespacedConfigMap({ namespace: 'default', name: 'hi-greeting' }).catch(() => undefined))?.data?.['text'];
@@ -42,5 +43,18 @@ describe('the first-controller guide', () => {
     await core.deleteNamespacedConfigMap({ namespace: 'default', name: 'hi-greeting' });
     await waitFor(async () => (await text()) === 'bonjour', { timeoutMs: 10_000 });
     expect(controller.coordinator().watchRequestCount()).toEqual({ scalar: 1, collection: 0 });
+
+    const child = await core.readNamespacedConfigMap({ namespace: 'default', name: 'hi-greeting' });
+    const owner = server.get(greetings, 'default', 'hi');
+    expect(child.metadata?.ownerReferences).toEqual([
+      { apiVersion: 'guide.protean.dev/v1', kind: 'Greeting', name: 'hi', uid: owner?.metadata.uid, controller: true, blockOwnerDeletion: true },
+    ]);
+  });
+
+  it('forgets the watches of a deleted Greeting and stops the ConfigMap informer', async () => {
+    expect(controller.activeWatchCount()).toBe(2);
+    await custom.deleteNamespacedCustomObject({ group: greetings.group, version: greetings.version, plural: greetings.resource, namespace: 'default', name: 'hi' });
+    await waitFor(() => controller.coordinator().instanceWatchCount() === 0, { timeoutMs: 10_000 });
+    await waitFor(() => controller.activeWatchCount() === 1, { timeoutMs: 10_000 }); // only the Greeting informer
   });
 });

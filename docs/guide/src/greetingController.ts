@@ -1,7 +1,7 @@
 // The code of docs/guide/first-controller.md. It is compiled by `tsc -b` and
 // run by greetingController.test.ts, so the guide cannot drift from the API.
 import 'reflect-metadata';
-import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1OwnerReference } from '@kubernetes/client-node';
 import { coordinatorModule } from '@protean/coordinator';
 import {
   coreModule,
@@ -34,8 +34,19 @@ export const greetings: GroupVersionResource = { group: 'guide.protean.dev', ver
 const configmaps: GroupVersionResource = { group: '', version: 'v1', resource: 'configmaps' };
 
 interface Greeting {
-  metadata: { name: string; namespace: string };
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace: string; uid: string };
   spec?: { text?: string };
+}
+
+/**
+ * Marks `greeting` as the controller of a child, so deleting the Greeting
+ * lets the cluster's garbage collector delete the child too.
+ */
+function ownedBy(greeting: Greeting): V1OwnerReference[] {
+  const { apiVersion, kind, metadata } = greeting;
+  return [{ apiVersion, kind, name: metadata.name, uid: metadata.uid, controller: true, blockOwnerDeletion: true }];
 }
 
 /** Keeps a ConfigMap `<name>-greeting` holding each Greeting's text. */
@@ -49,7 +60,7 @@ export function greetingHandler(kubeConfig: KubeConfig): Handler {
         group: greetings.group, version: greetings.version, plural: greetings.resource, namespace, name,
       })) as Greeting;
     } catch (err) {
-      if (isNotFound(err)) return; // deleted; the controller forgets its watches
+      if (isNotFound(err)) return; // deleted: declaring nothing, this pass drops the instance's watches
       throw err;
     }
     // Watch first, then touch: a change made between the two is never missed.
@@ -63,7 +74,8 @@ export function greetingHandler(kubeConfig: KubeConfig): Handler {
       }
     } catch (err) {
       if (!isNotFound(err)) throw err; // retried with backoff; the previous watch set stays
-      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: child, namespace }, data } });
+      const metadata = { name: child, namespace, ownerReferences: ownedBy(greeting) };
+      await core.createNamespacedConfigMap({ namespace, body: { metadata, data } });
     }
     // Resolving commits this pass's watches: anything not declared again is dropped.
   };

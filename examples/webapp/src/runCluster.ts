@@ -50,7 +50,7 @@ export async function runCluster(options: ClusterOptions): Promise<void> {
       const outcome = await ensureCrd(kubeConfig, kind, { signal: stop.signal });
       log.line(`CRD ${kind.gvr.resource}.${kind.gvr.group} ${outcome}; served`);
     }
-    const handler = createWebAppHandler({ kubeConfig, router: controller.coordinator(), reporter: liveReporter(log) });
+    const handler = createWebAppHandler({ kubeConfig, reporter: liveReporter(log) });
     await controller.register(WEBAPP.gvr, handler);
     log.line(`reconciling WebApps in all namespaces; metrics at ${metricsServer.url}/metrics; Ctrl-C to stop`);
     options.onReady?.(metricsServer.url);

@@ -48,7 +48,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     const stop = new AbortController();
     const running = controller.start(stop.signal);
     try {
-      const handler = createWebAppHandler({ kubeConfig, router: controller.coordinator(), reporter: liveReporter(log, latency) });
+      const handler = createWebAppHandler({ kubeConfig, reporter: liveReporter(log, latency) });
       const scenario = await runScenario({
         kubeConfig,
         controller,

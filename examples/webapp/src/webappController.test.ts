@@ -25,7 +25,6 @@ beforeEach(async () => {
   await t.start();
   const handler = createWebAppHandler({
     kubeConfig,
-    router: t.router,
     reporter: { finished: (_gvr, instance, result) => results.push({ instance: namespacedNameKey(instance), result }) },
   });
   await t.register(WEBAPP.gvr, handler);

@@ -3,7 +3,6 @@ import {
   isNotFound,
   parseSelector,
   requeue,
-  type EventRouter,
   type GroupVersionResource,
   type Handler,
   type NamespacedName,
@@ -22,8 +21,6 @@ import { writeStatus } from './writeStatus.js';
 export interface WebAppHandlerDeps {
   /** The cluster the handler reads and writes (the informers use their own connection). */
   readonly kubeConfig: KubeConfig;
-  /** Where instances declare their child watches: `controller.coordinator()`. */
-  readonly router: EventRouter;
   /** Optional hooks to follow each call (the demo's live log). */
   readonly reporter?: ReconcileReporter;
 }
@@ -35,22 +32,24 @@ export interface WebAppHandlerDeps {
  * reports both in the instance's status. The parent GVR comes from
  * `ctx.gvr`, so one handler serves any kind with this shape.
  *
+ * Child watches are declared on `ctx.watcher`, and the controller settles
+ * them from the outcome: resolving commits exactly what this pass declared
+ * (a deleted instance declares nothing, so its watches go), throwing keeps
+ * the previous pass's set.
+ *
  * Easy to get wrong: declare a watch *before* reading or writing what it
- * covers, or a change landing in between is never seen; and always end the
- * cycle with `done(true)` (success) or `done(false)` (failure).
+ * covers, or a change landing in between is never seen.
  */
 export function createWebAppHandler(deps: WebAppHandlerDeps): Handler {
   const objects = deps.kubeConfig.makeApiClient(CustomObjectsApi);
   const core = deps.kubeConfig.makeApiClient(CoreV1Api);
-  const { router, reporter } = deps;
+  const { reporter } = deps;
 
   async function reconcile(req: NamespacedName, ctx: ReconcileContext): Promise<ReconcileResult> {
     // (a) The informer cache holds metadata only: fetch the whole instance.
     const instance = await readInstance(objects, ctx.gvr, req, ctx.signal);
-    if (instance === undefined) {
-      router.removeInstance(ctx.gvr, req); // deleted: drop its child watches
-      return { outcome: 'deleted' };
-    }
+    // Deleted: declare nothing, and the controller drops the instance's watches.
+    if (instance === undefined) return { outcome: 'deleted' };
     let spec: WebAppSpec;
     try {
       spec = parseWebAppSpec(instance);
@@ -61,33 +60,26 @@ export function createWebAppHandler(deps: WebAppHandlerDeps): Handler {
       throw requeue.none(err);
     }
 
-    const watcher = router.forInstance(ctx.gvr, req);
-    try {
-      // (b) The ConfigMap this instance owns: watch it, then create or update it.
-      const name = configMapName(req.name);
-      await watcher.watch({ nodeId: 'config', gvr: CONFIGMAPS, namespace: req.namespace, name });
-      const configMap = await applyConfigMap(core, instance, spec, ctx.signal);
+    // (b) The ConfigMap this instance owns: watch it, then create or update it.
+    const name = configMapName(req.name);
+    await ctx.watcher.watch({ nodeId: 'config', gvr: CONFIGMAPS, namespace: req.namespace, name });
+    const configMap = await applyConfigMap(core, instance, spec, ctx.signal);
 
-      // (c) Every ConfigMap labelled app=<instance>: watch the collection, then count it.
-      const selector = parseSelector(`${APP_LABEL}=${req.name}`);
-      await watcher.watch({ nodeId: 'labelled', gvr: CONFIGMAPS, namespace: req.namespace, selector });
-      const list = await core.listNamespacedConfigMap(
-        { namespace: req.namespace, labelSelector: selector.toString() },
-        requestOptions(ctx.signal),
-      );
-      const configMapCount = list.items.length;
+    // (c) Every ConfigMap labelled app=<instance>: watch the collection, then count it.
+    const selector = parseSelector(`${APP_LABEL}=${req.name}`);
+    await ctx.watcher.watch({ nodeId: 'labelled', gvr: CONFIGMAPS, namespace: req.namespace, selector });
+    const list = await core.listNamespacedConfigMap(
+      { namespace: req.namespace, labelSelector: selector.toString() },
+      requestOptions(ctx.signal),
+    );
+    const configMapCount = list.items.length;
 
-      // (d) Report through the status subresource (does not bump the generation).
-      const statusWritten = await writeStatus(objects, ctx.gvr, instance, { ready: true, configMapCount }, ctx.signal);
+    // (d) Report through the status subresource (does not bump the generation).
+    const statusWritten = await writeStatus(objects, ctx.gvr, instance, { ready: true, configMapCount }, ctx.signal);
 
-      // (e) Commit this cycle's watches: anything not requested again is released.
-      watcher.done(true);
-      const generation = instance.metadata.generation ?? 0;
-      return { outcome: 'reconciled', configMap, configMapCount, generation, statusWritten };
-    } catch (err) {
-      watcher.done(false); // keep the last committed watches
-      throw err;
-    }
+    // (e) Returning commits this pass's watches: anything not declared again is released.
+    const generation = instance.metadata.generation ?? 0;
+    return { outcome: 'reconciled', configMap, configMapCount, generation, statusWritten };
   }
 
   return async (req, ctx) => {

@@ -24,6 +24,9 @@ export class InstanceState {
   removed = false;
   /** Number of the last routed event that enqueued this instance (per-event dedupe). */
   routedStamp = 0;
+  /** The coordinator's activity count at this instance's last `watch` and last `done` (passes compare them). */
+  lastWatchAt = 0;
+  lastDoneAt = 0;
 
   constructor(parentGVR: GroupVersionResource, instance: NamespacedName) {
     // Copies: callers may reuse or mutate the objects they passed in.

@@ -4,6 +4,7 @@ import {
   type EnqueueFunc,
   type EventRouter,
   type GroupVersionResource,
+  type InstancePass,
   type InstanceWatcher,
   type Logger,
   type NamespacedName,
@@ -11,6 +12,7 @@ import {
   type WatchRegistry,
   type WatchRequest,
 } from '@protean/core';
+import { CoordinatorPass, type PassHost } from './CoordinatorPass.js';
 import { GvrOwnership } from './GvrOwnership.js';
 import { InstanceRemovedError } from './InstanceRemovedError.js';
 import { InstanceState } from './InstanceState.js';
@@ -58,11 +60,18 @@ export class WatchCoordinator implements EventRouter {
   private collectionCount = 0;
   private activeInstances = 0;
   private stamp = 0;
+  /** Counts every `watch` and `done`, so a pass can tell whether its handler settled the cycle. */
+  private activityCount = 0;
   private routing = false;
   private readonly scratch: InstanceState[] = [];
   private readonly host: WatcherHost = {
     watch: (watcher, req) => this.watchFor(watcher, req),
     done: (watcher, commit) => this.doneFor(watcher, commit),
+  };
+  private readonly passHost: PassHost = {
+    activity: () => this.activityCount,
+    forInstance: (parentGVR, instance) => this.forInstance(parentGVR, instance),
+    endPass: (parentGVR, instance, since, commit) => this.endPass(parentGVR, instance, since, commit),
   };
 
   constructor(
@@ -90,6 +99,17 @@ export class WatchCoordinator implements EventRouter {
       this.register(state);
     }
     return new ScopedInstanceWatcher(this.host, state);
+  }
+
+  /**
+   * Starts a reconcile pass: a watcher of the instance whose `end(commit)`
+   * settles the pass from the handler's outcome. A pass that declared
+   * nothing and ends with `commit` drops the instance's committed watches;
+   * a pass whose cycle the handler settled itself (through any watcher of
+   * the instance) is left alone.
+   */
+  beginPass(parentGVR: GroupVersionResource, instance: NamespacedName): InstancePass {
+    return new CoordinatorPass(this.passHost, parentGVR, instance);
   }
 
   /**
@@ -170,6 +190,7 @@ export class WatchCoordinator implements EventRouter {
   private async watchFor(watcher: ScopedInstanceWatcher, req: WatchRequest): Promise<void> {
     validateWatchRequest(req, watcher.state.describe());
     const state = this.attach(watcher, req.nodeId);
+    state.lastWatchAt = ++this.activityCount;
     const entry = this.record(state, req);
     this.gvrs.flush();
     const g = this.gvrs.get(entry.gvr)!;
@@ -188,6 +209,20 @@ export class WatchCoordinator implements EventRouter {
     // Not registered: the state was dropped while empty, so there is nothing to settle.
     if (current === undefined) return;
     watcher.state = current;
+    this.settle(current, commit);
+  }
+
+  private endPass(parentGVR: GroupVersionResource, instance: NamespacedName, since: number, commit: boolean): void {
+    const current = this.instances.get(gvrKey(parentGVR))?.get(namespacedNameKey(instance));
+    // No state: nothing committed and nothing declared, so nothing to settle.
+    if (current === undefined) return;
+    if (current.lastDoneAt > since && current.lastWatchAt < current.lastDoneAt) return; // settled by the handler
+    this.settle(current, commit);
+  }
+
+  /** Ends the instance's cycle: `commit` makes it the committed set, else it is discarded. */
+  private settle(current: InstanceState, commit: boolean): void {
+    current.lastDoneAt = ++this.activityCount;
     if (commit) {
       for (const [nodeId, entry] of current.committed) {
         if (current.pending.get(nodeId) !== entry) this.unindex(entry);

@@ -1,3 +1,4 @@
+export * from './apiStatus.js';
 export * from './clock.js';
 export * from './config.js';
 export * from './contracts.js';
@@ -12,6 +13,7 @@ export * from './DynamicController.js';
 export * from './events.js';
 export * from './FakeClock.js';
 export * from './gvr.js';
+export * from './gvrValidation.js';
 export * from './handler.js';
 export * from './informer.js';
 export * from './isNotFound.js';

@@ -80,6 +80,7 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
         metrics.observeRoute(event.gvr, matched);
       },
       forInstance: (parent, instance) => inner.forInstance(parent, instance),
+      beginPass: (parent, instance) => inner.beginPass(parent, instance),
       removeInstance: (parent, instance) => inner.removeInstance(parent, instance),
       removeParentGVR: (parent) => inner.removeParentGVR(parent),
       instanceWatchCount: () => inner.instanceWatchCount(),

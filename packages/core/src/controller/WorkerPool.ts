@@ -1,12 +1,12 @@
+import { apiStatusOf, summarizeError } from '../apiStatus.js';
 import type { Clock } from '../clock.js';
-import type { InstanceWatcher, QueueGetResult, RateLimitingQueue } from '../contracts.js';
+import type { InstancePass, QueueGetResult, RateLimitingQueue } from '../contracts.js';
 import { gvrKey, namespacedNameKey, type GroupVersionResource, type ObjectIdentifiers } from '../gvr.js';
 import type { Handler, ReconcileContext } from '../handler.js';
 import type { Logger } from '../logger.js';
 import { classifyHandlerError } from './classifyHandlerError.js';
 import type { ControllerObserver, ReconcileOutcome } from './ControllerObserver.js';
 import { notifyObserver } from './notifyObserver.js';
-import { SettlingWatcher } from './SettlingWatcher.js';
 import { workItemKey } from './workItemKey.js';
 
 /** Longest run of back-to-back work items before a worker yields to the event loop. */
@@ -25,17 +25,18 @@ export interface WorkerPoolDeps {
   /** The current handler of a parent GVR; `undefined` once deregistered. */
   readonly handlerFor: (gvr: GroupVersionResource) => ParentHandler | undefined;
   /**
-   * True when the instance is still in its parent's informer cache. A
-   * handler failing with NotFound for an instance that still exists most
+   * True when the instance is still in its parent's informer cache. After
+   * every pass of an instance that is gone, its router state is forgotten.
+   * A handler failing with NotFound for an instance that still exists most
    * likely hit a missing child or subresource, which is worth a warning.
    */
-  readonly instanceExists?: (item: ObjectIdentifiers) => boolean;
-  /** The instance's watcher on the event router, for `ctx.watcher`. */
-  readonly watcherFor: (item: ObjectIdentifiers) => InstanceWatcher;
+  readonly instanceExists: (item: ObjectIdentifiers) => boolean;
+  /** Starts a pass of the instance on the event router: `ctx.watcher`, ended by the worker. */
+  readonly beginPass: (item: ObjectIdentifiers) => InstancePass;
   /**
-   * Drops the event router's state of an instance: one that is gone, or one
-   * whose handler returned after its parent GVR was deregistered (whatever
-   * it declared since belongs to no one).
+   * Drops the event router's state of an instance: one that is gone from
+   * its parent's cache, or one whose handler returned after its parent GVR
+   * was deregistered (whatever it declared since belongs to no one).
    */
   readonly forgetInstance: (item: ObjectIdentifiers) => void;
   /** Every handler's `ctx.signal`; once aborted, workers stop running handlers. */
@@ -49,6 +50,12 @@ export interface WorkerPoolDeps {
  * The DynamicController's workers: each takes an item from the queue, runs
  * its parent's handler and applies the seed system's retry rules. The queue
  * guarantees one key is never handled by two workers at once.
+ *
+ * Every pass ends by settling the instance's watches (see `settle`): a pass
+ * that succeeds (or ends with a requeue signal) commits exactly what it
+ * declared on `ctx.watcher`, possibly nothing; a failed pass keeps the
+ * previous set; and an instance no longer in its parent's cache is
+ * forgotten, whatever its handler returned.
  *
  * Easy to get wrong: every path must end in `queue.done(item)`, or the key
  * stays "processing" forever and is never handed out again.
@@ -71,6 +78,11 @@ export class WorkerPool {
   /** Keys of the items whose handler is running now. */
   inFlightKeys(): string[] {
     return [...this.inFlight.keys()];
+  }
+
+  /** True while a handler for `item` is running. */
+  isInFlight(item: ObjectIdentifiers): boolean {
+    return this.inFlight.has(workItemKey(item));
   }
 
   private async loop(id: number): Promise<void> {
@@ -114,9 +126,10 @@ export class WorkerPool {
       const outcome = await this.reconcile(parent, item, key);
       const durationMs = this.deps.clock.now() - startedAt;
       this.notify((o) => o.onReconcile?.(parent.gvr, durationMs, outcome));
-      // The deregister cleaned the router before this handler declared its watches;
-      // left alone, they would hold their informers forever.
-      if (this.deps.handlerFor(item.gvr) === undefined) this.deps.forgetInstance(item);
+      // Deleted while its handler ran, or deregistered (which cleaned the router before this handler
+      // declared its watches): left alone, the watches would hold their informers forever.
+      // Differs from the seed system, which forgets an instance only when its handler reports NotFound.
+      if (this.deps.handlerFor(item.gvr) === undefined || !this.deps.instanceExists(item)) this.deps.forgetInstance(item);
     } catch (err) {
       logger.error({ err, item: key }, 'processing a work item failed');
     } finally {
@@ -130,7 +143,7 @@ export class WorkerPool {
   }
 
   private async reconcile(parent: ParentHandler, item: ObjectIdentifiers, key: string): Promise<ReconcileOutcome> {
-    const watcher = new SettlingWatcher(() => this.deps.watcherFor(item));
+    const watcher = this.deps.beginPass(item);
     const base = this.deps.logger;
     let logger: Logger | undefined;
     const ctx: ReconcileContext = {
@@ -157,13 +170,16 @@ export class WorkerPool {
     return outcome;
   }
 
-  /** Closes the cycle a handler left open on `ctx.watcher`, and forgets instances that are gone. */
-  private settle(item: ObjectIdentifiers, watcher: SettlingWatcher, outcome: ReconcileOutcome): void {
+  /**
+   * Settles the pass on `ctx.watcher`: a success or a requeue signal commits
+   * what the pass declared (nothing declared: the previous watches go); a
+   * failure discards it and keeps the previous set.
+   */
+  private settle(item: ObjectIdentifiers, pass: InstancePass, outcome: ReconcileOutcome): void {
     try {
       const succeeded = outcome === 'success' || outcome === 'requeue' || outcome === 'requeue_after' || outcome === 'no_requeue';
-      watcher.settle(succeeded);
-      // A NotFound for an instance no longer cached means it was deleted: its watches go with it.
-      if (outcome === 'not_found' && this.deps.instanceExists?.(item) === false) this.deps.forgetInstance(item);
+      // Differs from the seed system, which keeps the previous set when a pass declares nothing.
+      pass.end(succeeded);
     } catch (err) {
       this.deps.logger.error({ err, item: workItemKey(item) }, 'settling the instance watcher failed');
     }
@@ -180,9 +196,9 @@ export class WorkerPool {
       case 'not_found':
         // As in the seed system, a NotFound means the instance is gone: forget it.
         // When the instance is still cached, the 404 came from something else; say so.
-        if (this.deps.instanceExists?.(item) === true) {
+        if (this.deps.instanceExists(item)) {
           logger.warn(
-            { err, item: key },
+            { ...errorFields(err), item: key },
             `handler failed with NotFound but instance ${key} still exists; treating it as deleted and not retrying (wrap the error to retry)`,
           );
         }
@@ -202,19 +218,20 @@ export class WorkerPool {
     this.notify((o) => o.onHandlerError?.(item.gvr, err, thrownSync));
     if (this.deps.signal.aborted) {
       // Shutting down: the failure is most likely the abort itself, and nothing will retry it.
-      logger.info({ err, item: key }, 'handler ended during shutdown; not retried');
+      logger.info({ ...errorFields(err), item: key }, 'handler ended during shutdown; not retried');
       return 'error';
     }
     const retries = queue.numRequeues(item);
+    if (logger.isLevelEnabled('debug')) logger.debug({ err, item: key }, 'handler error in full');
     if (retries < queueMaxRetries) {
-      logger.error({ err, item: key, retries, thrownSync }, 'handler failed; retrying with backoff');
+      logger.error({ ...errorFields(err), item: key, retries, thrownSync }, `handler failed; retrying with backoff: ${summarizeError(err)}`);
       queue.addRateLimited(item);
       return 'error';
     }
     queue.forget(item);
     logger.error(
-      { err, item: key, retries, thrownSync },
-      `handler failed after queueMaxRetries=${queueMaxRetries} retries; dropping ${key}`,
+      { ...errorFields(err), item: key, retries, thrownSync },
+      `handler failed after queueMaxRetries=${queueMaxRetries} retries; dropping ${key}: ${summarizeError(err)}`,
     );
     return 'dropped';
   }
@@ -222,4 +239,16 @@ export class WorkerPool {
   private notify(call: (observer: ControllerObserver) => void): void {
     notifyObserver(this.deps.observer, this.deps.logger, call);
   }
+}
+
+/**
+ * The log fields of a handler failure. A Kubernetes API error is logged as
+ * its status, reason and message only: client-node's errors carry headers
+ * and the whole response body, kilobytes per line. Other errors keep their
+ * stack (`err`), which is what a bug in handler code needs.
+ */
+function errorFields(err: unknown): Record<string, unknown> {
+  const status = apiStatusOf(err);
+  if (status === undefined) return { err };
+  return { error: summarizeError(err), status: status.code, ...(status.reason === undefined ? {} : { reason: status.reason }) };
 }

@@ -137,6 +137,7 @@ describe('DynamicController dependency injection', () => {
     const router: EventRouter = {
       routeEvent: (event) => void routed.push(event),
       forInstance: () => new NoopInstanceWatcher(),
+      beginPass: () => new NoopInstanceWatcher(),
       removeInstance: () => {},
       removeParentGVR: (gvr) => void removedParents.push(gvr),
       instanceWatchCount: () => 0,

@@ -1,4 +1,4 @@
-import { gvrKey, parseSelector, type EventRouter, type Handler, type NamespacedName } from '@protean/core';
+import { gvrKey, parseSelector, type Handler, type NamespacedName, type ReconcileContext } from '@protean/core';
 import type { E2eCluster } from './E2eCluster.js';
 import { CONFIGMAPS, type E2eKind } from './kinds.js';
 
@@ -20,8 +20,8 @@ export interface ReconcileCall {
  * before touching it, creates or updates that ConfigMap from
  * `spec.message`, declares a collection watch on ConfigMaps labelled
  * `app=<instance>`, counts them and writes the count and the generation
- * to the instance's status. A deleted instance is dropped from the
- * coordinator. Every call is recorded.
+ * to the instance's status. A deleted instance returns at once, declaring
+ * nothing: the controller forgets its watches. Every call is recorded.
  *
  * Easy to get wrong: the collection count is read after the watch is
  * declared, so no relabel can fall between the read and the watch.
@@ -38,18 +38,14 @@ export class CountingReconciler {
    */
   beforeWatches: ((req: NamespacedName) => Promise<void>) | undefined;
 
-  constructor(
-    private readonly cluster: E2eCluster,
-    /** The controller's event router; a function because the controller is built after the reconciler. */
-    private readonly router: () => EventRouter,
-  ) {}
+  constructor(private readonly cluster: E2eCluster) {}
 
   handlerFor(kind: E2eKind): Handler {
     return async (req, ctx) => {
       this.calls.push({ gvr: gvrKey(ctx.gvr), namespace: req.namespace, name: req.name });
       this.inFlight++;
       try {
-        await this.reconcile(kind, req);
+        await this.reconcile(kind, req, ctx);
       } catch (err) {
         this.failures.push(err);
         throw err;
@@ -65,29 +61,19 @@ export class CountingReconciler {
     return this.calls.filter((c) => c.gvr === key && c.name === name).length;
   }
 
-  private async reconcile(kind: E2eKind, req: NamespacedName): Promise<void> {
+  /** Resolving commits the watches declared on `ctx.watcher`; rejecting keeps the previous ones. */
+  private async reconcile(kind: E2eKind, req: NamespacedName, ctx: ReconcileContext): Promise<void> {
     const obj = await this.cluster.getInstance(kind, req);
-    if (obj === undefined) {
-      this.router().removeInstance(kind.gvr, req);
-      return;
-    }
+    if (obj === undefined) return; // deleted
     await this.beforeWatches?.(req);
-    const watcher = this.router().forInstance(kind.gvr, req);
-    let committed = false;
-    try {
-      const child = childName(req.name);
-      await watcher.watch({ nodeId: 'child', gvr: CONFIGMAPS, namespace: req.namespace, name: child });
-      await this.cluster.applyChild(req.namespace, child, req.name, { message: obj.spec?.message ?? '' });
-      await watcher.watch({ nodeId: 'members', gvr: CONFIGMAPS, namespace: req.namespace, selector: parseSelector(`app=${req.name}`) });
-      const count = (await this.cluster.listConfigMaps(`app=${req.name}`, req.namespace)).length;
-      const generation = obj.metadata.generation ?? 0;
-      if (obj.status?.count !== count || obj.status.observedGeneration !== generation) {
-        await this.cluster.writeStatus(kind, req, { count, observedGeneration: generation });
-      }
-      watcher.done(true);
-      committed = true;
-    } finally {
-      if (!committed) watcher.done(false);
+    const child = childName(req.name);
+    await ctx.watcher.watch({ nodeId: 'child', gvr: CONFIGMAPS, namespace: req.namespace, name: child });
+    await this.cluster.applyChild(req.namespace, child, req.name, { message: obj.spec?.message ?? '' });
+    await ctx.watcher.watch({ nodeId: 'members', gvr: CONFIGMAPS, namespace: req.namespace, selector: parseSelector(`app=${req.name}`) });
+    const count = (await this.cluster.listConfigMaps(`app=${req.name}`, req.namespace)).length;
+    const generation = obj.metadata.generation ?? 0;
+    if (obj.status?.count !== count || obj.status.observedGeneration !== generation) {
+      await this.cluster.writeStatus(kind, req, { count, observedGeneration: generation });
     }
   }
 }

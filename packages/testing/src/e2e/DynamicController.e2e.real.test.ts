@@ -34,7 +34,7 @@ beforeAll(async () => {
   await cluster.createNamespace();
   // One worker: reconciles run in queue order, which the generation-skip test relies on.
   rc = startRealController({ kubeConfig: api.kubeConfig, config: { workers: 1 } });
-  reconciler = new CountingReconciler(cluster, () => rc.router);
+  reconciler = new CountingReconciler(cluster);
 });
 
 afterAll(async () => {
@@ -166,6 +166,31 @@ describe('DynamicController on a real kube-apiserver', () => {
     expect(configMapInformer?.isStopped()).toBe(true);
     expect(rc.router.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
     expect(rc.router.instanceWatchCount()).toBe(0);
+    expect(reconciler.failures).toEqual([]);
+  });
+
+  it('forgets a deleted instance whose handler returns on NotFound, and stops the child informer with its last user', async () => {
+    // Widgets alpha, beta and epsilon still exist from the tests above; registering again reconciles them.
+    const before = reconciler.calls.length;
+    await rc.controller.register(WIDGETS.gvr, reconciler.handlerFor(WIDGETS));
+    await waitFor(() => rc.router.instanceWatchCount() === 3, { ...CONVERGE, message: 'three widgets to declare their watches again' });
+    const configMapInformer = rc.watches.getInformer(CONFIGMAPS);
+    expect(configMapInformer?.isStopped()).toBe(false);
+    expect(reconciler.calls.length).toBeGreaterThan(before);
+
+    await cluster.deleteInstance(WIDGETS, 'alpha');
+    await waitFor(() => rc.router.instanceWatchCount() === 2, { ...CONVERGE, message: 'alpha to lose its watches' });
+    expect(rc.router.watchRequestCount()).toEqual({ scalar: 2, collection: 2 });
+    expect(configMapInformer?.isStopped()).toBe(false);
+
+    await cluster.deleteInstance(WIDGETS, 'beta');
+    await cluster.deleteInstance(WIDGETS, 'epsilon');
+    await waitFor(() => rc.router.instanceWatchCount() === 0, { ...CONVERGE, message: 'every deleted widget to lose its watches' });
+    expect(rc.router.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
+    await waitFor(() => configMapInformer?.isStopped() === true, { ...CONVERGE, message: 'the ConfigMap informer to stop with its last user' });
+    expect(rc.watches.getInformer(CONFIGMAPS)).toBeUndefined();
+    // Only the parent informer is left.
+    expect(rc.watches.activeWatchCount()).toBe(1);
     expect(reconciler.failures).toEqual([]);
   });
 });

@@ -38,7 +38,7 @@ beforeAll(async () => {
   // The informers reach the server through a gate the test can close; handlers go direct.
   gate = await TcpGate.start(api.url);
   rc = startRealController({ kubeConfig: gate.kubeConfigThrough(api.kubeConfig) });
-  reconciler = new CountingReconciler(cluster, () => rc.router);
+  reconciler = new CountingReconciler(cluster);
   await rc.controller.register(WIDGETS.gvr, reconciler.handlerFor(WIDGETS));
 });
 

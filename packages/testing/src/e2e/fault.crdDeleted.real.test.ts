@@ -41,7 +41,7 @@ beforeAll(async () => {
     logger: logs.logger,
     informer: { backoff: { initialMs: 500, maxMs: 1_000 }, notServedMaxBackoffMs: 4_000 },
   });
-  reconciler = new CountingReconciler(cluster, () => rc.router);
+  reconciler = new CountingReconciler(cluster);
   await rc.controller.register(WIDGETS.gvr, reconciler.handlerFor(WIDGETS));
 });
 

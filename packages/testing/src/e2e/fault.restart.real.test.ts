@@ -36,7 +36,7 @@ beforeAll(async () => {
   await defineCrd(api.kubeConfig, WIDGETS);
   // A reconcile in flight when the server goes down fails until it is back: enough retries to outlast the outage.
   rc = startRealController({ kubeConfig: api.kubeConfig, config: { queueMaxRetries: 100 } });
-  reconciler = new CountingReconciler(cluster, () => rc.router);
+  reconciler = new CountingReconciler(cluster);
   await rc.controller.register(WIDGETS.gvr, reconciler.handlerFor(WIDGETS));
 });
 

@@ -1,14 +1,17 @@
-import type { InstanceWatcher, WatchRequest } from '@protean/core';
+import type { InstancePass, WatchRequest } from '@protean/core';
 
 /**
- * An {@link InstanceWatcher} that watches nothing (seed: `NoopInstanceWatcher`):
- * for handler tests that do not care about child watches. `watch` resolves
- * at once, `done` does nothing.
+ * An instance watcher that watches nothing (seed: `NoopInstanceWatcher`):
+ * for handler tests that do not care about child watches, as `ctx.watcher`
+ * or as the pass a fake event router hands out. `watch` resolves at once,
+ * `done` and `end` do nothing.
  */
-export class NoopInstanceWatcher implements InstanceWatcher {
+export class NoopInstanceWatcher implements InstancePass {
   watch(_req: WatchRequest): Promise<void> {
     return Promise.resolve();
   }
 
   done(_commit: boolean): void {}
+
+  end(_commit: boolean): void {}
 }
