@@ -247,7 +247,7 @@ describe('WatchCoordinator cycles', () => {
     ['neither name nor selector', { nodeId: 'n', gvr: deployments, namespace: 'default' }, /node "n": neither a name.*apps\/v1\/deployments/],
     ['name and selector', { nodeId: 'n', gvr: deployments, name: 'x', selector: parseSelector('a=b') }, /node "n": both a name \("x"\) and a selector \(a=b\)/],
     ['an empty nodeId', { nodeId: '', gvr: deployments, name: 'x' }, /node "<none>": nodeId must be a non-empty string/],
-    ['a GVR without resource', { nodeId: 'n', gvr: { group: 'apps', version: 'v1', resource: '' }, name: 'x' }, /node "n": gvr needs/],
+    ['a GVR without resource', { nodeId: 'n', gvr: { group: 'apps', version: 'v1', resource: '' }, name: 'x' }, /node "n": invalid GroupVersionResource .*: resource "" must be/],
     ['a selector that is not a Selector', { nodeId: 'n', gvr: deployments, selector: 'app=x' }, /node "n": selector must be a Selector/],
   ])('rejects a request with %s, naming the instance and node', async (_what, req, message) => {
     const { coordinator, registry } = newHarness();

@@ -19,6 +19,7 @@ import { workItemKey } from './controller/workItemKey.js';
 import { WorkerPool, type ParentHandler } from './controller/WorkerPool.js';
 import type { WatchEvent } from './events.js';
 import { gvrKey, type GroupVersionResource, type ObjectIdentifiers } from './gvr.js';
+import { validateGroupVersionResource } from './gvrValidation.js';
 import type { Handler } from './handler.js';
 import type { Informer, InformerSource } from './informer.js';
 import { createLogger, type Logger } from './logger.js';
@@ -166,12 +167,16 @@ export class DynamicController {
    * instance. Registering a GVR again swaps the handler (the informer is
    * kept) and enqueues every cached instance again.
    *
-   * Rejects with {@link ControllerStateError} unless the controller is
+   * Rejects at once with {@link InvalidGroupVersionResourceError} when
+   * `parent` breaks Kubernetes' naming rules (nothing is watched or
+   * registered), with {@link ControllerStateError} unless the controller is
    * running, and with {@link ParentSyncError} (GVR named, registry error as
    * `cause`) when the informer cannot sync; a failed first registration
    * leaves no handler behind, a failed re-registration keeps the old one.
    */
   async register(parent: GroupVersionResource, handler: Handler): Promise<void> {
+    // Before anything else: a bad GVR must not become a URL, an informer or a handler.
+    validateGroupVersionResource(parent);
     const key = gvrKey(parent);
     if (this.state !== 'running') {
       throw new ControllerStateError(

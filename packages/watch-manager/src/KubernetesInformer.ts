@@ -70,11 +70,14 @@ export class KubernetesInformer implements Informer {
   private sleepTimer: TimerHandle | undefined;
   private wake: (() => void) | undefined;
   private resyncTimer: TimerHandle | undefined;
+  /** The collection path, checked once: a GVR or namespace that breaks the naming rules fails the constructor. */
+  private readonly path: string;
 
   constructor(
     gvr: GroupVersionResource,
     private readonly o: KubernetesInformerOptions,
   ) {
+    this.path = resourcePath(gvr, o.namespace);
     this.gvr = Object.freeze({ group: gvr.group, version: gvr.version, resource: gvr.resource });
     this.clock = o.clock ?? realClock;
     this.random = o.random ?? Math.random;
@@ -286,7 +289,7 @@ export class KubernetesInformer implements Informer {
       kubeConfig: this.o.kubeConfig,
       gvr: this.gvr,
       verb,
-      pathAndQuery: `${resourcePath(this.gvr, this.o.namespace)}?${q.toString()}`,
+      pathAndQuery: `${this.path}?${q.toString()}`,
       accept,
       clock: this.clock,
       inactivityTimeoutMs: this.o.inactivityTimeoutMs ?? 150_000,

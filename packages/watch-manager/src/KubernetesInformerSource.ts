@@ -1,4 +1,4 @@
-import type { GroupVersionResource, InformerOptions, InformerSource } from '@protean/core';
+import { validateNamespace, type GroupVersionResource, type InformerOptions, type InformerSource } from '@protean/core';
 import { KubernetesInformer } from './KubernetesInformer.js';
 import type { KubernetesInformerOptions } from './KubernetesInformerOptions.js';
 
@@ -11,6 +11,10 @@ export type KubernetesInformerSourceOptions = Omit<KubernetesInformerOptions, 'r
  * Credentials are re-read from the KubeConfig on every request, so token
  * rotation, exec plugins and in-cluster token files keep working.
  *
+ * `createInformer` throws core's `InvalidGroupVersionResourceError` for a
+ * GVR that breaks Kubernetes' naming rules, before any request is made;
+ * the constructor throws `InvalidObjectNameError` for a bad `namespace`.
+ *
  * Easy to get wrong: each `createInformer` call builds a new, unshared
  * informer that does nothing until `run`; sharing per GVR is the watch
  * manager's job.
@@ -20,6 +24,7 @@ export class KubernetesInformerSource implements InformerSource {
     if (options?.kubeConfig === undefined) {
       throw new TypeError('KubernetesInformerSource: options.kubeConfig is required');
     }
+    if (options.namespace !== undefined) validateNamespace(options.namespace);
   }
 
   createInformer(gvr: GroupVersionResource, opts: InformerOptions): KubernetesInformer {

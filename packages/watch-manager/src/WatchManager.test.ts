@@ -4,6 +4,7 @@ import {
   createLogger,
   FakeClock,
   flushMicrotasks,
+  InvalidGroupVersionResourceError,
   silentLogger,
   type GroupVersionResource,
   type HandlerRegistration,
@@ -233,6 +234,20 @@ describe('WatchManager ownership', () => {
     await expect(wm.ensureWatch(cms, '')).rejects.toThrow(/ownerId must be a non-empty string/);
     await expect(wm.ensureWatch({ group: '', version: '', resource: 'x' }, 'a')).rejects.toThrow(TypeError);
     expect(wm.activeWatchCount()).toBe(0);
+  });
+
+  it.each([
+    { group: '', version: 'v1', resource: 'namespaces/default/configmaps' },
+    { group: '', version: 'v1', resource: '..' },
+    { group: 'a/b', version: 'v1', resource: 'things' },
+    { group: '', version: 'v1/..', resource: 'configmaps' },
+  ])('rejects the malformed GVR $group/$version/$resource with InvalidGroupVersionResourceError, creating no informer', async (gvr) => {
+    const { source, wm } = setup();
+    const err = await wm.ensureWatch(gvr, 'a').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidGroupVersionResourceError);
+    expect(source.created).toEqual([]);
+    expect(wm.activeWatchCount()).toBe(0);
+    expect(wm.getInformer(gvr)).toBeUndefined();
   });
 
   it('rejects with an InformerError when the source cannot build the informer, holding nothing', async () => {

@@ -13,6 +13,7 @@ import {
   type PartialObjectMetadata,
   type TimerHandle,
   type WatchRegistry,
+  validateGroupVersionResource,
 } from '@protean/core';
 import { statusOf } from './statusOf.js';
 import { SyncFailureMemory } from './SyncFailureMemory.js';
@@ -99,6 +100,8 @@ export class WatchManager implements WatchRegistry {
    * runs, and resolves once that informer has synced. Rejects with a
    * {@link WatchError} naming the GVR on timeout, refusal, release or
    * shutdown; only `ownerId` is dropped, never another owner's informer.
+   * A GVR that breaks Kubernetes' naming rules rejects at once with core's
+   * `InvalidGroupVersionResourceError`, starting nothing.
    */
   ensureWatch(gvr: GroupVersionResource, ownerId: string): Promise<void> {
     const badInput = checkArgs(gvr, ownerId);
@@ -304,9 +307,10 @@ export class WatchManager implements WatchRegistry {
 }
 
 function checkArgs(gvr: GroupVersionResource, ownerId: string): TypeError | undefined {
-  const g = gvr as Partial<GroupVersionResource> | null | undefined;
-  if (g === null || typeof g !== 'object' || typeof g.group !== 'string' || !g.version || !g.resource) {
-    return new TypeError(`ensureWatch: invalid GVR ${JSON.stringify(gvr)}: need string group, non-empty version and resource`);
+  try {
+    validateGroupVersionResource(gvr);
+  } catch (err) {
+    return err as TypeError;
   }
   if (typeof ownerId !== 'string' || ownerId === '') {
     return new TypeError(`ensureWatch(${gvrKey(gvr)}): ownerId must be a non-empty string, got ${JSON.stringify(ownerId)}`);
