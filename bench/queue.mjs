@@ -54,7 +54,7 @@ async function fourWorkers(n) {
     for (let i = start; i < end; i += 10) queue.add(keys[i]);
     await tick();
   }
-  queue.shutDown();
+  queue.shutdown();
   await Promise.all(workers);
   if (cycles < n) throw new Error(`4 workers handled ${cycles} of ${n} items`);
   return cycles;
@@ -65,7 +65,7 @@ async function rateLimited(n) {
   const queue = new RateLimitingWorkQueue({ key: byKey });
   for (let i = 0; i < n; i++) queue.addRateLimited(keys[i]);
   const delayed = queue.waitingLen();
-  queue.shutDown();
+  queue.shutdown();
   if (delayed + queue.len() < n) throw new Error(`addRateLimited: ${delayed} delayed + ${queue.len()} queued of ${n}`);
   return n;
 }

@@ -106,7 +106,7 @@ export class DynamicController {
       queueMaxRetries: this.config.queueMaxRetries,
       handlerFor: (gvr) => this.parents.get(gvrKey(gvr)),
       instanceExists: (item) => this.registry.getInformer(item.gvr)?.get(item) !== undefined,
-      watcherFor: (item) => this.router.forInstance(item.gvr, item),
+      beginPass: (item) => this.router.beginPass(item.gvr, item),
       // Also after a handler that ran across deregister: the seed system leaks the watches it declared.
       forgetInstance: (item) => this.router.removeInstance(item.gvr, item),
       signal: this.handlerAbort.signal,
@@ -134,7 +134,8 @@ export class DynamicController {
    * Runs the workers until `signal` aborts, then shuts down: stops every
    * informer, stops accepting work, aborts the handlers' `ctx.signal` and
    * waits up to `queueShutdownTimeoutMs` (0 = no limit) for running handlers.
-   * Resolves when they have all returned.
+   * Resolves when they have all returned. Items still queued when shutdown
+   * begins are released without running their handler.
    *
    * Rejects with {@link ControllerStateError} when called a second time
    * (running or stopped), and with {@link ShutdownTimeoutError} when handlers
@@ -304,7 +305,20 @@ export class DynamicController {
   private handleParentEvent(event: WatchEvent): void {
     this.notify((o) => o.onParentEvent?.(event.gvr, event.type));
     if (event.type === 'update' && !this.updateNeedsReconcile(event)) return;
+    if (event.type === 'delete') this.forgetDeleted(event);
     this.enqueue(event.gvr, event.namespace, event.name);
+  }
+
+  /**
+   * A deleted instance (a delete event or a relist tombstone) loses its
+   * router state at once unless its handler is running; then the worker
+   * forgets it when the handler returns, since it is no longer cached.
+   * Either way its handler still runs once more, to see it gone.
+   */
+  private forgetDeleted(event: WatchEvent): void {
+    const item: ObjectIdentifiers = { gvr: event.gvr, namespace: event.namespace, name: event.name };
+    if (this.workers.isInFlight(item)) return;
+    this.router.removeInstance(event.gvr, item);
   }
 
   /** Status and metadata-only changes keep the generation and need no reconcile. */
@@ -329,7 +343,7 @@ export class DynamicController {
     } catch (err) {
       this.log.error({ err }, 'watch registry shutdown failed');
     }
-    const drained = Promise.all([this.queue.shutDownWithDrain(), workers]);
+    const drained = Promise.all([this.queue.shutdownWithDrain(), workers]);
     this.handlerAbort.abort(reason);
     try {
       await this.withShutdownTimeout(drained);

@@ -109,9 +109,9 @@ export interface WorkQueue<T> {
   get(): Promise<QueueGetResult<T>>;
   done(item: T): void;
   /** Stops accepting adds; queued items are still handed out. */
-  shutDown(): void;
-  /** Like `shutDown`, then waits until every handed-out item is done. */
-  shutDownWithDrain(): Promise<void>;
+  shutdown(): void;
+  /** Like `shutdown`, then waits until every handed-out item is done. */
+  shutdownWithDrain(): Promise<void>;
   shuttingDown(): boolean;
 }
 

@@ -44,7 +44,7 @@ async function singleConsumer() {
       processed++;
     }
   }
-  queue.shutDown();
+  queue.shutdown();
   // Nothing is being processed while a chunk is added, so duplicates all collapse.
   if (processed !== ITEMS) throw new Error(`single consumer: processed ${processed} of ${ITEMS}`);
   return processed;
@@ -69,7 +69,7 @@ async function fourWorkers() {
     addChunk(queue, start);
     await new Promise((resolve) => setImmediate(resolve));
   }
-  queue.shutDown();
+  queue.shutdown();
   await Promise.all(workers);
   if (processed < ITEMS || queue.len() !== 0) throw new Error(`4 workers: processed ${processed} of ${ITEMS}`);
   return processed;
@@ -86,7 +86,7 @@ async function rateLimited() {
     queue.forget(key);
   }
   const waiting = queue.waitingLen();
-  queue.shutDown();
+  queue.shutdown();
   if (waiting !== RATE_LIMITED_ITEMS) throw new Error(`expected ${RATE_LIMITED_ITEMS} delayed items, got ${waiting}`);
   return RATE_LIMITED_ITEMS;
 }
@@ -114,7 +114,7 @@ async function groupedSingleConsumer(queue) {
       processed++;
     }
   }
-  queue.shutDown();
+  queue.shutdown();
   if (processed !== ITEMS) throw new Error(`grouped single consumer: processed ${processed} of ${ITEMS}`);
   return processed;
 }

@@ -120,7 +120,7 @@ describe.each(kinds)('%s', (_label, make) => {
     for (const s of ['a', 'b', 'c']) q.add(s);
     for (let i = 0; i < 200 && seen.length < 200; i++) await flushMicrotasks();
     expect(seen.length).toBeGreaterThanOrEqual(200);
-    await q.shutDownWithDrain();
+    await q.shutdownWithDrain();
     // Items re-added just before shutdown are still handed out, then workers stop.
     await Promise.all(workers);
     expect(overlap).toBe(false);
@@ -154,11 +154,11 @@ describe.each(kinds)('%s', (_label, make) => {
     expect(getters[2]!.value()).toEqual({ item: 'z', shutdown: false });
   });
 
-  it('still hands out queued items after shutDown, then reports shutdown', async () => {
+  it('still hands out queued items after shutdown, then reports shutdown', async () => {
     const q = strings();
     q.add('a');
     q.add('b');
-    q.shutDown();
+    q.shutdown();
     expect(q.shuttingDown()).toBe(true);
     expect(await q.get()).toEqual({ item: 'a', shutdown: false });
     expect(await q.get()).toEqual({ item: 'b', shutdown: false });
@@ -169,13 +169,13 @@ describe.each(kinds)('%s', (_label, make) => {
   it('wakes every waiting getter with shutdown', async () => {
     const q = strings();
     const getters = [q.get(), q.get()];
-    q.shutDown();
+    q.shutdown();
     expect(await Promise.all(getters)).toEqual([{ shutdown: true }, { shutdown: true }]);
   });
 
   it('ignores add() after shutdown', async () => {
     const q = strings();
-    q.shutDown();
+    q.shutdown();
     q.add('a');
     expect(q.len()).toBe(0);
     expect(await q.get()).toEqual({ shutdown: true });
@@ -186,20 +186,20 @@ describe.each(kinds)('%s', (_label, make) => {
     q.add('a');
     const a = await item(q.get());
     q.add('a');
-    q.shutDown();
+    q.shutdown();
     q.done(a);
     expect(q.len()).toBe(1);
     expect(await q.get()).toEqual({ item: 'a', shutdown: false });
   });
 
-  it('shutDownWithDrain waits until every handed-out item is done', async () => {
+  it('shutdownWithDrain waits until every handed-out item is done', async () => {
     const q = strings();
     q.add('a');
     q.add('b');
     q.add('c');
     const a = await item(q.get());
     const b = await item(q.get());
-    const drained = probe(q.shutDownWithDrain());
+    const drained = probe(q.shutdownWithDrain());
     expect(q.shuttingDown()).toBe(true);
     q.add('d');
     expect(q.len()).toBe(1);
@@ -213,23 +213,23 @@ describe.each(kinds)('%s', (_label, make) => {
     expect(await q.get()).toEqual({ item: 'c', shutdown: false });
   });
 
-  it('shutDownWithDrain resolves at once when nothing is processing', async () => {
+  it('shutdownWithDrain resolves at once when nothing is processing', async () => {
     const q = strings();
     q.add('a');
-    const drained = probe(q.shutDownWithDrain());
+    const drained = probe(q.shutdownWithDrain());
     await flushMicrotasks();
     expect(drained.settled()).toBe(true);
     expect(q.len()).toBe(1);
   });
 
-  it('shutDown ends a pending shutDownWithDrain wait', async () => {
+  it('shutdown ends a pending shutdownWithDrain wait', async () => {
     const q = strings();
     q.add('a');
     await q.get();
-    const drained = probe(q.shutDownWithDrain());
+    const drained = probe(q.shutdownWithDrain());
     await flushMicrotasks();
     expect(drained.settled()).toBe(false);
-    q.shutDown();
+    q.shutdown();
     await flushMicrotasks();
     expect(drained.settled()).toBe(true);
   });

@@ -173,19 +173,19 @@ export class BasicWorkQueue<T> implements WorkQueue<T> {
 
   /**
    * Stops accepting adds and wakes waiting getters once nothing is queued.
-   * Also ends a pending {@link shutDownWithDrain} wait, as in client-go.
+   * Also ends a pending {@link shutdownWithDrain} wait, as in client-go.
    */
-  shutDown(): void {
+  shutdown(): void {
     this.stop();
     this.releaseDrainWaiters();
   }
 
   /**
-   * Like {@link shutDown}, then resolves once no item is being processed.
+   * Like {@link shutdown}, then resolves once no item is being processed.
    * Easy to get wrong: workers must keep calling `get`/`done` meanwhile, or
-   * this never resolves; a `shutDown()` call ends the wait early.
+   * this never resolves; a `shutdown()` call ends the wait early.
    */
-  shutDownWithDrain(): Promise<void> {
+  shutdownWithDrain(): Promise<void> {
     this.stop();
     if (this.processingCount === 0) return Promise.resolve();
     return new Promise<void>((resolve) => this.drainWaiters.push(resolve));

@@ -110,7 +110,7 @@ describe.each(kinds)('%s', (_label, make) => {
     const { clock, q } = setup();
     q.addAfter('a', 100);
     q.addAfter('b', 0);
-    q.shutDown();
+    q.shutdown();
     expect(clock.pendingTimers()).toBe(0);
     expect(q.waitingLen()).toBe(0);
     clock.advance(1_000);
@@ -120,7 +120,7 @@ describe.each(kinds)('%s', (_label, make) => {
 
   it('ignores addAfter after shutdown', () => {
     const { clock, q } = setup();
-    q.shutDown();
+    q.shutdown();
     q.addAfter('a', 10);
     q.addAfter('b', 0);
     expect(q.waitingLen()).toBe(0);
@@ -128,10 +128,10 @@ describe.each(kinds)('%s', (_label, make) => {
     expect(clock.pendingTimers()).toBe(0);
   });
 
-  it('clears its timer on shutDownWithDrain too', async () => {
+  it('clears its timer on shutdownWithDrain too', async () => {
     const { clock, q } = setup();
     q.addAfter('a', 100);
-    await q.shutDownWithDrain();
+    await q.shutdownWithDrain();
     expect(clock.pendingTimers()).toBe(0);
   });
 

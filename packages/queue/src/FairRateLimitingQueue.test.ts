@@ -63,7 +63,7 @@ describe('FairRateLimitingQueue fairness', () => {
       const served: string[] = [];
       for (let i = 0; i < activeGroups; i++) served.push(await take(q));
       expect(served).toContain('z0');
-      q.shutDown();
+      q.shutdown();
     }
   });
 
@@ -143,7 +143,7 @@ describe('FairRateLimitingQueue fairness', () => {
   it('still hands out every queued group after shutdown, round robin, then reports shutdown', async () => {
     const q = lettersQueue();
     for (const s of ['a1', 'a2', 'b1']) q.add(s);
-    q.shutDown();
+    q.shutdown();
     q.add('c1');
     expect([await take(q), await take(q), await take(q)]).toEqual(['a1', 'b1', 'a2']);
     expect(await q.get()).toEqual({ shutdown: true });

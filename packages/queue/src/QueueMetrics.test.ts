@@ -141,7 +141,7 @@ describe.each(kinds)('queue metrics of %s', (_label, make) => {
     q.addRateLimited('b');
     q.addAfter('c', 0);
     expect(metrics.retries).toBe(3);
-    q.shutDown();
+    q.shutdown();
     q.addRateLimited('d');
     expect(metrics.retries).toBe(3);
   });
@@ -163,7 +163,7 @@ describe('queue metrics', () => {
     await clock.advanceAsync(1_000);
     expect(metrics.unfinishedSeconds).toEqual([0.5, 1]);
     expect(clock.pendingTimers()).toBe(1);
-    q.shutDown();
+    q.shutdown();
     expect(clock.pendingTimers()).toBe(0);
     await clock.advanceAsync(1_000);
     expect(metrics.unfinishedSeconds).toEqual([0.5, 1]);
@@ -192,6 +192,6 @@ describe('queue metrics', () => {
       unfinishedWorkUpdatePeriodMs: 500,
     });
     expect(clock.pendingTimers()).toBe(0);
-    q.shutDown();
+    q.shutdown();
   });
 });

@@ -101,7 +101,7 @@ describe.each(kinds)('%s', (_label, make) => {
     const clock = new FakeClock();
     const q = make<string>({ key: (s) => s, clock });
     q.addRateLimited('a');
-    q.shutDown();
+    q.shutdown();
     q.addRateLimited('b');
     expect(q.waitingLen()).toBe(0);
     expect(clock.pendingTimers()).toBe(0);

@@ -37,7 +37,7 @@ describe('queueModule', () => {
     q.add({ namespace: 'ns', name: 'a' });
     expect(q.len()).toBe(1);
     expect(await q.get()).toEqual({ item: { namespace: 'ns', name: 'a' }, shutdown: false });
-    q.shutDown();
+    q.shutdown();
   });
 
   it('uses the container clock for delays and the default 5 ms first retry', () => {
@@ -48,7 +48,7 @@ describe('queueModule', () => {
     expect(q.len()).toBe(0);
     clock.advance(1);
     expect(q.len()).toBe(1);
-    q.shutDown();
+    q.shutdown();
     expect(clock.pendingTimers()).toBe(0);
   });
 
@@ -64,7 +64,7 @@ describe('queueModule', () => {
     clock.advance(1);
     expect(q.len()).toBe(1);
     expect(q.numRequeues({ namespace: 'ns', name: 'a' })).toBe(1);
-    q.shutDown();
+    q.shutdown();
   });
 
   it('prefers options.rateLimiter over options.limits', () => {

@@ -36,14 +36,14 @@ export class FakeWatchRegistry implements WatchRegistry {
   readonly calls: WatchRegistryCall[] = [];
   private readonly watches = new Map<string, Watch>();
   private readonly failures = new Map<string, Error>();
-  private shutDown = false;
+  private stopped = false;
 
   constructor(private readonly onEvent: EventHandler = () => {}) {}
 
   ensureWatch(gvr: GroupVersionResource, ownerId: string): Promise<void> {
     this.calls.push({ op: 'ensure', gvr, ownerId });
     const key = gvrKey(gvr);
-    if (this.shutDown) return Promise.reject(new FakeInformerError(`cannot watch ${key}: the registry is shut down`));
+    if (this.stopped) return Promise.reject(new FakeInformerError(`cannot watch ${key}: the registry is shut down`));
     const failure = this.failures.get(key);
     if (failure !== undefined) {
       return Promise.reject(new FakeInformerError(`cannot watch ${key}: ${failure.message}`, { cause: failure }));
@@ -76,14 +76,14 @@ export class FakeWatchRegistry implements WatchRegistry {
   }
 
   shutdown(): void {
-    this.shutDown = true;
+    this.stopped = true;
     for (const watch of this.watches.values()) watch.abort.abort();
     this.watches.clear();
   }
 
   /** True once {@link shutdown} was called. */
   isShutDown(): boolean {
-    return this.shutDown;
+    return this.stopped;
   }
 
   /** The owners currently holding `gvr`, in the order they first asked. */
