@@ -22,6 +22,13 @@ describe('parseCliArgs', () => {
     expect(parseCliArgs([], { KUBECONFIG: '' })).toMatchObject({ mode: 'demo' });
   });
 
+  it('runs the controller against an in-memory API server with --serve, even when KUBECONFIG is set', () => {
+    const expected = { mode: 'serve', metricsPort: 0, metricsHost: '127.0.0.1', verbose: false };
+    expect(parseCliArgs(['--serve'], {})).toEqual(expected);
+    expect(parseCliArgs(['--serve', '--in-memory'], { KUBECONFIG: '/k/config' })).toEqual(expected);
+    expect(parseCliArgs(['--serve', '--metrics-port', '9100', '--verbose'], {})).toEqual({ ...expected, metricsPort: 9100, verbose: true });
+  });
+
   it('reads --metrics-port, --metrics-host and --step-timeout-ms', () => {
     expect(parseCliArgs(['--metrics-port', '9100', '--metrics-host=0.0.0.0', '--step-timeout-ms', '2500'], {})).toEqual({
       mode: 'demo',
@@ -48,6 +55,8 @@ describe('parseCliArgs', () => {
     [['--verbose=yes'], 'option --verbose takes no value (got "--verbose=yes")'],
     [['--in-memory', '--kubeconfig', 'x'], '--in-memory and --kubeconfig exclude each other'],
     [['--kubeconfig', 'x', '--step-timeout-ms', '5'], '--step-timeout-ms applies to the in-memory scenario only'],
+    [['--serve', '--kubeconfig', 'x'], '--serve runs against an in-memory API server; it excludes --kubeconfig'],
+    [['--serve', '--step-timeout-ms', '5'], '--step-timeout-ms applies to the in-memory scenario only'],
   ])('rejects %j with a UsageError naming the argument', (argv, message) => {
     expect(() => parseCliArgs(argv, {})).toThrow(new UsageError(message));
   });

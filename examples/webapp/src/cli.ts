@@ -12,10 +12,14 @@ Modes:
   --kubeconfig FILE    run the controller against a real cluster (also when
                        KUBECONFIG is set): define the CRDs, reconcile WebApps,
                        serve metrics, run until Ctrl-C (SIGINT/SIGTERM)
+  --serve              the same against an in-memory API server started in
+                       this process (no scenario), until Ctrl-C (SIGINT/SIGTERM)
 
 Options:
   --kubeconfig FILE        kubeconfig of the cluster to run against
   --in-memory              run the in-memory scenario even when KUBECONFIG is set
+  --serve                  run the controller against an in-memory API server
+                           until SIGINT/SIGTERM (ignores KUBECONFIG)
   --metrics-port N         port of /metrics, /healthz, /readyz
                            (cluster: 9464; in-memory: a free port)
   --metrics-host ADDR      address the metrics server binds
@@ -43,6 +47,13 @@ export type CliCommand =
       readonly metricsPort: number;
       readonly metricsHost: string;
       readonly verbose: boolean;
+    }
+  | {
+      /** Cluster mode against an in-memory API server: runs until stopped. */
+      readonly mode: 'serve';
+      readonly metricsPort: number;
+      readonly metricsHost: string;
+      readonly verbose: boolean;
     };
 
 /** A bad command line; the message names the argument. The CLI exits 2. */
@@ -51,14 +62,14 @@ export class UsageError extends Error {
 }
 
 const VALUE_OPTIONS = new Set(['--kubeconfig', '--metrics-port', '--metrics-host', '--step-timeout-ms']);
-const FLAG_OPTIONS = new Set(['--in-memory', '--verbose', '--help', '-h']);
+const FLAG_OPTIONS = new Set(['--in-memory', '--serve', '--verbose', '--help', '-h']);
 
 /**
  * Parses the command line (`--name value` or `--name=value`). A bare `--`
  * is ignored, since `pnpm demo -- ...` may pass it through.
  *
  * Easy to get wrong: a set `KUBECONFIG` selects cluster mode on its own;
- * `--in-memory` overrides it.
+ * `--in-memory` and `--serve` override it.
  */
 export function parseCliArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliCommand {
   const values = new Map<string, string>();
@@ -86,8 +97,13 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
   const kubeconfig = values.get('--kubeconfig');
   const inMemory = flags.has('--in-memory');
   if (inMemory && kubeconfig !== undefined) throw new UsageError('--in-memory and --kubeconfig exclude each other');
-  const cluster = kubeconfig !== undefined || (!inMemory && (env['KUBECONFIG'] ?? '') !== '');
   const verbose = flags.has('--verbose');
+  if (flags.has('--serve')) {
+    if (kubeconfig !== undefined) throw new UsageError('--serve runs against an in-memory API server; it excludes --kubeconfig');
+    if (values.has('--step-timeout-ms')) throw new UsageError('--step-timeout-ms applies to the in-memory scenario only');
+    return { mode: 'serve', metricsPort: integer(values, '--metrics-port', 0, 0, 65535), metricsHost: values.get('--metrics-host') ?? '127.0.0.1', verbose };
+  }
+  const cluster = kubeconfig !== undefined || (!inMemory && (env['KUBECONFIG'] ?? '') !== '');
   const metricsPort = integer(values, '--metrics-port', cluster ? 9464 : 0, 0, 65535);
   const metricsHost = values.get('--metrics-host') ?? (cluster ? '0.0.0.0' : '127.0.0.1');
   if (cluster) {

@@ -5,19 +5,47 @@
 import 'reflect-metadata';
 import { runCli } from './runCli.js';
 
+/**
+ * Signals this soon after the first are copies of the same request: on
+ * Ctrl-C the terminal signals the whole process group and every `pnpm run`
+ * level forwards the signal once more, so the controller gets it two or
+ * three times within milliseconds. Only a later one forces the exit.
+ */
+const SAME_REQUEST_MS = 1_000;
 const stop = new AbortController();
-let signals = 0;
+let firstSignalAt: number | undefined;
+/** Set once runCli returned: nothing is left to shut down. */
+let finished = false;
+const requestStop = (why: string): void => {
+  firstSignalAt = performance.now();
+  process.stderr.write(`${why}: shutting down gracefully (signal again to force)\n`);
+  stop.abort(new Error(why));
+};
 const onSignal = (signal: NodeJS.Signals): void => {
-  signals++;
-  if (signals > 1) {
-    process.stderr.write(`received ${signal} again: exiting without a graceful shutdown\n`);
-    process.exit(130);
+  // A late copy must not turn a clean stop into death by signal: exit with the code already set.
+  if (finished) process.exit();
+  if (firstSignalAt === undefined) {
+    requestStop(`received ${signal}`);
+    return;
   }
-  process.stderr.write(`received ${signal}: shutting down gracefully (again to force)\n`);
-  stop.abort(new Error(`received ${signal}`));
+  if (performance.now() - firstSignalAt < SAME_REQUEST_MS) return;
+  process.stderr.write(`received ${signal} again: exiting without a graceful shutdown\n`);
+  process.exit(signal === 'SIGTERM' ? 143 : 130);
 };
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
+
+// Run as a package script (`pnpm demo`), the controller must not outlive the command:
+// a wrapper that dies without passing the signal on (a shell between pnpm and node, a
+// killed pnpm) leaves it reparented, and it stops as if signalled.
+const parentAtStart = process.ppid;
+const parentWatch =
+  process.env['npm_lifecycle_event'] !== undefined && parentAtStart > 1
+    ? setInterval(() => {
+        if (process.ppid !== parentAtStart && firstSignalAt === undefined) requestStop(`parent process ${parentAtStart} exited`);
+      }, 250)
+    : undefined;
+parentWatch?.unref();
 
 process.exitCode = await runCli(process.argv.slice(2), {
   out: (line) => process.stdout.write(`${line}\n`),
@@ -25,5 +53,5 @@ process.exitCode = await runCli(process.argv.slice(2), {
   env: process.env,
   stop: stop.signal,
 });
-process.off('SIGINT', onSignal);
-process.off('SIGTERM', onSignal);
+finished = true;
+clearInterval(parentWatch);

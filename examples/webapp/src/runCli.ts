@@ -1,5 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@protean/core';
+import { InMemoryApiServer } from '@protean/testing';
 import { pino, type DestinationStream, type Level } from 'pino';
 import { parseCliArgs, USAGE, UsageError } from './cli.js';
 import { runCluster } from './runCluster.js';
@@ -12,7 +13,7 @@ export interface CliIo {
   /** Errors and usage problems (stderr). */
   err(line: string): void;
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Aborted on SIGINT/SIGTERM; stops a cluster run gracefully. */
+  /** Aborted on SIGINT/SIGTERM; stops a cluster (or `--serve`) run gracefully. */
   readonly stop: AbortSignal;
   /** Where the controller's pino JSON logs go; default stderr. */
   readonly logDestination?: DestinationStream;
@@ -55,6 +56,24 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         metricsHost: command.metricsHost,
       });
       return summary.ok ? 0 : 1;
+    }
+    if (command.mode === 'serve') {
+      const server = await InMemoryApiServer.start();
+      try {
+        io.out(`in-memory Kubernetes API server listening at ${server.url}`);
+        await runCluster({
+          kubeConfig: server.kubeConfig(),
+          out: io.out,
+          logger,
+          metricsPort: command.metricsPort,
+          metricsHost: command.metricsHost,
+          stop: io.stop,
+          ...(io.onClusterReady === undefined ? {} : { onReady: io.onClusterReady }),
+        });
+      } finally {
+        await server.stop();
+      }
+      return 0;
     }
     const source = command.kubeconfig ?? `KUBECONFIG=${io.env['KUBECONFIG'] ?? ''}`;
     const kubeConfig = new KubeConfig();
