@@ -1,26 +1,33 @@
 #!/usr/bin/env node
 // The consumer test: packs every publishable package, checks each tarball,
 // installs the tarballs into a throwaway npm project outside the workspace
-// and compiles and runs a small controller against the published types.
+// with the README's install commands as written (the @protean/* names
+// replaced by the tarballs), compiles and runs a small controller against
+// the published types, and runs its Jest test set up exactly as
+// packages/testing/README.md documents.
 //
 // Usage: node scripts/consumer-test.mjs [--node <node binary>] [--client-node <version>]
 //                                        [--json <file>] [--keep]
-//   --node         Node binary for npm install, tsc and the fixture (default: this one)
-//   --client-node  force every @kubernetes/client-node copy to this version (npm overrides)
+//   --node         Node binary for npm install, tsc, the fixture and Jest (default: this one)
+//   --client-node  install `@kubernetes/client-node@<version>` instead of the README's bare
+//                  `@kubernetes/client-node` (what a Node 20 user does: --client-node 1.4)
 //   --json         write { passed, failed, skipped, details, ... } for the root test runner
 //   --keep         keep the temp dir (printed) for inspection
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { basename, delimiter, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CheckList } from './consumer/CheckList.mjs';
 import { findCopies } from './consumer/findCopies.mjs';
 import { inspectTarball } from './consumer/inspectTarball.mjs';
+import { npmInstallCommands, sectionCodeBlocks } from './consumer/markdownSection.mjs';
 import { run, tail } from './consumer/run.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const fixtureDir = join(root, 'scripts/consumer/fixture');
+const CLIENT_NODE = '@kubernetes/client-node';
+const JEST_SECTION = 'Jest setup (native ESM + TypeScript)';
 const { values: args } = parseArgs({
   options: {
     node: { type: 'string', default: process.execPath },
@@ -103,10 +110,9 @@ async function main() {
     printTable(tarballs);
   });
 
-  const peers = agreedPeers(tarballs);
-  const clientNode = args['client-node'] ?? publishedClientNode(tarballs);
-  await checks.step('install', () => install(peers, clientNode));
-  if (!checks.details.some((d) => d.name === 'npm install of the tarballs' && d.status === 'passed')) return skipRest('npm install failed');
+  agreedPeers(tarballs);
+  const installed = await checks.step('install', () => install());
+  if (installed === undefined) return skipRest('npm install failed');
 
   const compiled = await checks.step('compile', () => compile());
   if (!compiled) return skipRest('compile failed');
@@ -125,6 +131,31 @@ async function main() {
     if (res.ok && reported > 0) checks.pass('the fixture exits 0 by itself after shutdown');
     else checks.fail('the fixture exits 0 by itself after shutdown', `exit ${res.status ?? res.signal}, ${reported} checks reported\n${tail(res.output, 40)}`);
   });
+
+  await checks.step('jest', () => jestTest());
+}
+
+/**
+ * Runs the fixture's Jest tests with `npm test`, configured by the
+ * package.json and jest.config.js blocks of packages/testing/README.md
+ * (written in by install()). Each Jest test counts as one check.
+ */
+function jestTest() {
+  const out = join(work, 'jest.json');
+  const res = run('npm', ['test', '--', '--json', `--outputFile=${out}`], { cwd: appDir, env, timeoutMs: 5 * 60_000 });
+  if (!existsSync(out)) return checks.fail('jest: npm test ran', `no result (exit ${res.status ?? res.signal})\n${tail(res.output, 40)}`);
+  const r = JSON.parse(readFileSync(out, 'utf8'));
+  for (const suite of r.testResults) {
+    const file = relative(appDir, suite.name);
+    if (suite.status === 'failed' && suite.assertionResults.length === 0) checks.fail(`jest: ${file} loads`, (suite.message ?? '').trim().split('\n').slice(0, 8).join('\n'));
+    for (const a of suite.assertionResults) {
+      if (a.status === 'passed') checks.pass(`jest: ${file} > ${a.fullName}`);
+      else if (a.status === 'failed') checks.fail(`jest: ${file} > ${a.fullName}`, (a.failureMessages[0] ?? '').split('\n').slice(0, 6).join('\n'));
+      else checks.skip(`jest: ${file} > ${a.fullName}`, a.status);
+    }
+  }
+  if (r.numTotalTests === 0) checks.fail('jest: found the fixture tests', tail(res.output, 20));
+  if (!res.ok && r.numFailedTests === 0) checks.fail('jest: npm test exits 0', `exit ${res.status ?? res.signal}\n${tail(res.output, 20)}`);
 }
 
 /**
@@ -147,30 +178,76 @@ function compile() {
   return existsSync(join(appDir, 'dist/controller.js')) && ours.length === 0;
 }
 
-function install(peers, clientNode) {
+/**
+ * Installs the tarballs the way the README tells a user to: each `npm install`
+ * command of its "Install" section as written, the @protean/* names replaced
+ * by the tarballs (and a bare `@kubernetes/client-node` by
+ * `@kubernetes/client-node@<--client-node>` when given), then the Jest setup
+ * of packages/testing/README.md. Returns the commands run, or undefined when
+ * an install failed.
+ */
+function install() {
   mkdirSync(appDir, { recursive: true });
   cpSync(join(fixtureDir, 'src'), join(appDir, 'src'), { recursive: true });
   copyFileSync(join(fixtureDir, 'tsconfig.json'), join(appDir, 'tsconfig.json'));
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const testingReadme = readFileSync(join(root, 'packages/testing/README.md'), 'utf8');
+  const readmeCommands = npmInstallCommands(readme, 'Install');
+  const words = readmeCommands.flat();
+  checks.expectNone(
+    `the README's install commands name ${CLIENT_NODE} without a version`,
+    words.includes(CLIENT_NODE) ? [] : [`found ${words.filter((w) => w.startsWith(CLIENT_NODE)).join(', ') || 'no client-node'}`],
+  );
+  const missing = tarballs.filter((t) => !words.includes(t.name)).map((t) => `${t.name} is not in the README's install commands`);
+  checks.expectNone('the README installs every published package', missing);
+  // A library the app installs (and imports) itself must be a peer, or the app can end up with two copies.
+  const appOwned = new Set(words.filter((w) => !w.startsWith('-')).map((w) => /^(@[^/@]+\/[^@]+|[^@]+)/.exec(w)?.[1] ?? w));
+  const shipped = tarballs.flatMap((t) =>
+    Object.entries(t.manifest.dependencies ?? {})
+      .filter(([dep]) => appOwned.has(dep) && !dep.startsWith('@protean/'))
+      .map(([dep, range]) => `${t.name} has ${dep} ${range} in dependencies`),
+  );
+  checks.expectNone('no package lists a library the app installs itself in dependencies (a peer instead)', shipped);
+
+  // The app's own tooling; the README's commands add everything else.
   const catalog = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8');
-  const typesNode = /'@types\/node':\s*(\S+)/.exec(catalog)?.[1] ?? '^20.19.0';
+  const catalogTypesNode = /'@types\/node':\s*(\S+)/.exec(catalog)?.[1];
+  const nodeMajor = run(nodeBin, ['-p', 'process.versions.node.split(".")[0]']).stdout.trim();
+  const typesNode = catalogTypesNode?.startsWith(`${nodeMajor}.`) ? catalogTypesNode : `^${nodeMajor}`;
+  const jestBlocks = sectionCodeBlocks(testingReadme, JEST_SECTION);
+  const jestManifest = JSON.parse(jestBlocks.find((b) => b.lang === 'json')?.text ?? 'null');
+  const jestConfig = jestBlocks.find((b) => b.lang === 'js')?.text;
+  if (jestManifest === null || jestConfig === undefined) throw new Error(`packages/testing/README.md "${JEST_SECTION}" lacks its json or js block`);
   const manifest = {
     name: 'protean-consumer-fixture',
     version: '0.0.0',
     private: true,
-    type: 'module',
-    dependencies: {
-      ...Object.fromEntries(tarballs.map((t) => [t.name, `file:${t.path}`])),
-      ...peers,
-      '@kubernetes/client-node': clientNode,
-    },
+    ...jestManifest,
     devDependencies: { typescript: '5.9.3', '@types/node': typesNode },
-    ...(args['client-node'] === undefined ? {} : { overrides: { '@kubernetes/client-node': clientNode } }),
   };
   writeFileSync(join(appDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  console.log(`  dependencies: ${JSON.stringify(manifest.dependencies)}`);
-  const res = run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: appDir, env });
-  if (!res.ok) return checks.fail('npm install of the tarballs', tail(res.output, 40));
-  checks.pass('npm install of the tarballs', `${res.seconds.toFixed(1)}s`);
+  writeFileSync(join(appDir, 'jest.config.js'), jestConfig);
+
+  const byName = new Map(tarballs.map((t) => [t.name, t.path]));
+  const substitute = (word) => {
+    if (byName.has(word)) return byName.get(word);
+    if (word === CLIENT_NODE && args['client-node'] !== undefined) return `${CLIENT_NODE}@${args['client-node']}`;
+    return word;
+  };
+  const commands = [...readmeCommands.map((c) => c.map(substitute)), ...npmInstallCommands(testingReadme, JEST_SECTION)];
+  for (const command of commands) {
+    const shown = `npm ${command.map((w) => (w.endsWith('.tgz') ? basename(w) : w)).join(' ')}`;
+    const res = run('npm', [...command, '--no-audit', '--no-fund', '--prefer-offline'], { cwd: appDir, env });
+    if (!res.ok) {
+      checks.fail(`${shown}`, tail(res.output, 40));
+      return undefined;
+    }
+    checks.pass(shown, `${res.seconds.toFixed(1)}s`);
+  }
+  const installed = JSON.parse(readFileSync(join(appDir, 'package.json'), 'utf8'));
+  checks.expectNone('the app has no npm overrides', installed.overrides === undefined ? [] : [JSON.stringify(installed.overrides)]);
+  console.log(`  dependencies: ${JSON.stringify(installed.dependencies)}`);
+  console.log(`  devDependencies: ${JSON.stringify(installed.devDependencies)}`);
 
   const ls = run('npm', ['ls', '--all', '--json'], { cwd: appDir, env });
   let problems;
@@ -181,17 +258,28 @@ function install(peers, clientNode) {
   }
   checks.expectNone('npm ls --all reports no missing, invalid or extraneous packages', problems);
 
-  const expectOne = (name, version) => {
+  // What `npm ls` shows a user: every path to client-node, all deduped onto one copy.
+  const lsClientNode = run('npm', ['ls', CLIENT_NODE], { cwd: appDir, env });
+  const lsPaths = run('npm', ['ls', CLIENT_NODE, '--all', '--parseable'], { cwd: appDir, env });
+  const lsCopies = [...new Set(lsPaths.stdout.split('\n').filter(Boolean))].map((p) => relative(appDir, p));
+  console.log(`  npm ls ${CLIENT_NODE}:\n${lsClientNode.stdout.trimEnd().replace(/^/gm, '    ')}`);
+  if (lsClientNode.ok && lsCopies.length === 1) checks.pass(`npm ls ${CLIENT_NODE} shows one copy`, lsClientNode.stdout.trim().replace(/\n\s*/g, ' | '));
+  else checks.fail(`npm ls ${CLIENT_NODE} shows one copy`, `${lsCopies.length} copies (${lsCopies.join(', ')}), exit ${lsClientNode.status}\n${lsClientNode.output}`);
+
+  const expectOne = (name, expected) => {
     const copies = findCopies(appDir, name);
     const where = copies.map((c) => `${c.location}@${c.version}`).join(', ');
     if (copies.length !== 1) return checks.fail(`exactly one copy of ${name}`, `${copies.length} copies: ${where || 'none'}`);
-    if (version !== undefined && copies[0].version !== version) return checks.fail(`exactly one copy of ${name}`, `${where}, expected ${version}`);
+    if (expected !== undefined && !expected.test(copies[0].version)) return checks.fail(`exactly one copy of ${name}`, `${where}, expected ${expected}`);
     checks.pass(`exactly one copy of ${name}`, where);
   };
   expectOne('inversify');
   expectOne('reflect-metadata');
-  for (const t of tarballs) expectOne(t.name, t.version);
-  expectOne('@kubernetes/client-node', clientNode);
+  expectOne('prom-client');
+  for (const t of tarballs) expectOne(t.name, new RegExp(`^${t.version.replace(/\./g, '\\.')}$`));
+  const wanted = args['client-node'];
+  expectOne(CLIENT_NODE, wanted === undefined ? undefined : new RegExp(`^${wanted.replace(/\./g, '\\.')}(\\.|$)`));
+  return commands;
 }
 
 /** The inversify/reflect-metadata ranges every package's peerDependencies give; checked to agree. */
@@ -214,16 +302,8 @@ function agreedPeers(list) {
   return peers;
 }
 
-function publishedClientNode(list) {
-  for (const t of list) {
-    const v = t.manifest.dependencies?.['@kubernetes/client-node'];
-    if (v !== undefined) return v;
-  }
-  throw new Error('no package depends on @kubernetes/client-node');
-}
-
 function skipRest(reason) {
-  for (const step of ['pack', 'inspect tarballs', 'install', 'compile', 'run']) {
+  for (const step of ['pack', 'inspect tarballs', 'install', 'compile', 'run', 'jest']) {
     if (!checks.timings.some((t) => t.step === step)) checks.skip(step, reason);
   }
 }

@@ -1,17 +1,25 @@
 #!/usr/bin/env node
 // The root test command: type-check, lint, then every test tier, and a last
 // line of totals across all packages ("N passed, N failed, N skipped").
+// The default runtime is Node 24 (fetched once from the npm registry, cached)
+// with the workspace's @kubernetes/client-node 2.x; `node20-compat` repeats
+// the unit tier and the consumer test on Node 20 with client-node 1.4.
 // Usage: node scripts/test-all.mjs [--only=<step>[,<step>...]]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { obtainNode } from './consumer/obtainNode.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const resultsDir = join(root, '.test-results');
 rmSync(resultsDir, { recursive: true, force: true });
 mkdirSync(resultsDir, { recursive: true });
 
+/** The Node.js every step runs on unless it says otherwise; keep in step with the README's "Supported runtimes". */
+const NODE_VERSION = '24.22.3';
+const cacheDir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'protean');
 const jestBin = join(root, 'node_modules/jest/bin/jest.js');
 const nodeFlags = ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning'];
 const packagesWithTests = ['packages', 'examples']
@@ -19,7 +27,11 @@ const packagesWithTests = ['packages', 'examples']
   .concat(['docs/guide'])
   .filter((dir) => existsSync(join(root, dir, 'jest.config.js')));
 
-/** Each step is a check (must exit 0) or a Jest run whose counts are summed. */
+/**
+ * Each step is a check (must exit 0) or a Jest run whose counts are summed.
+ * `cmd[0] === 'node'` runs on Node NODE_VERSION, with it first on PATH for
+ * anything the step spawns; `process.execPath` runs on the Node that runs this script.
+ */
 const steps = [
   { name: 'typecheck', cmd: ['node', [join(root, 'node_modules/typescript/bin/tsc'), '-b']] },
   // Public API reports (etc/*.api.md): fails when a package's surface drifts.
@@ -30,10 +42,11 @@ const steps = [
     jest: true,
     cmd: ['node', [...nodeFlags, jestBin, '--maxWorkers=2', '--projects', ...packagesWithTests]],
   },
-  // The published packages as an npm consumer gets them: pack, check each tarball, install, compile, run.
+  // The published packages as an npm consumer gets them: pack, check each tarball, install with the
+  // README's command, compile, run, and run a Jest test of the fixture set up as packages/testing's README says.
   { name: 'consumer', summary: true, cmd: ['node', [join(root, 'scripts/consumer-test.mjs')]] },
-  // Node 24 + @kubernetes/client-node 2.x: the consumer test, a typecheck and every unit test there.
-  { name: 'node24', summary: true, cmd: ['node', [join(root, 'scripts/node24-matrix.mjs')]] },
+  // Node 20 + @kubernetes/client-node 1.4: typecheck, every unit test and the consumer test again.
+  { name: 'node20-compat', summary: true, cmd: [process.execPath, [join(root, 'scripts/node20-compat.mjs')]] },
   // The real-cluster tier: build (or reuse) kube-apiserver + etcd from Go
   // modules, then run every *.real.test.ts against them, one file at a time.
   { name: 'kube-build', cmd: ['bash', [join(root, 'tools/kube-apiserver/build.sh')]], captureLastLine: 'PROTEAN_KUBE_BIN_DIR' },
@@ -48,10 +61,32 @@ const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const sharedEnv = {};
 let ok = true;
+const selected = steps.filter((step) => !only || only.includes(step.name));
+const unknown = (only ?? []).filter((name) => !steps.some((step) => step.name === name));
+if (unknown.length > 0) {
+  console.log(`unknown step(s): ${unknown.join(', ')}; steps: ${steps.map((step) => step.name).join(', ')}`);
+  process.exit(2);
+}
 
-for (const step of steps) {
-  if (only && !only.includes(step.name)) continue;
-  const [bin, args] = step.cmd;
+// One Node binary for every 'node' step, fetched before the first of them.
+let node24;
+if (selected.some((step) => step.cmd[0] === 'node')) {
+  const started = Date.now();
+  try {
+    const { bin, cached } = obtainNode(NODE_VERSION, cacheDir);
+    node24 = bin;
+    console.log(`node v${NODE_VERSION}: ${cached ? 'cached' : 'installed from the npm registry'} at ${bin} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+  } catch (err) {
+    console.log(`node v${NODE_VERSION}: FAILED to obtain: ${err instanceof Error ? err.message : String(err)}`);
+    console.log(`0 passed, 1 failed, 0 skipped`);
+    process.exit(1);
+  }
+}
+const node24Env = () => ({ PATH: `${dirname(node24)}${delimiter}${process.env.PATH ?? ''}` });
+
+for (const step of selected) {
+  const onNode24 = step.cmd[0] === 'node';
+  const [bin, args] = onNode24 ? [node24, step.cmd[1]] : step.cmd;
   const outputFile = join(resultsDir, `${step.name}.json`);
   const fullArgs = step.jest ? [...args, '--json', `--outputFile=${outputFile}`] : step.summary ? [...args, '--json', outputFile] : args;
   console.log(`\n=== ${step.name}: ${bin} ${fullArgs.join(' ')}`);
@@ -60,7 +95,7 @@ for (const step of steps) {
     cwd: root,
     stdio: step.captureLastLine ? ['ignore', 'pipe', 'inherit'] : 'inherit',
     encoding: 'utf8',
-    env: { ...process.env, ...sharedEnv },
+    env: { ...process.env, ...sharedEnv, ...(onNode24 ? node24Env() : {}) },
   });
   if (step.captureLastLine && res.status === 0) {
     const last = res.stdout.trim().split('\n').pop();

@@ -1,11 +1,16 @@
 #!/usr/bin/env node
-// The Node 24 + @kubernetes/client-node 2.x leg: fetches Node 24 from the npm
-// registry (cached), runs the consumer test on it with client-node 2.x
-// forced, then type-checks the workspace and runs every package's unit tests
-// on it in a copy of the workspace whose catalog pins client-node 2.x.
+// The compatibility leg: Node 20.19+ with @kubernetes/client-node 1.4, the
+// oldest runtime the packages support (the default runtime is Node 24 with
+// client-node 2.x). Runs the consumer test there with
+// `@kubernetes/client-node@1.4` installed, then type-checks the workspace and
+// runs every package's unit tests in a copy of the workspace whose catalog
+// pins client-node 1.4 and @types/node 20.
 //
-// Usage: node scripts/node24-matrix.mjs [--json <file>] [--keep] [--skip-consumer] [--skip-unit]
-//                                       [--node-version 24.22.3] [--client-node 2.0.1]
+// Node 20 is the Node running this script when it is 20.19+ (CI's system
+// Node), else `--node-version` fetched from the npm registry (cached).
+//
+// Usage: node scripts/node20-compat.mjs [--json <file>] [--keep] [--skip-consumer] [--skip-unit]
+//                                       [--node-version 20.20.2] [--client-node 1.4.0] [--types-node 20.19.43]
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
@@ -23,16 +28,19 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     'skip-consumer': { type: 'boolean', default: false },
     'skip-unit': { type: 'boolean', default: false },
-    'node-version': { type: 'string', default: '24.22.3' },
-    'client-node': { type: 'string', default: '2.0.1' },
+    'node-version': { type: 'string', default: '20.20.2' },
+    'client-node': { type: 'string', default: '1.4.0' },
+    'types-node': { type: 'string', default: '20.19.43' },
   },
 });
 const cacheDir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'protean');
-const work = mkdtempSync(join(tmpdir(), 'protean-node24-'));
+const work = mkdtempSync(join(tmpdir(), 'protean-node20-'));
 const checks = new CheckList();
 /** Jest's counts and the consumer test's counts, added to the checks' own. */
 const extra = { passed: 0, failed: 0, skipped: 0 };
 const started = Date.now();
+/** The version of the Node the leg runs on, once known. */
+let nodeVersion = args['node-version'];
 process.on('SIGINT', () => {
   if (!args.keep) rmSync(work, { recursive: true, force: true });
   process.exit(130);
@@ -41,7 +49,7 @@ process.on('SIGINT', () => {
 try {
   await main();
 } catch (err) {
-  checks.fail('node24 matrix ran to the end', err instanceof Error ? (err.stack ?? err.message) : String(err));
+  checks.fail('node20 compat ran to the end', err instanceof Error ? (err.stack ?? err.message) : String(err));
 } finally {
   if (args.keep) console.log(`kept ${work}`);
   else rmSync(work, { recursive: true, force: true });
@@ -49,8 +57,13 @@ try {
 summarize();
 
 async function main() {
-  const version = args['node-version'];
-  const node = await checks.step(`obtain node ${version}`, () => {
+  const node = await checks.step('node 20', () => {
+    const [major, minor] = process.versions.node.split('.').map(Number);
+    if (major === 20 && minor >= 19) {
+      checks.pass(`node v${process.versions.node} binary`, `the running node, ${process.execPath}`);
+      return process.execPath;
+    }
+    const version = args['node-version'];
     try {
       const { bin, cached } = obtainNode(version, cacheDir);
       checks.pass(`node v${version} binary`, `${cached ? 'cached' : 'installed'} at ${bin}`);
@@ -61,6 +74,7 @@ async function main() {
     }
   });
   if (node === undefined) return;
+  nodeVersion = run(node, ['-p', 'process.versions.node']).stdout.trim();
   const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`, npm_config_update_notifier: 'false' };
 
   if (args['skip-consumer']) checks.skip('consumer test', '--skip-consumer');
@@ -70,9 +84,11 @@ async function main() {
   else await unitTests(node, env);
 }
 
+/** The consumer test as a Node 20 user runs it: `npm install ... @kubernetes/client-node@1.4 ...`. */
 function consumerTest(node) {
   const out = join(work, 'consumer.json');
-  const res = run(process.execPath, [join(root, 'scripts/consumer-test.mjs'), '--node', node, '--client-node', args['client-node'], '--json', out], {
+  const spec = args['client-node'].split('.').slice(0, 2).join('.');
+  const res = run(node, [join(root, 'scripts/consumer-test.mjs'), '--node', node, '--client-node', spec, '--json', out], {
     cwd: root,
     inherit: true,
     timeoutMs: 15 * 60_000,
@@ -85,7 +101,7 @@ function consumerTest(node) {
   for (const d of r.details.filter((x) => x.status === 'failed')) console.log(`  consumer FAILED ${d.name}`);
   for (const w of r.warnings) checks.warnings.push(`consumer: ${w}`);
   checks.details.push(...r.details.map((d) => ({ ...d, name: `consumer: ${d.name}`, counted: true })));
-  console.log(`  consumer test on node ${args['node-version']} + client-node ${args['client-node']}: ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped`);
+  console.log(`  consumer test on node ${nodeVersion} + client-node ${spec}: ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped`);
 }
 
 async function unitTests(node, env) {
@@ -94,30 +110,34 @@ async function unitTests(node, env) {
     const files = copyWorkspace(root, copy);
     const yamlPath = join(copy, 'pnpm-workspace.yaml');
     const yaml = readFileSync(yamlPath, 'utf8');
-    const pinned = yaml.replace(/^(\s*'@kubernetes\/client-node':\s*)\S+\s*$/m, `$1${args['client-node']}`);
-    if (pinned === yaml) {
-      checks.fail(`catalog pins @kubernetes/client-node ${args['client-node']}`, 'no catalog entry for @kubernetes/client-node in pnpm-workspace.yaml');
-      return false;
+    let pinned = yaml;
+    for (const [name, version] of [['@kubernetes/client-node', args['client-node']], ['@types/node', args['types-node']]]) {
+      const entry = new RegExp(`^(\\s*'${name.replace('/', '\\/')}':\\s*)\\S+\\s*$`, 'm');
+      if (!entry.test(pinned)) {
+        checks.fail(`catalog pins ${name} ${version}`, `no catalog entry for ${name} in pnpm-workspace.yaml`);
+        return false;
+      }
+      pinned = pinned.replace(entry, `$1${version}`);
     }
     writeFileSync(yamlPath, pinned);
-    console.log(`  copied ${files} files to ${copy}; catalog @kubernetes/client-node -> ${args['client-node']}`);
+    console.log(`  copied ${files} files to ${copy}; catalog @kubernetes/client-node -> ${args['client-node']}, @types/node -> ${args['types-node']}`);
     const res = run('pnpm', ['install', '--no-frozen-lockfile', '--prefer-offline', '--reporter=append-only'], { cwd: copy, env, timeoutMs: 15 * 60_000 });
     if (!res.ok) {
-      checks.fail(`pnpm install on node ${args['node-version']} with client-node ${args['client-node']}`, tail(res.output, 40));
+      checks.fail(`pnpm install on node ${nodeVersion} with client-node ${args['client-node']}`, tail(res.output, 40));
       return false;
     }
     const resolved = readdirSync(join(copy, 'node_modules/.pnpm')).filter((d) => d.startsWith('@kubernetes+client-node@'));
     const wrong = resolved.filter((d) => !d.startsWith(`@kubernetes+client-node@${args['client-node']}`));
     if (wrong.length > 0 || resolved.length === 0) {
-      checks.fail(`pnpm install on node ${args['node-version']} with client-node ${args['client-node']}`, `resolved: ${resolved.join(', ') || 'none'}`);
+      checks.fail(`pnpm install on node ${nodeVersion} with client-node ${args['client-node']}`, `resolved: ${resolved.join(', ') || 'none'}`);
       return false;
     }
-    checks.pass(`pnpm install on node ${args['node-version']} with client-node ${args['client-node']}`, `${res.seconds.toFixed(1)}s`);
+    checks.pass(`pnpm install on node ${nodeVersion} with client-node ${args['client-node']}`, `${res.seconds.toFixed(1)}s`);
     return true;
   });
   if (!installed) return checks.skip('unit tests', 'install failed');
 
-  // Type-level changes of client-node 2.x (its .d.ts) show up here, not in the SWC-compiled tests.
+  // Type-level differences of client-node 1.4 and Node 20's typings show up here, not in the SWC-compiled tests.
   await checks.step('typecheck', () => {
     const name = `tsc -b of the workspace against client-node ${args['client-node']}`;
     const res = run(node, [join(copy, 'node_modules/typescript/bin/tsc'), '-b'], { cwd: copy, env });
@@ -150,7 +170,7 @@ async function unitTests(node, env) {
       const tests = suite.assertionResults.filter((a) => a.status === 'failed').map((a) => `${file} > ${a.fullName}: ${(a.failureMessages[0] ?? '').split('\n')[0]}`);
       return tests.length > 0 || suite.status !== 'failed' ? tests : [`${file}: ${(suite.message ?? '').trim().split('\n').slice(0, 3).join(' ')}`];
     });
-    const summary = `${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped in ${r.numTotalTestSuites} suites on node ${args['node-version']} + client-node ${args['client-node']}`;
+    const summary = `${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped in ${r.numTotalTestSuites} suites on node ${nodeVersion} + client-node ${args['client-node']}`;
     checks.details.push({ name: 'unit tests', status: res.ok ? 'passed' : 'failed', message: summary, failures, counted: true });
     console.log(`  unit tests: ${summary}`);
     for (const f of failures) console.log(`  FAILED ${f}`);
@@ -165,10 +185,10 @@ function summarize() {
   const unitFailed = checks.details.some((d) => d.name === 'unit tests' && d.status === 'failed');
   if (unitFailed && totals.failed === 0) totals.failed = 1;
   const seconds = (Date.now() - started) / 1000;
-  console.log(`\nnode24 matrix timings: ${checks.timings.map((t) => `${t.step} ${t.seconds.toFixed(1)}s`).join(', ')}; total ${seconds.toFixed(1)}s`);
+  console.log(`\nnode20 compat timings: ${checks.timings.map((t) => `${t.step} ${t.seconds.toFixed(1)}s`).join(', ')}; total ${seconds.toFixed(1)}s`);
   if (args.json !== undefined) {
     writeFileSync(resolve(args.json), `${JSON.stringify({ ...totals, details: checks.details, warnings: checks.warnings, timings: checks.timings, seconds }, null, 2)}\n`);
   }
-  console.log(`node24 matrix: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+  console.log(`node20 compat: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
   process.exitCode = totals.failed === 0 ? 0 : 1;
 }
