@@ -123,7 +123,7 @@ async function measureLatency(kc, instances) {
     times.push(now);
     running++;
     try {
-      const watcher = controller.coordinator().forInstance(ctx.gvr, req);
+      const watcher = controller.watchCoordinator().forInstance(ctx.gvr, req);
       for (let w = 0; w < WATCHES_PER_INSTANCE; w++) {
         await watcher.watch({ nodeId: `cm${w}`, gvr: CONFIGMAPS, namespace: req.namespace, name: cmName(j * WATCHES_PER_INSTANCE + w) });
       }
@@ -189,7 +189,7 @@ async function measureRegister(kc, instances) {
   const reconciled = new Set();
   let allDoneAt;
   const handler = async (req, ctx) => {
-    const watcher = controller.coordinator().forInstance(ctx.gvr, req);
+    const watcher = controller.watchCoordinator().forInstance(ctx.gvr, req);
     await watcher.watch({ nodeId: 'config', gvr: CONFIGMAPS, namespace: req.namespace, name: cmName(Number(req.name.slice(2))) });
     watcher.done(true);
     reconciled.add(req.name);

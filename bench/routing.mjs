@@ -1,4 +1,4 @@
-// Routing throughput: events per CPU-second through WatchCoordinator.routeEvent.
+// Routing throughput: events per CPU-second through IndexedWatchCoordinator.routeEvent.
 //
 // Setup, for each N in 100, 1,000, 10,000 (quick: 100, 1,000):
 // 10,000 instances of one parent GVR over 20 namespaces, each with one scalar
@@ -6,7 +6,7 @@
 // collection watch on ConfigMaps (70% in their own namespace, 30% in all).
 // Selectors: 90% `app=<a>,tier in (web,api)`, 5% `app in (<a>,<a+1>)`,
 // 4% `app=<a>,env!=prod`, 1% `canary,tier notin (db)` (no equality to index).
-// The watch registry is @protean/testing's FakeWatchRegistry (ensureWatch
+// The watch manager is @protean/testing's FakeWatchManager (ensureWatch
 // resolves at once); the enqueue callback only counts.
 // Events (20,000, seeded, generated before timing): half name a watched
 // ConfigMap in its namespace, half an unwatched name; labels app=<random of
@@ -24,8 +24,8 @@
 // 5 rounds, each timing one pass of every case in turn (interleaved, so a
 // load swing hits all cases alike). Reported: the median of the 5 rates.
 import { parseSelector, silentLogger } from '@protean/core';
-import { WatchCoordinator } from '@protean/coordinator';
-import { FakeWatchRegistry } from '@protean/testing';
+import { IndexedWatchCoordinator } from '@protean/coordinator';
+import { FakeWatchManager } from '@protean/testing';
 import { parseArgs } from './lib/args.mjs';
 import { emitResult, progress } from './lib/report.mjs';
 import { cpuMsSince, median, seededRandom } from './lib/stats.mjs';
@@ -60,7 +60,7 @@ const countEnqueue = () => {
 };
 
 async function buildCoordinator(n, k) {
-  const coordinator = new WatchCoordinator(new FakeWatchRegistry(), countEnqueue, silentLogger());
+  const coordinator = new IndexedWatchCoordinator(new FakeWatchManager(), countEnqueue, silentLogger());
   const random = seededRandom(n * 31 + k);
   for (let i = 0; i < INSTANCES; i++) {
     const namespace = namespaceOf(i);
@@ -152,10 +152,10 @@ const enqueueSummary = workloads
   .join('; ');
 emitResult(flags, {
   name: 'routing',
-  title: 'WatchCoordinator.routeEvent throughput',
+  title: 'IndexedWatchCoordinator.routeEvent throughput',
   rows,
   notes: [
-    `events per CPU-second, median of ${ROUNDS} interleaved rounds after calibration (>= ${MIN_PASS_MS} ms passes) and ${WARMUP_PASSES} warm-up pass(es); ${INSTANCES.toLocaleString('en-US')} instances, fake registry, counting enqueue`,
+    `events per CPU-second, median of ${ROUNDS} interleaved rounds after calibration (>= ${MIN_PASS_MS} ms passes) and ${WARMUP_PASSES} warm-up pass(es); ${INSTANCES.toLocaleString('en-US')} instances, fake watchManager, counting enqueue`,
     'K = number of app label values: K = N/10 keeps matches per event about constant (cost of the watches routing skips); K = 1,000 lets matches grow with N',
     `enqueues per event at N = ${SIZES.map((n) => n.toLocaleString('en-US')).join(' / ')}: ${enqueueSummary}`,
   ],

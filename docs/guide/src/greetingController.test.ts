@@ -42,7 +42,7 @@ describe('the first-controller guide', () => {
 
     await core.deleteNamespacedConfigMap({ namespace: 'default', name: 'hi-greeting' });
     await waitFor(async () => (await text()) === 'bonjour', { timeoutMs: 10_000 });
-    expect(controller.coordinator().watchRequestCount()).toEqual({ scalar: 1, collection: 0 });
+    expect(controller.watchCoordinator().watchRequestCount()).toEqual({ scalar: 1, collection: 0 });
 
     const child = await core.readNamespacedConfigMap({ namespace: 'default', name: 'hi-greeting' });
     const owner = server.get(greetings, 'default', 'hi');
@@ -54,7 +54,7 @@ describe('the first-controller guide', () => {
   it('forgets the watches of a deleted Greeting and stops the ConfigMap informer', async () => {
     expect(controller.activeWatchCount()).toBe(2);
     await custom.deleteNamespacedCustomObject({ group: greetings.group, version: greetings.version, plural: greetings.resource, namespace: 'default', name: 'hi' });
-    await waitFor(() => controller.coordinator().instanceWatchCount() === 0, { timeoutMs: 10_000 });
+    await waitFor(() => controller.watchCoordinator().instanceWatchCount() === 0, { timeoutMs: 10_000 });
     await waitFor(() => controller.activeWatchCount() === 1, { timeoutMs: 10_000 }); // only the Greeting informer
   });
 });

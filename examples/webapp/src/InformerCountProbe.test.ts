@@ -1,30 +1,30 @@
 import { describe, expect, it } from '@jest/globals';
-import { silentLogger, type WatchRegistry, type WatchRegistryDeps } from '@protean/core';
-import { FakeInformerSource, FakeWatchRegistry } from '@protean/testing';
+import { silentLogger, type WatchManager, type WatchManagerDeps } from '@protean/core';
+import { FakeInformerSource, FakeWatchManager } from '@protean/testing';
 import { InformerCountProbe, type InformerChange } from './InformerCountProbe.js';
 import { CONFIGMAPS, WEBAPP } from './kinds.js';
 
-function probed(): { probe: InformerCountProbe; inner: FakeWatchRegistry; changes: InformerChange[]; registry: WatchRegistry } {
+function probed(): { probe: InformerCountProbe; inner: FakeWatchManager; changes: InformerChange[]; watchManager: WatchManager } {
   const changes: InformerChange[] = [];
   const probe = new InformerCountProbe((c) => changes.push(c));
-  const inner = new FakeWatchRegistry();
-  const deps: WatchRegistryDeps = { source: new FakeInformerSource(), resyncPeriodMs: 0, onEvent: () => {}, logger: silentLogger() };
-  const registry = probe.wrap(() => inner)(deps);
-  return { probe, inner, changes, registry };
+  const inner = new FakeWatchManager();
+  const deps: WatchManagerDeps = { source: new FakeInformerSource(), resyncPeriodMs: 0, onEvent: () => {}, logger: silentLogger() };
+  const watchManager = probe.wrap(() => inner)(deps);
+  return { probe, inner, changes, watchManager };
 }
 
 describe('InformerCountProbe', () => {
   it('reports an informer once when it starts and once when its last owner releases it', async () => {
-    const { probe, registry, changes } = probed();
+    const { probe, watchManager, changes } = probed();
 
-    await registry.ensureWatch(WEBAPP.gvr, 'parent');
-    await registry.ensureWatch(CONFIGMAPS, 'coordinator');
-    await registry.ensureWatch(CONFIGMAPS, 'someone-else');
+    await watchManager.ensureWatch(WEBAPP.gvr, 'parent');
+    await watchManager.ensureWatch(CONFIGMAPS, 'coordinator');
+    await watchManager.ensureWatch(CONFIGMAPS, 'someone-else');
     expect(probe.count()).toBe(2);
     expect(probe.gvrs()).toEqual(['/v1/configmaps', 'demo.protean.dev/v1alpha1/webapps']);
 
-    registry.releaseWatch(CONFIGMAPS, 'coordinator');
-    registry.releaseWatch(CONFIGMAPS, 'someone-else');
+    watchManager.releaseWatch(CONFIGMAPS, 'coordinator');
+    watchManager.releaseWatch(CONFIGMAPS, 'someone-else');
 
     expect(changes).toEqual([
       { gvr: WEBAPP.gvr, change: 'started', active: 1 },
@@ -35,15 +35,15 @@ describe('InformerCountProbe', () => {
   });
 
   it('passes a failed ensureWatch through and reports nothing for it', async () => {
-    const { registry, inner, changes } = probed();
+    const { watchManager, inner, changes } = probed();
     inner.failEnsure(WEBAPP.gvr, new Error('not served'));
 
-    await expect(registry.ensureWatch(WEBAPP.gvr, 'parent')).rejects.toThrow('not served');
+    await expect(watchManager.ensureWatch(WEBAPP.gvr, 'parent')).rejects.toThrow('not served');
 
     expect(changes).toEqual([]);
   });
 
-  it('counts 0 before the controller has built its registry', () => {
+  it('counts 0 before the controller has built its watch manager', () => {
     expect(new InformerCountProbe().count()).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
-import { gvrKey, type GroupVersionResource, type WatchRegistry, type WatchRegistryFactory } from '@protean/core';
+import { gvrKey, type GroupVersionResource, type WatchManager, type WatchManagerFactory } from '@protean/core';
 
-/** An informer the watch registry started or stopped, and how many run afterwards. */
+/** An informer the watch manager started or stopped, and how many run afterwards. */
 export interface InformerChange {
   readonly gvr: GroupVersionResource;
   readonly change: 'started' | 'stopped';
@@ -8,24 +8,24 @@ export interface InformerChange {
 }
 
 /**
- * Follows the controller's informers by decorating the watch-registry
+ * Follows the controller's informers by decorating the watch-watchManager
  * factory bound in the container (a supported swap point): it reports each
  * informer that starts or stops, and answers how many run and for which
- * GVRs. The controller keeps its registry private; this is how an
+ * GVRs. The controller keeps its watch manager private; this is how an
  * application observes it without reaching into the controller.
  *
  * Easy to get wrong: install it before the first `container.get(DynamicController)`;
  * the factory is called once, when the controller is built.
  */
 export class InformerCountProbe {
-  private registry: WatchRegistry | undefined;
+  private watchManager: WatchManager | undefined;
   private readonly running = new Set<string>();
 
   constructor(private readonly onChange: (change: InformerChange) => void = () => {}) {}
 
   /** Number of running informers (0 before the controller is built). */
   count(): number {
-    return this.registry?.activeWatchCount() ?? 0;
+    return this.watchManager?.activeWatchCount() ?? 0;
   }
 
   /** GVR keys of the running informers, sorted. */
@@ -33,11 +33,11 @@ export class InformerCountProbe {
     return [...this.running].sort();
   }
 
-  /** Wraps `factory` so the registry it builds reports informer starts and stops. */
-  wrap(factory: WatchRegistryFactory): WatchRegistryFactory {
+  /** Wraps `factory` so the watch manager it builds reports informer starts and stops. */
+  wrap(factory: WatchManagerFactory): WatchManagerFactory {
     return (deps) => {
       const inner = factory(deps);
-      this.registry = inner;
+      this.watchManager = inner;
       const settle = (gvr: GroupVersionResource): void => {
         const key = gvrKey(gvr);
         const runs = inner.getInformer(gvr) !== undefined;

@@ -91,7 +91,7 @@ export function instancesWatching(controller: DynamicController, count: number):
   return {
     what: `${count} instance(s) hold child watches`,
     check() {
-      const n = controller.coordinator().instanceWatchCount();
+      const n = controller.watchCoordinator().instanceWatchCount();
       return n === count || `${n} instance(s)`;
     },
   };

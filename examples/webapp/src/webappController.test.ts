@@ -138,13 +138,13 @@ describe('the WebApp handler', () => {
   it('drops the instance and its child watches when the instance is deleted', async () => {
     createWebApp('shop', {});
     await waitForStatus('shop', 1);
-    expect(t.router.instanceWatchCount()).toBe(1);
-    expect(t.watches.activeWatchCount()).toBe(2); // webapps + configmaps
+    expect(t.watchCoordinator.instanceWatchCount()).toBe(1);
+    expect(t.watchManager.activeWatchCount()).toBe(2); // webapps + configmaps
 
     server.delete(WEBAPP.gvr, NS, 'shop');
 
-    await t.waitFor(() => t.router.instanceWatchCount() === 0);
-    await t.waitFor(() => t.watches.activeWatchCount() === 1); // only the parent informer is left
+    await t.waitFor(() => t.watchCoordinator.instanceWatchCount() === 0);
+    await t.waitFor(() => t.watchManager.activeWatchCount() === 1); // only the parent informer is left
     expect(results.at(-1)).toEqual({ instance: `${NS}/shop`, result: { outcome: 'deleted' } });
   });
 });

@@ -1,4 +1,4 @@
-// Routing throughput of WatchCoordinator.routeEvent (not a test; run with `pnpm bench`).
+// Routing throughput of IndexedWatchCoordinator.routeEvent (not a test; run with `pnpm bench`).
 //
 // Setup, for each N in 100, 1,000, 10,000:
 // - 10,000 instances of one parent GVR, spread over 20 namespaces, each with
@@ -37,7 +37,7 @@
 // swing hits every case alike); the rate is the median of the 5. The enqueue
 // callback only counts.
 import { gvrKey, parseSelector, silentLogger } from '@protean/core';
-import { WatchCoordinator } from '../dist/index.js';
+import { IndexedWatchCoordinator } from '../dist/index.js';
 
 const INSTANCES = 10_000;
 const NAMESPACES = 20;
@@ -141,7 +141,7 @@ class NaiveRouter {
   }
 }
 
-const registry = {
+const watchManager = {
   ensureWatch: () => Promise.resolve(),
   releaseWatch: () => {},
   getInformer: () => undefined,
@@ -155,7 +155,7 @@ const enqueue = () => {
 };
 
 async function buildRouters(n, k) {
-  const coordinator = new WatchCoordinator(registry, enqueue, silentLogger());
+  const coordinator = new IndexedWatchCoordinator(watchManager, enqueue, silentLogger());
   const naive = new NaiveRouter(enqueue);
   for (const { instance, reqs } of buildRequests(n, k)) {
     const w = coordinator.forInstance(parent, instance);
@@ -170,10 +170,10 @@ async function buildRouters(n, k) {
 
 /** CPU milliseconds one pass of `count` events takes (cycling through the pool). */
 function timePass(c) {
-  const { router, events, count } = c;
+  const { watchCoordinator, events, count } = c;
   enqueued = 0;
   const t0 = process.cpuUsage();
-  for (let i = 0; i < count; i++) router.routeEvent(events[i % events.length]);
+  for (let i = 0; i < count; i++) watchCoordinator.routeEvent(events[i % events.length]);
   const used = process.cpuUsage(t0);
   return (used.user + used.system) / 1000;
 }
@@ -184,11 +184,11 @@ const unmatchedEvents = buildEvents(fixedK, 1_000_000);
 const cases = [];
 for (const n of SIZES) {
   const fixed = await buildRouters(n, fixedK);
-  cases.push({ n, label: 'fixed', router: fixed.coordinator, events: fixedEvents });
-  cases.push({ n, label: 'unmatched', router: fixed.coordinator, events: unmatchedEvents });
-  cases.push({ n, label: 'naive', router: fixed.naive, events: fixedEvents });
+  cases.push({ n, label: 'fixed', watchCoordinator: fixed.coordinator, events: fixedEvents });
+  cases.push({ n, label: 'unmatched', watchCoordinator: fixed.coordinator, events: unmatchedEvents });
+  cases.push({ n, label: 'naive', watchCoordinator: fixed.naive, events: fixedEvents });
   const scaled = await buildRouters(n, n / 10);
-  cases.push({ n, label: 'scaled', router: scaled.coordinator, events: buildEvents(n / 10) });
+  cases.push({ n, label: 'scaled', watchCoordinator: scaled.coordinator, events: buildEvents(n / 10) });
 }
 for (const c of cases) {
   c.count = 64;

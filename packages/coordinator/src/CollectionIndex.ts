@@ -8,9 +8,11 @@ import type { WatchEntry } from './WatchEntry.js';
  * namespace, or "" for all namespaces) and then bucketed by selector
  * requirement ({@link SelectorBuckets}).
  *
- * Differs from kro, which tests every collection request of the GVR on
- * every event: here an event only meets the requests of its own namespace
- * and of all namespaces whose indexed requirement its labels satisfy.
+ * kro-diff: an event meets only the collection requests of its own namespace
+ * and of all namespaces whose indexed requirement its labels satisfy, so
+ * routing costs about the number of candidate selectors rather than of
+ * watchers; kro tests every collection request of the GVR on every event.
+ *
  * Internal to the package.
  */
 export class CollectionIndex {

@@ -10,7 +10,7 @@ export interface PassHost {
 }
 
 /**
- * The {@link InstancePass} `WatchCoordinator.beginPass` hands out: a
+ * The {@link InstancePass} `IndexedWatchCoordinator.beginPass` hands out: a
  * watcher of the instance created on first use (most passes of most
  * instances declare nothing new), and the coordinator's activity count at
  * the start of the pass, so `end` can tell whether the handler settled the

@@ -1,4 +1,4 @@
-import { gvrKey, type GroupVersionResource, type Logger, type WatchRegistry } from '@protean/core';
+import { gvrKey, type GroupVersionResource, type Logger, type WatchManager } from '@protean/core';
 import { GvrTable } from './GvrTable.js';
 import { GvrWatches } from './GvrWatches.js';
 import type { WatchEntry } from './WatchEntry.js';
@@ -7,9 +7,9 @@ const RESOLVED: Promise<void> = Promise.resolve();
 
 /**
  * The per-GVR request tables and the coordinator's ownership of each GVR's
- * informer in the watch registry. One `ensureWatch` per GVR is in flight at
+ * informer in the watch manager. One `ensureWatch` per GVR is in flight at
  * most, and every `watch()` of that GVR shares it; a GVR is released only
- * when it has no request left and no sync in flight, so the registry never
+ * when it has no request left and no sync in flight, so the watch manager never
  * sees a release racing an ensure of the same owner.
  * Internal to the package.
  */
@@ -19,7 +19,7 @@ export class GvrOwnership {
   private readonly releases: GroupVersionResource[] = [];
 
   constructor(
-    private readonly watches: WatchRegistry,
+    private readonly watchManager: WatchManager,
     private readonly ownerId: string,
     private readonly log: Logger,
     /** Takes a request whose sync failed out of its instance and the indexes. */
@@ -54,7 +54,7 @@ export class GvrOwnership {
         this.gvrs.delete(g.gvr);
         break;
       case 'ensuring':
-        // The registry is still adding us as an owner; settle() decides.
+        // The watch manager is still adding us as an owner; settle() decides.
         break;
     }
   }
@@ -66,7 +66,7 @@ export class GvrOwnership {
     g.phase = 'ensuring';
     let sync: Promise<void>;
     try {
-      sync = Promise.resolve(this.watches.ensureWatch(g.gvr, this.ownerId));
+      sync = Promise.resolve(this.watchManager.ensureWatch(g.gvr, this.ownerId));
     } catch (err) {
       sync = Promise.reject(err as Error);
     }
@@ -97,7 +97,7 @@ export class GvrOwnership {
   }
 
   /**
-   * The registry dropped our ownership. Every request of the GVR was added
+   * The watch manager dropped our ownership. Every request of the GVR was added
    * after the previous ownership ended, so all of them wait on this sync and
    * fail with it; none may stay in the indexes of a GVR nobody watches.
    */
@@ -113,7 +113,7 @@ export class GvrOwnership {
 
   private release(gvr: GroupVersionResource): void {
     try {
-      this.watches.releaseWatch(gvr, this.ownerId);
+      this.watchManager.releaseWatch(gvr, this.ownerId);
       if (this.log.isLevelEnabled('debug')) this.log.debug({ gvr: gvrKey(gvr) }, 'released child watch');
     } catch (err) {
       this.log.error({ err, gvr: gvrKey(gvr) }, 'releaseWatch failed');

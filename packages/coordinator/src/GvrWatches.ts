@@ -5,7 +5,7 @@ import { ScalarIndex } from './ScalarIndex.js';
 import type { WatchEntry } from './WatchEntry.js';
 
 /**
- * Where the coordinator stands with the watch registry for one GVR:
+ * Where the coordinator stands with the watch manager for one GVR:
  * `idle` (not an owner), `ensuring` (an `ensureWatch` is in flight; every
  * `watch()` of the GVR waits on it) or `owned` (synced; the coordinator is
  * an owner until its last request goes).

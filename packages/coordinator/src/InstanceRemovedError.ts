@@ -3,10 +3,9 @@
  * been removed (`removeInstance` / `removeParentGVR`), typically by a
  * reconcile that was still running when its instance was deleted.
  *
- * Easy to get wrong: this deliberately differs from kro, which silently
- * re-creates the instance's state and so keeps watches alive for an instance
- * that no longer exists. Obtain a new watcher with `forInstance` to start
- * over.
+ * Easy to get wrong: the watcher does not re-create the removed instance's
+ * state, which would keep watches alive for an instance that no longer
+ * exists. Obtain a new watcher with `forInstance` to start over.
  */
 export class InstanceRemovedError extends Error {
   override readonly name = 'InstanceRemovedError';

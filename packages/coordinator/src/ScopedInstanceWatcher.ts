@@ -8,7 +8,7 @@ export interface WatcherHost {
 }
 
 /**
- * The {@link InstanceWatcher} `WatchCoordinator.forInstance` hands out:
+ * The {@link InstanceWatcher} `IndexedWatchCoordinator.forInstance` hands out:
  * bound to one instance's state, so once that instance is removed the
  * watcher is stale (`watch` rejects, `done` does nothing) even if the
  * instance is later tracked again. Internal to the package.

@@ -57,7 +57,8 @@ export class SelectorBuckets {
   collect(labels: Labels, oldLabels: Labels | undefined, stamp: number, out: InstanceState[]): void {
     this.collectBuckets(labels, stamp, out);
     // An object leaving a selector is found through the buckets of its old labels.
-    // Differs from kro: empty old labels count too (the object matched `!key` before).
+    // kro-diff: empty old labels are looked up too, so an object that had no labels (and matched `!key`) is
+    // routed when it leaves that selector; kro tests old labels only when they are non-empty.
     if (oldLabels !== undefined) this.collectBuckets(oldLabels, stamp, out);
     for (const group of this.scan) group.collectEither(labels, oldLabels, stamp, out);
   }

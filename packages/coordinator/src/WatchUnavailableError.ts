@@ -2,8 +2,8 @@ import { gvrKey, type GroupVersionResource } from '@protean/core';
 
 /**
  * `InstanceWatcher.watch` could not get a synced informer for the requested
- * GVR (the watch registry rejected: unknown resource, no permission, sync
- * timeout). `cause` is the registry's error.
+ * GVR (the watch manager rejected: unknown resource, no permission, sync
+ * timeout). `cause` is the watch manager's error.
  *
  * Easy to get wrong: when it is raised, the coordinator has already dropped
  * every request for that GVR that was waiting on the same sync (they all

@@ -1,21 +1,21 @@
 import { ContainerModule } from 'inversify';
-import { TOKENS, type EventRouterDeps, type EventRouterFactory } from '@protean/core';
-import { WatchCoordinator, type WatchCoordinatorOptions } from './WatchCoordinator.js';
+import { TOKENS, type WatchCoordinatorDeps, type WatchCoordinatorFactory } from '@protean/core';
+import { IndexedWatchCoordinator, type IndexedWatchCoordinatorOptions } from './IndexedWatchCoordinator.js';
 
 /**
- * Binds `TOKENS.eventRouterFactory` to a factory building a
- * {@link WatchCoordinator} from the controller's watch registry, enqueue
+ * Binds `TOKENS.watchCoordinatorFactory` to a factory building a
+ * {@link IndexedWatchCoordinator} from the controller's watch manager, enqueue
  * function and logger.
  *
- * Easy to get wrong: the token holds a factory, not a router: the
- * controller calls it once its registry and queue exist. To plug in another
- * router, rebind the token after loading this module:
- * `container.rebind(TOKENS.eventRouterFactory).toConstantValue((deps) => myRouter)`.
+ * Easy to get wrong: the token holds a factory, not a watchCoordinator: the
+ * controller calls it once its watch manager and queue exist. To plug in another
+ * watchCoordinator, rebind the token after loading this module:
+ * `container.rebind(TOKENS.watchCoordinatorFactory).toConstantValue((deps) => myRouter)`.
  */
-export function coordinatorModule(coordinatorOptions: WatchCoordinatorOptions = {}): ContainerModule {
-  const factory: EventRouterFactory = (deps: EventRouterDeps) =>
-    new WatchCoordinator(deps.watches, deps.enqueue, deps.logger, coordinatorOptions);
+export function coordinatorModule(coordinatorOptions: IndexedWatchCoordinatorOptions = {}): ContainerModule {
+  const factory: WatchCoordinatorFactory = (deps: WatchCoordinatorDeps) =>
+    new IndexedWatchCoordinator(deps.watchManager, deps.enqueue, deps.logger, coordinatorOptions);
   return new ContainerModule((options) => {
-    options.bind(TOKENS.eventRouterFactory).toConstantValue(factory);
+    options.bind(TOKENS.watchCoordinatorFactory).toConstantValue(factory);
   });
 }

@@ -2,13 +2,13 @@ import { inject, injectable, optional } from 'inversify';
 import { realClock, type Clock } from './clock.js';
 import { resolveConfig, type Config } from './config.js';
 import type {
-  EventRouter,
-  EventRouterFactory,
+  WatchCoordinator,
+  WatchCoordinatorFactory,
   RateLimitingQueue,
-  WatchRegistry,
-  WatchRegistryFactory,
+  WatchManager,
+  WatchManagerFactory,
   WorkQueueFactory,
-} from './contracts.js';
+} from './contracts/index.js';
 import { noopControllerObserver, type ControllerObserver } from './controller/ControllerObserver.js';
 import { ControllerStateError, type ControllerState } from './controller/ControllerStateError.js';
 import type { DynamicControllerOptions } from './controller/DynamicControllerOptions.js';
@@ -25,7 +25,7 @@ import type { Informer, InformerSource } from './informer.js';
 import { createLogger, type Logger } from './logger.js';
 import { TOKENS } from './tokens.js';
 
-/** Owner id of a parent watch in the watch registry (children use the coordinator's ids). */
+/** Owner id of a parent watch in the watch manager (children use the coordinator's ids). */
 function parentOwnerId(gvr: GroupVersionResource): string {
   return `parent:${gvrKey(gvr)}`;
 }
@@ -34,7 +34,7 @@ function parentOwnerId(gvr: GroupVersionResource): string {
  * One controller reconciling instances of many parent GVRs, registered and
  * deregistered at runtime (seed: `DynamicController`). It owns the parent
  * watches, one work queue keyed by GVR + instance, and `config.workers`
- * workers; child watches belong to the event router ({@link coordinator}),
+ * workers; child watches belong to the watch coordinator ({@link DynamicController.watchCoordinator}),
  * which instance handlers feed through `forInstance(...)`.
  *
  * Lifecycle: `start(signal)` once, `register` parents while it runs, abort
@@ -52,8 +52,8 @@ export class DynamicController {
   private readonly clock: Clock;
   private readonly observer: ControllerObserver;
   private readonly queue: RateLimitingQueue<ObjectIdentifiers>;
-  private readonly registry: WatchRegistry;
-  private readonly router: EventRouter;
+  private readonly watchManager: WatchManager;
+  readonly #watchCoordinator: WatchCoordinator;
   /** Entries are compared by identity, so a stale `register` cannot undo a newer one. */
   private readonly parents = new Map<string, ParentHandler>();
   /** Parent handlers whose registration completed (their informer synced). */
@@ -69,8 +69,8 @@ export class DynamicController {
     @inject(TOKENS.clock) clock: Clock,
     @inject(TOKENS.informerSource) informerSource: InformerSource,
     @inject(TOKENS.workQueueFactory) workQueueFactory: WorkQueueFactory,
-    @inject(TOKENS.watchRegistryFactory) watchRegistryFactory: WatchRegistryFactory,
-    @inject(TOKENS.eventRouterFactory) eventRouterFactory: EventRouterFactory,
+    @inject(TOKENS.watchManagerFactory) watchManagerFactory: WatchManagerFactory,
+    @inject(TOKENS.watchCoordinatorFactory) watchCoordinatorFactory: WatchCoordinatorFactory,
     @inject(TOKENS.controllerObserver) @optional() observer?: ControllerObserver,
   ) {
     // Re-validating is idempotent for a resolved config and catches hand-built ones.
@@ -88,14 +88,14 @@ export class DynamicController {
         burst: this.config.burstLimit,
       },
     });
-    this.registry = watchRegistryFactory({
+    this.watchManager = watchManagerFactory({
       source: informerSource,
       resyncPeriodMs: this.config.resyncPeriodMs,
       onEvent: this.handleEvent,
       logger,
     });
-    this.router = eventRouterFactory({
-      watches: this.registry,
+    this.#watchCoordinator = watchCoordinatorFactory({
+      watchManager: this.watchManager,
       enqueue: (parentGVR, instance) => {
         this.enqueue(parentGVR, instance.namespace, instance.name);
       },
@@ -105,10 +105,10 @@ export class DynamicController {
       queue: this.queue,
       queueMaxRetries: this.config.queueMaxRetries,
       handlerFor: (gvr) => this.parents.get(gvrKey(gvr)),
-      instanceExists: (item) => this.registry.getInformer(item.gvr)?.get(item) !== undefined,
-      beginPass: (item) => this.router.beginPass(item.gvr, item),
+      instanceExists: (item) => this.watchManager.getInformer(item.gvr)?.get(item) !== undefined,
+      beginPass: (item) => this.#watchCoordinator.beginPass(item.gvr, item),
       // Also after a handler that ran across deregister: the seed system leaks the watches it declared.
-      forgetInstance: (item) => this.router.removeInstance(item.gvr, item),
+      forgetInstance: (item) => this.#watchCoordinator.removeInstance(item.gvr, item),
       signal: this.handlerAbort.signal,
       clock,
       observer: this.observer,
@@ -124,8 +124,8 @@ export class DynamicController {
       options.clock ?? realClock,
       options.informerSource,
       options.workQueueFactory,
-      options.watchRegistryFactory,
-      options.eventRouterFactory,
+      options.watchManagerFactory,
+      options.watchCoordinatorFactory,
       options.observer,
     );
   }
@@ -171,7 +171,7 @@ export class DynamicController {
    * Rejects at once with {@link InvalidGroupVersionResourceError} when
    * `parent` breaks Kubernetes' naming rules (nothing is watched or
    * registered), with {@link ControllerStateError} unless the controller is
-   * running, and with {@link ParentSyncError} (GVR named, registry error as
+   * running, and with {@link ParentSyncError} (GVR named, watch manager error as
    * `cause`) when the informer cannot sync; a failed first registration
    * leaves no handler behind, a failed re-registration keeps the old one.
    */
@@ -192,12 +192,12 @@ export class DynamicController {
     const previous = this.parents.get(key);
     // An informer that already exists (a re-register, or a GVR some instance
     // watches as a child) will not replay its cache as add events for us.
-    const informerExisted = this.registry.getInformer(gvr) !== undefined;
+    const informerExisted = this.watchManager.getInformer(gvr) !== undefined;
     const entry: ParentHandler = { gvr, handler };
     // Set before the informer starts, so its initial add events are enqueued.
     this.parents.set(key, entry);
     try {
-      await this.registry.ensureWatch(gvr, parentOwnerId(gvr));
+      await this.watchManager.ensureWatch(gvr, parentOwnerId(gvr));
     } catch (err) {
       if (this.parents.get(key) === entry) {
         // A previous handler is put back only if its own registration completed:
@@ -206,7 +206,7 @@ export class DynamicController {
           this.parents.set(key, previous);
         } else {
           this.parents.delete(key);
-          this.router.removeParentGVR(gvr);
+          this.#watchCoordinator.removeParentGVR(gvr);
         }
       }
       throw new ParentSyncError(gvr, err);
@@ -214,7 +214,7 @@ export class DynamicController {
     this.confirmedParents.add(entry);
     if (this.parents.get(key) !== entry) return; // deregistered or replaced while syncing
     if (informerExisted) {
-      for (const obj of this.registry.getInformer(gvr)?.list() ?? []) {
+      for (const obj of this.watchManager.getInformer(gvr)?.list() ?? []) {
         this.enqueue(gvr, obj.metadata.namespace ?? '', obj.metadata.name);
       }
     }
@@ -223,11 +223,11 @@ export class DynamicController {
 
   /**
    * Stops reconciling `parent`: removes its handler, drops the event
-   * router's state for all its instances and releases the parent watch (the
+   * watch coordinator's state for all its instances and releases the parent watch (the
    * informer keeps running while instances still watch that GVR as a child).
    * Items of `parent` still queued are dropped when a worker picks them; a
    * handler still running is let finish, then its instance is removed from
-   * the router again (it may have declared watches after the removal).
+   * the watch coordinator again (it may have declared watches after the removal).
    * Deregistering a GVR that is not registered does nothing.
    */
   async deregister(parent: GroupVersionResource): Promise<void> {
@@ -238,14 +238,14 @@ export class DynamicController {
       return;
     }
     this.parents.delete(key);
-    this.router.removeParentGVR(entry.gvr);
-    this.registry.releaseWatch(entry.gvr, parentOwnerId(entry.gvr));
+    this.#watchCoordinator.removeParentGVR(entry.gvr);
+    this.watchManager.releaseWatch(entry.gvr, parentOwnerId(entry.gvr));
     this.log.info({ gvr: key }, 'parent deregistered');
   }
 
-  /** The event router instance handlers declare their child watches on (seed: `Coordinator()`). */
-  coordinator(): EventRouter {
-    return this.router;
+  /** The watch coordinator instance handlers declare their child watches on (seed: `Coordinator()`). */
+  watchCoordinator(): WatchCoordinator {
+    return this.#watchCoordinator;
   }
 
   /** The parent GVRs with a handler, in registration order. */
@@ -261,12 +261,12 @@ export class DynamicController {
    * cache holds metadata only, and its objects must not be modified.
    */
   informer(gvr: GroupVersionResource): Informer | undefined {
-    return this.registry.getInformer(gvr);
+    return this.watchManager.getInformer(gvr);
   }
 
-  /** Informers running in the controller's watch registry (parents and children). */
+  /** Informers running in the controller's watch manager (parents and children). */
   activeWatchCount(): number {
-    return this.registry.activeWatchCount();
+    return this.watchManager.activeWatchCount();
   }
 
   /** Items waiting in the queue (not those being handled). */
@@ -281,21 +281,21 @@ export class DynamicController {
 
   /** True when `parent` is registered and its informer has synced. */
   hasSynced(parent: GroupVersionResource): boolean {
-    return this.parents.has(gvrKey(parent)) && (this.registry.getInformer(parent)?.hasSynced() ?? false);
+    return this.parents.has(gvrKey(parent)) && (this.watchManager.getInformer(parent)?.hasSynced() ?? false);
   }
 
   /**
-   * Receives every event of the watch registry. Parent events are enqueued,
+   * Receives every event of the watch manager. Parent events are enqueued,
    * including initial-list adds (an existing instance's first reconcile) and
    * resync replays; other updates only when `generation` changed or is not
    * tracked by the resource. Every event, parent or not, is also handed to
-   * the event router, since one GVR can be both (the router ignores
+   * the watch coordinator, since one GVR can be both (the watch coordinator ignores
    * initial-list and resync events).
    */
-  readonly handleEvent = (event: WatchEvent): void => {
+  private readonly handleEvent = (event: WatchEvent): void => {
     try {
       if (this.parents.has(gvrKey(event.gvr))) this.handleParentEvent(event);
-      this.router.routeEvent(event);
+      this.#watchCoordinator.routeEvent(event);
     } catch (err) {
       // Never let a routing bug break the informer that delivered the event.
       this.log.error({ err, gvr: gvrKey(event.gvr), instance: `${event.namespace}/${event.name}` }, 'event handling failed');
@@ -311,14 +311,14 @@ export class DynamicController {
 
   /**
    * A deleted instance (a delete event or a relist tombstone) loses its
-   * router state at once unless its handler is running; then the worker
+   * watch coordinator state at once unless its handler is running; then the worker
    * forgets it when the handler returns, since it is no longer cached.
    * Either way its handler still runs once more, to see it gone.
    */
   private forgetDeleted(event: WatchEvent): void {
     const item: ObjectIdentifiers = { gvr: event.gvr, namespace: event.namespace, name: event.name };
     if (this.workers.isInFlight(item)) return;
-    this.router.removeInstance(event.gvr, item);
+    this.#watchCoordinator.removeInstance(event.gvr, item);
   }
 
   /** Status and metadata-only changes keep the generation and need no reconcile. */
@@ -339,9 +339,9 @@ export class DynamicController {
     this.state = 'stopping';
     this.log.info({ inFlight: this.workers.inFlightKeys().length }, 'dynamic controller shutting down');
     try {
-      this.registry.shutdown();
+      this.watchManager.shutdown();
     } catch (err) {
-      this.log.error({ err }, 'watch registry shutdown failed');
+      this.log.error({ err }, 'watch manager shutdown failed');
     }
     const drained = Promise.all([this.queue.shutdownWithDrain(), workers]);
     this.handlerAbort.abort(reason);

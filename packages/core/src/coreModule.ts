@@ -12,7 +12,7 @@ import { TOKENS } from './tokens.js';
  * logger, the real clock, a no-op queue metrics provider, a no-op controller
  * observer and `DynamicController` itself (singleton). Load it first; the
  * implementation modules build on these bindings, and `container.get(DynamicController)`
- * needs the queue, watch registry, informer source and event router bindings
+ * needs the queue, watch manager, informer source and watch coordinator bindings
  * they add.
  */
 export function coreModule(config: Partial<Config> = {}, logger: Logger = createLogger()): ContainerModule {

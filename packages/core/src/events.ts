@@ -4,7 +4,7 @@ import type { GroupVersionResource, NamespacedName } from './gvr.js';
 export type EventType = 'add' | 'update' | 'delete';
 
 /**
- * A normalized watch event emitted by a watch registry (seed: `Event`).
+ * A normalized watch event emitted by a watch manager (seed: `Event`).
  * Consumers decide what to act on: the watch layer neither compares old and
  * new objects nor filters by generation; it only flags the two kinds of
  * event that replay state rather than report a change (`initialList`,
@@ -41,7 +41,7 @@ export interface WatchEvent {
   readonly resync?: boolean;
 }
 
-/** Receives every normalized event of a watch registry. */
+/** Receives every normalized event of a watch manager. */
 export type EventHandler = (event: WatchEvent) => void;
 
 /**

@@ -1,4 +1,4 @@
-import type { InstanceWatcher } from './contracts.js';
+import type { InstanceWatcher } from './contracts/index.js';
 import type { GroupVersionResource, NamespacedName } from './gvr.js';
 import type { Logger } from './logger.js';
 

@@ -1,7 +1,7 @@
 export * from './apiStatus.js';
 export * from './clock.js';
 export * from './config.js';
-export * from './contracts.js';
+export * from './contracts/index.js';
 export * from './controller/ControllerObserver.js';
 export * from './controller/ControllerStateError.js';
 export type * from './controller/DynamicControllerOptions.js';

@@ -21,8 +21,8 @@ export class RequeueNeeded extends Error {
 }
 
 /**
- * Retry after `delayMs`. Unlike the seed system, the item's failure count is
- * reset first: a handler polling an external state is not a failing handler.
+ * Retry after `delayMs`. The item's failure count is reset first: a handler
+ * polling an external state is not a failing handler.
  */
 export class RequeueNeededAfter extends RequeueNeeded {
   override readonly name: string = 'RequeueNeededAfter';

@@ -1,7 +1,7 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
-import type { EventRouterFactory, WatchRegistryFactory, WorkQueueFactory } from './contracts.js';
+import type { WatchCoordinatorFactory, WatchManagerFactory, WorkQueueFactory } from './contracts/index.js';
 import type { ControllerObserver } from './controller/ControllerObserver.js';
 import type { InformerSource } from './informer.js';
 import type { Logger } from './logger.js';
@@ -24,8 +24,8 @@ export const TOKENS = Object.freeze({
   informerSource: token<InformerSource>('InformerSource'),
   workQueueFactory: token<WorkQueueFactory>('WorkQueueFactory'),
   queueMetricsProvider: token<QueueMetricsProvider>('QueueMetricsProvider'),
-  watchRegistryFactory: token<WatchRegistryFactory>('WatchRegistryFactory'),
-  eventRouterFactory: token<EventRouterFactory>('EventRouterFactory'),
+  watchManagerFactory: token<WatchManagerFactory>('WatchManagerFactory'),
+  watchCoordinatorFactory: token<WatchCoordinatorFactory>('WatchCoordinatorFactory'),
   /** Optional: a DynamicController without it uses `noopControllerObserver`. */
   controllerObserver: token<ControllerObserver>('ControllerObserver'),
 });

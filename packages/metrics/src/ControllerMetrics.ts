@@ -109,7 +109,7 @@ export class ControllerMetrics implements ControllerObserver {
     };
     gauge('dynamic_controller_queue_length', 'Current length of the workqueue', (s) => s.queueLength());
     gauge('dynamic_controller_gvr_count', 'Number of parent GVRs currently registered', (s) => s.registeredGvrCount());
-    gauge('dynamic_controller_watch_count', 'Number of active informers managed by the watch registry', (s) => s.activeWatchCount());
+    gauge('dynamic_controller_watch_count', 'Number of active informers managed by the watch manager', (s) => s.activeWatchCount());
     gauge('dynamic_controller_instance_watch_count', 'Number of instances with at least one watch request', (s) => s.instanceWatchCount());
     const sources = (): ControllerGaugeSources | undefined => this.sources;
     new Gauge({
@@ -152,7 +152,7 @@ export class ControllerMetrics implements ControllerObserver {
     if (thrownSync) this.handlerExceptions.inc({ gvr: key });
   }
 
-  /** Counts one informer event (called by the instrumented watch registry). */
+  /** Counts one informer event (called by the instrumented watch manager). */
   observeInformerEvent(event: WatchEvent): void {
     this.informerEvents.inc({ gvr: gvrKey(event.gvr), event_type: event.type });
   }

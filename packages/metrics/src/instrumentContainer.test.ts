@@ -51,14 +51,14 @@ describe('instrumentContainer', () => {
     t.source.add(webapps, { name: 'b', namespace: 'ns' });
     let failuresLeft = 1;
     const handler: Handler = async (req) => {
-      const watcher = t.controller.coordinator().forInstance(webapps, req);
+      const watcher = t.controller.watchCoordinator().forInstance(webapps, req);
       await watcher.watch({ nodeId: 'cm', gvr: configmaps, namespace: req.namespace, name: `${req.name}-cm` });
       watcher.done(true);
       if (req.name === 'b' && failuresLeft-- > 0) throw requeue.needed();
     };
     await t.start();
     await t.register(webapps, handler);
-    await t.waitFor(() => t.router.instanceWatchCount() === 2 && t.queue.len() === 0 && failuresLeft < 0);
+    await t.waitFor(() => t.watchCoordinator.instanceWatchCount() === 2 && t.queue.len() === 0 && failuresLeft < 0);
     // A child change routed to instance a; an unrelated one routed nowhere.
     t.source.add(configmaps, { name: 'a-cm', namespace: 'ns' });
     t.source.add(configmaps, { name: 'other', namespace: 'ns' });

@@ -1,10 +1,10 @@
 import {
   DynamicController,
   TOKENS,
-  type EventRouter,
-  type EventRouterFactory,
-  type WatchRegistry,
-  type WatchRegistryFactory,
+  type WatchCoordinator,
+  type WatchCoordinatorFactory,
+  type WatchManager,
+  type WatchManagerFactory,
 } from '@protean/core';
 import type { Container, ServiceIdentifier } from 'inversify';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -47,10 +47,10 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
   rebindConstant(container, TOKENS.queueMetricsProvider, new PrometheusQueueMetrics(registry));
   rebindConstant(container, TOKENS.controllerObserver, metrics);
 
-  let watches: WatchRegistry | undefined;
-  let router: EventRouter | undefined;
-  const registryFactory = container.get(TOKENS.watchRegistryFactory);
-  const instrumentedRegistryFactory: WatchRegistryFactory = (deps) => {
+  let watches: WatchManager | undefined;
+  let router: WatchCoordinator | undefined;
+  const registryFactory = container.get(TOKENS.watchManagerFactory);
+  const instrumentedRegistryFactory: WatchManagerFactory = (deps) => {
     const inner = registryFactory({
       ...deps,
       onEvent: (event) => {
@@ -61,10 +61,10 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
     watches = timedRegistry(inner, metrics);
     return watches;
   };
-  rebindConstant(container, TOKENS.watchRegistryFactory, instrumentedRegistryFactory);
+  rebindConstant(container, TOKENS.watchManagerFactory, instrumentedRegistryFactory);
 
-  const routerFactory = container.get(TOKENS.eventRouterFactory);
-  const instrumentedRouterFactory: EventRouterFactory = (deps) => {
+  const routerFactory = container.get(TOKENS.watchCoordinatorFactory);
+  const instrumentedRouterFactory: WatchCoordinatorFactory = (deps) => {
     let matched = false;
     const inner = routerFactory({
       ...deps,
@@ -88,7 +88,7 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
     };
     return router;
   };
-  rebindConstant(container, TOKENS.eventRouterFactory, instrumentedRouterFactory);
+  rebindConstant(container, TOKENS.watchCoordinatorFactory, instrumentedRouterFactory);
 
   // The controller is resolved lazily: gauges read it only once it exists.
   const controller = (): DynamicController | undefined => (watches === undefined ? undefined : container.get(DynamicController));
@@ -121,7 +121,7 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
   };
 }
 
-function timedRegistry(inner: WatchRegistry, metrics: ControllerMetrics): WatchRegistry {
+function timedRegistry(inner: WatchManager, metrics: ControllerMetrics): WatchManager {
   return {
     async ensureWatch(gvr, ownerId) {
       const fresh = inner.getInformer(gvr) === undefined;

@@ -20,8 +20,11 @@ export interface FairQueueModuleOptions extends QueueModuleOptions {
  * (see {@link createFairWorkQueueFactory}) on the container's `TOKENS.clock`
  * and `TOKENS.queueMetricsProvider`, replacing any factory already bound.
  * With `coreModule` and the other modules, the DynamicController then serves
- * its parent resource types in turn instead of first come, first served
- * (deliberately differs from kro, whose controller queue is one FIFO).
+ * its parent resource types in turn instead of first come, first served.
+ *
+ * kro-diff: with this module loaded the controller queue hands out the items
+ * of its parent resource types in turn, so one busy parent cannot hold up the
+ * others; kro's controller queue is one FIFO for all parents.
  *
  * Easy to get wrong: load it after `queueModule()` (or instead of it). A
  * `queueModule()` loaded after it adds a second factory binding, and

@@ -9,7 +9,7 @@ import {
   type GroupVersionResource,
 } from '@protean/core';
 import { KubernetesInformerSource } from './KubernetesInformerSource.js';
-import { WatchManager } from './WatchManager.js';
+import { InformerWatchManager } from './InformerWatchManager.js';
 
 /** The malformed GVRs that once became URLs: each addressed some other path of the server. */
 const MALFORMED: ReadonlyArray<[string, GroupVersionResource]> = [
@@ -64,8 +64,8 @@ describe('KubernetesInformerSource refuses what breaks Kubernetes naming rules',
     expect(requests).toEqual([]);
   });
 
-  it.each(MALFORMED)('a WatchManager over it rejects ensureWatch of %s and nothing reaches the server', async (_what, gvr) => {
-    const wm = new WatchManager(new KubernetesInformerSource({ kubeConfig }), 0, () => undefined, silentLogger());
+  it.each(MALFORMED)('a InformerWatchManager over it rejects ensureWatch of %s and nothing reaches the server', async (_what, gvr) => {
+    const wm = new InformerWatchManager(new KubernetesInformerSource({ kubeConfig }), 0, () => undefined, silentLogger());
     await expect(wm.ensureWatch(gvr, 'owner')).rejects.toThrow(InvalidGroupVersionResourceError);
     expect(wm.activeWatchCount()).toBe(0);
     wm.shutdown();

@@ -21,7 +21,7 @@ export type WatchErrorReason =
   | 'InformerError';
 
 /**
- * The error `WatchManager.ensureWatch` rejects with. Always names the GVR;
+ * The error `InformerWatchManager.ensureWatch` rejects with. Always names the GVR;
  * `status` carries the HTTP status when the server refused (404, 403, 401).
  * Easy to get wrong: a `BackingOff` error is a remembered earlier failure,
  * so its `cause` and `status` are those of that earlier failure.

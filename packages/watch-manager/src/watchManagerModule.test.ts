@@ -11,7 +11,7 @@ import {
 } from '@protean/core';
 import { Container } from 'inversify';
 import { KubernetesInformerSource } from './KubernetesInformerSource.js';
-import { WatchManager } from './WatchManager.js';
+import { InformerWatchManager } from './InformerWatchManager.js';
 import { watchManagerModule } from './watchManagerModule.js';
 
 function kubeConfig(): KubeConfig {
@@ -37,9 +37,9 @@ describe('watchManagerModule', () => {
     const source = c.get(TOKENS.informerSource);
     expect(source).toBeInstanceOf(KubernetesInformerSource);
     expect(c.get(TOKENS.informerSource)).toBe(source);
-    const registry = c.get(TOKENS.watchRegistryFactory)({ source, resyncPeriodMs: 0, onEvent: () => undefined, logger: silentLogger() });
-    expect(registry).toBeInstanceOf(WatchManager);
-    expect(registry.activeWatchCount()).toBe(0);
+    const watchManager = c.get(TOKENS.watchManagerFactory)({ source, resyncPeriodMs: 0, onEvent: () => undefined, logger: silentLogger() });
+    expect(watchManager).toBeInstanceOf(InformerWatchManager);
+    expect(watchManager.activeWatchCount()).toBe(0);
   });
 
   it('lets a rebind of TOKENS.informerSource replace the source the watch manager uses', async () => {
@@ -64,10 +64,10 @@ describe('watchManagerModule', () => {
     c.rebind(TOKENS.informerSource).toConstantValue(mySource);
     const source = c.get(TOKENS.informerSource);
     expect(source).toBe(mySource);
-    const registry = c.get(TOKENS.watchRegistryFactory)({ source, resyncPeriodMs: 0, onEvent: () => undefined, logger: silentLogger() });
-    await registry.ensureWatch({ group: '', version: 'v1', resource: 'configmaps' }, 'owner');
+    const watchManager = c.get(TOKENS.watchManagerFactory)({ source, resyncPeriodMs: 0, onEvent: () => undefined, logger: silentLogger() });
+    await watchManager.ensureWatch({ group: '', version: 'v1', resource: 'configmaps' }, 'owner');
     expect(created).toEqual([{ group: '', version: 'v1', resource: 'configmaps' }]);
-    registry.shutdown();
+    watchManager.shutdown();
   });
 
   it('requires a kubeConfig', () => {

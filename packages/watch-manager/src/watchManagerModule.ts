@@ -1,11 +1,11 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { TOKENS, type WatchRegistryFactory } from '@protean/core';
+import { TOKENS, type WatchManagerFactory } from '@protean/core';
 import { ContainerModule } from 'inversify';
 import { KubernetesInformerSource, type KubernetesInformerSourceOptions } from './KubernetesInformerSource.js';
-import { WatchManager } from './WatchManager.js';
+import { InformerWatchManager } from './InformerWatchManager.js';
 
 /** Options of {@link watchManagerModule}. */
-export interface WatchManagerModuleOptions extends Partial<KubernetesInformerSourceOptions> {
+export interface InformerWatchManagerModuleOptions extends Partial<KubernetesInformerSourceOptions> {
   /** The cluster and credentials the default informer source talks to. */
   readonly kubeConfig: KubeConfig;
 }
@@ -13,13 +13,13 @@ export interface WatchManagerModuleOptions extends Partial<KubernetesInformerSou
 /**
  * Binds `TOKENS.informerSource` to a {@link KubernetesInformerSource} for
  * `kubeConfig` (logging through `TOKENS.logger` when bound) and
- * `TOKENS.watchRegistryFactory` to a factory of {@link WatchManager}.
+ * `TOKENS.watchManagerFactory` to a factory of {@link InformerWatchManager}.
  * Swap the informer source by rebinding its token before the first
  * `container.get`: `container.rebind(TOKENS.informerSource).toConstantValue(mySource)`.
  */
-export function watchManagerModule(options: WatchManagerModuleOptions): ContainerModule {
+export function watchManagerModule(options: InformerWatchManagerModuleOptions): ContainerModule {
   if (options?.kubeConfig === undefined) throw new TypeError('watchManagerModule: options.kubeConfig is required');
-  const factory: WatchRegistryFactory = (deps) => new WatchManager(deps.source, deps.resyncPeriodMs, deps.onEvent, deps.logger);
+  const factory: WatchManagerFactory = (deps) => new InformerWatchManager(deps.source, deps.resyncPeriodMs, deps.onEvent, deps.logger);
   return new ContainerModule((bindOptions) => {
     bindOptions
       .bind(TOKENS.informerSource)
@@ -28,6 +28,6 @@ export function watchManagerModule(options: WatchManagerModuleOptions): Containe
         return new KubernetesInformerSource(logger === undefined ? options : { ...options, logger });
       })
       .inSingletonScope();
-    bindOptions.bind(TOKENS.watchRegistryFactory).toConstantValue(factory);
+    bindOptions.bind(TOKENS.watchManagerFactory).toConstantValue(factory);
   });
 }

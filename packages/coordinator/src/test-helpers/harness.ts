@@ -1,20 +1,20 @@
 import { silentLogger, type GroupVersionResource, type WatchEvent } from '@protean/core';
-import { WatchCoordinator } from '../WatchCoordinator.js';
-import { FakeWatchRegistry } from './FakeWatchRegistry.js';
+import { IndexedWatchCoordinator } from '../IndexedWatchCoordinator.js';
+import { FakeWatchManager } from './FakeWatchManager.js';
 import { RecordingEnqueue } from './RecordingEnqueue.js';
 
-/** A coordinator wired to a fake registry and a recording enqueue. */
+/** A coordinator wired to a fake watch manager and a recording enqueue. */
 export interface Harness {
-  readonly coordinator: WatchCoordinator;
-  readonly registry: FakeWatchRegistry;
+  readonly coordinator: IndexedWatchCoordinator;
+  readonly watchManager: FakeWatchManager;
   readonly enqueued: RecordingEnqueue;
 }
 
 export function newHarness(mode: 'auto' | 'manual' = 'auto'): Harness {
-  const registry = new FakeWatchRegistry(mode);
+  const watchManager = new FakeWatchManager(mode);
   const enqueued = new RecordingEnqueue();
-  const coordinator = new WatchCoordinator(registry, enqueued.enqueue, silentLogger());
-  return { coordinator, registry, enqueued };
+  const coordinator = new IndexedWatchCoordinator(watchManager, enqueued.enqueue, silentLogger());
+  return { coordinator, watchManager, enqueued };
 }
 
 /** A watch event; `oldLabels` makes it an update. */

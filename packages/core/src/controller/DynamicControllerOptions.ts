@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { EventRouterFactory, WatchRegistryFactory, WorkQueueFactory } from '../contracts.js';
+import type { WatchCoordinatorFactory, WatchManagerFactory, WorkQueueFactory } from '../contracts/index.js';
 import type { InformerSource } from '../informer.js';
 import type { Logger } from '../logger.js';
 import type { ControllerObserver } from './ControllerObserver.js';
@@ -19,8 +19,8 @@ export interface DynamicControllerOptions {
   readonly clock?: Clock;
   readonly informerSource: InformerSource;
   readonly workQueueFactory: WorkQueueFactory;
-  readonly watchRegistryFactory: WatchRegistryFactory;
-  readonly eventRouterFactory: EventRouterFactory;
+  readonly watchManagerFactory: WatchManagerFactory;
+  readonly watchCoordinatorFactory: WatchCoordinatorFactory;
   /** Defaults to `noopControllerObserver`. */
   readonly observer?: ControllerObserver;
 }

@@ -3,7 +3,7 @@ import { gvrKey, type GroupVersionResource } from '../gvr.js';
 /**
  * `DynamicController.register` rejects with this when the parent GVR's
  * informer cannot be started or does not sync (a missing CRD, RBAC, a sync
- * timeout). `cause` is the watch registry's error. The handler is not left
+ * timeout). `cause` is the watch manager's error. The handler is not left
  * registered.
  */
 export class ParentSyncError extends Error {

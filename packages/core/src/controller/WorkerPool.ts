@@ -1,6 +1,6 @@
 import { apiStatusOf, summarizeError } from '../apiStatus.js';
 import type { Clock } from '../clock.js';
-import type { InstancePass, QueueGetResult, RateLimitingQueue } from '../contracts.js';
+import type { InstancePass, QueueGetResult, RateLimitingQueue } from '../contracts/index.js';
 import { gvrKey, namespacedNameKey, type GroupVersionResource, type ObjectIdentifiers } from '../gvr.js';
 import type { Handler, ReconcileContext } from '../handler.js';
 import type { Logger } from '../logger.js';
@@ -26,15 +26,15 @@ export interface WorkerPoolDeps {
   readonly handlerFor: (gvr: GroupVersionResource) => ParentHandler | undefined;
   /**
    * True when the instance is still in its parent's informer cache. After
-   * every pass of an instance that is gone, its router state is forgotten.
+   * every pass of an instance that is gone, its watch coordinator state is forgotten.
    * A handler failing with NotFound for an instance that still exists most
    * likely hit a missing child or subresource, which is worth a warning.
    */
   readonly instanceExists: (item: ObjectIdentifiers) => boolean;
-  /** Starts a pass of the instance on the event router: `ctx.watcher`, ended by the worker. */
+  /** Starts a pass of the instance on the watch coordinator: `ctx.watcher`, ended by the worker. */
   readonly beginPass: (item: ObjectIdentifiers) => InstancePass;
   /**
-   * Drops the event router's state of an instance: one that is gone from
+   * Drops the watch coordinator's state of an instance: one that is gone from
    * its parent's cache, or one whose handler returned after its parent GVR
    * was deregistered (whatever it declared since belongs to no one).
    */
@@ -126,7 +126,7 @@ export class WorkerPool {
       const outcome = await this.reconcile(parent, item, key);
       const durationMs = this.deps.clock.now() - startedAt;
       this.notify((o) => o.onReconcile?.(parent.gvr, durationMs, outcome));
-      // Deleted while its handler ran, or deregistered (which cleaned the router before this handler
+      // Deleted while its handler ran, or deregistered (which cleaned the watch coordinator before this handler
       // declared its watches): left alone, the watches would hold their informers forever.
       // Differs from the seed system, which forgets an instance only when its handler reports NotFound.
       if (this.deps.handlerFor(item.gvr) === undefined || !this.deps.instanceExists(item)) this.deps.forgetInstance(item);

@@ -15,7 +15,7 @@ describe('DynamicController with the coordinator', () => {
   /** A parent handler that watches the ConfigMap named after its instance. */
   function watchingConfigMap(t: TestController): HandlerRecorder {
     const reconcile: Handler = async (req) => {
-      const watcher = t.controller.coordinator().forInstance(parent, req);
+      const watcher = t.controller.watchCoordinator().forInstance(parent, req);
       await watcher.watch({ nodeId: 'config', gvr: configmaps, namespace: req.namespace, name: `${req.name}-config` });
       watcher.done(true);
     };
@@ -29,8 +29,8 @@ describe('DynamicController with the coordinator', () => {
     await t.start();
     await t.register(parent, h.handler);
     // The ConfigMap informer starts empty: the only reconcile so far is the parent's add.
-    await t.waitFor(() => h.count() === 1 && t.router.instanceWatchCount() === 1);
-    expect(t.controller.coordinator()).toBe(t.router);
+    await t.waitFor(() => h.count() === 1 && t.watchCoordinator.instanceWatchCount() === 1);
+    expect(t.controller.watchCoordinator()).toBe(t.watchCoordinator);
     expect(t.source.runningInformers(configmaps)).toHaveLength(1);
 
     t.source.add(configmaps, { name: 'a-config', namespace: 'ns' });
@@ -53,12 +53,12 @@ describe('DynamicController with the coordinator', () => {
     // child watch joins a synced informer and replays nothing.
     await t.register(configmaps, cms.handler);
     await t.register(parent, webapps.handler);
-    await t.waitFor(() => webapps.count() === 1 && cms.count() === 1 && t.router.instanceWatchCount() === 1);
+    await t.waitFor(() => webapps.count() === 1 && cms.count() === 1 && t.watchCoordinator.instanceWatchCount() === 1);
 
     await t.controller.deregister(configmaps);
     const cmInformer = t.source.informer(configmaps)!;
     expect(cmInformer.isStopped()).toBe(false); // the coordinator still owns it
-    expect(t.watches.activeWatchCount()).toBe(2);
+    expect(t.watchManager.activeWatchCount()).toBe(2);
     t.source.update(configmaps, { name: 'a-config', namespace: 'ns', generation: 2 });
     await t.waitFor(() => webapps.count() === 2);
     expect(cms.count()).toBe(1);
@@ -66,8 +66,8 @@ describe('DynamicController with the coordinator', () => {
     await t.controller.deregister(parent);
     expect(t.source.informer(parent)!.isStopped()).toBe(true);
     expect(cmInformer.isStopped()).toBe(true); // its last user, the webapp instance, is gone
-    expect(t.watches.activeWatchCount()).toBe(0);
-    expect(t.router.instanceWatchCount()).toBe(0);
+    expect(t.watchManager.activeWatchCount()).toBe(0);
+    expect(t.watchCoordinator.instanceWatchCount()).toBe(0);
   });
 
   it('reconciles an instance once when its handler starts a child informer that already lists a match', async () => {
@@ -77,7 +77,7 @@ describe('DynamicController with the coordinator', () => {
     const h = watchingConfigMap(t);
     await t.start();
     await t.register(parent, h.handler);
-    await t.waitFor(() => h.count() === 1 && t.router.instanceWatchCount() === 1);
+    await t.waitFor(() => h.count() === 1 && t.watchCoordinator.instanceWatchCount() === 1);
     // One worker, FIFO: had the child's initial list re-enqueued a, it would run again before b.
     t.source.add(parent, { name: 'b', namespace: 'ns' });
     await t.waitFor(() => h.keys().includes('ns/b'));
@@ -97,7 +97,7 @@ describe('DynamicController with the coordinator', () => {
     const a: ObjectIdentifiers = { gvr: parent, namespace: 'ns', name: 'a' };
     const h = new HandlerRecorder(async (req) => {
       if (req.name !== 'a') return;
-      const watcher = t.controller.coordinator().forInstance(parent, req);
+      const watcher = t.controller.watchCoordinator().forInstance(parent, req);
       try {
         await watcher.watch({ nodeId: 'config', gvr: configmaps, namespace: req.namespace, name: `${req.name}-config` });
         throw new Error('boom');

@@ -51,18 +51,18 @@ describe('ctx.watcher: the instance watcher settled from the handler outcome', (
     await startWith(h);
     t.source.add(configmaps, { name: 'a-config', namespace: 'ns' });
     await t.waitFor(() => h.count() === 2 && t.controller.queueLength() === 0);
-    await t.waitFor(() => t.router.watchRequestCount().scalar === 1);
+    await t.waitFor(() => t.watchCoordinator.watchRequestCount().scalar === 1);
     t.source.update(configmaps, { name: 'a-config', namespace: 'ns', labels: { v: '2' } });
     t.source.add(configmaps, { name: 'a-other', namespace: 'ns' });
     await t.waitFor(() => h.count() === 3);
-    expect(t.router.watchRequestCount()).toEqual({ scalar: 1, collection: 0 });
+    expect(t.watchCoordinator.watchRequestCount()).toEqual({ scalar: 1, collection: 0 });
   });
 
   it('discards an open first cycle when the handler fails, keeping no watch and no informer', async () => {
     const h = watching(() => Promise.reject(new Error('boom')));
     await startWith(h);
-    await t.waitFor(() => t.router.watchRequestCount().scalar === 0);
-    expect(t.router.instanceWatchCount()).toBe(0);
+    await t.waitFor(() => t.watchCoordinator.watchRequestCount().scalar === 0);
+    expect(t.watchCoordinator.instanceWatchCount()).toBe(0);
     await t.waitFor(() => t.source.runningInformers(configmaps).length === 0);
   });
 
@@ -71,7 +71,7 @@ describe('ctx.watcher: the instance watcher settled from the handler outcome', (
     await startWith(h);
     t.source.add(configmaps, { name: 'a-config', namespace: 'ns' });
     await t.waitFor(() => h.count() === 2 && t.controller.queueLength() === 0);
-    await t.waitFor(() => t.router.watchRequestCount().scalar === 1);
+    await t.waitFor(() => t.watchCoordinator.watchRequestCount().scalar === 1);
   });
 
   it('leaves a cycle the handler settled itself alone', async () => {
@@ -85,7 +85,7 @@ describe('ctx.watcher: the instance watcher settled from the handler outcome', (
     t.source.add(configmaps, { name: 'a-config', namespace: 'ns' });
     await t.waitFor(() => h.count() === 2 && t.controller.queueLength() === 0);
     // Settling again on success would commit an empty cycle and drop a-config.
-    expect(t.router.watchRequestCount()).toEqual({ scalar: 1, collection: 0 });
+    expect(t.watchCoordinator.watchRequestCount()).toEqual({ scalar: 1, collection: 0 });
     t.source.update(configmaps, { name: 'a-config', namespace: 'ns', labels: { v: '2' } });
     await t.waitFor(() => h.count() === 3);
   });
@@ -96,11 +96,11 @@ describe('ctx.watcher: the instance watcher settled from the handler outcome', (
       if (deleted) throw new FakeStatusError(404);
     });
     await startWith(h);
-    await t.waitFor(() => t.router.instanceWatchCount() === 1);
+    await t.waitFor(() => t.watchCoordinator.instanceWatchCount() === 1);
     deleted = true;
     t.source.delete(parent, { namespace: 'ns', name: 'a' });
-    await t.waitFor(() => h.count() === 2 && t.router.instanceWatchCount() === 0);
-    expect(t.router.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
+    await t.waitFor(() => h.count() === 2 && t.watchCoordinator.instanceWatchCount() === 0);
+    expect(t.watchCoordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
   });
 
   it('lets a handler read a watched child collection from the informer cache', async () => {

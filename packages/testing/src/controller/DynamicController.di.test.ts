@@ -5,16 +5,16 @@ import {
   DynamicController,
   silentLogger,
   TOKENS,
-  type EventRouter,
-  type EventRouterDeps,
+  type WatchCoordinator,
+  type WatchCoordinatorDeps,
   type GroupVersionResource,
   type WatchEvent,
   type WorkQueueFactory,
   type WorkQueueOptions,
 } from '@protean/core';
-import { coordinatorModule, WatchCoordinator } from '@protean/coordinator';
+import { coordinatorModule, IndexedWatchCoordinator } from '@protean/coordinator';
 import { createWorkQueueFactory, queueModule } from '@protean/queue';
-import { WatchManager, watchManagerModule } from '@protean/watch-manager';
+import { InformerWatchManager, watchManagerModule } from '@protean/watch-manager';
 import { Container } from 'inversify';
 import {
   createTestController,
@@ -84,10 +84,10 @@ describe('DynamicController dependency injection', () => {
       logger: silentLogger(),
       informerSource: source,
       workQueueFactory: createWorkQueueFactory(),
-      watchRegistryFactory: (d) => new WatchManager(d.source, d.resyncPeriodMs, d.onEvent, d.logger),
-      eventRouterFactory: (d) => new WatchCoordinator(d.watches, d.enqueue, d.logger),
+      watchManagerFactory: (d) => new InformerWatchManager(d.source, d.resyncPeriodMs, d.onEvent, d.logger),
+      watchCoordinatorFactory: (d) => new IndexedWatchCoordinator(d.watchManager, d.enqueue, d.logger),
     });
-    expect(controller.coordinator()).toBeInstanceOf(WatchCoordinator);
+    expect(controller.watchCoordinator()).toBeInstanceOf(IndexedWatchCoordinator);
     const abort = new AbortController();
     const running = controller.start(abort.signal);
     stops.push(async () => {
@@ -130,11 +130,11 @@ describe('DynamicController dependency injection', () => {
     expect(added).toEqual(['demo.protean.dev/v1/webapps|ns/a']);
   });
 
-  it('uses the event router built by TOKENS.eventRouterFactory: it sees every event and its enqueue reaches the handler', async () => {
+  it('uses the watch coordinator built by TOKENS.watchCoordinatorFactory: it sees every event and its enqueue reaches the handler', async () => {
     const routed: WatchEvent[] = [];
     const removedParents: GroupVersionResource[] = [];
-    let deps: EventRouterDeps | undefined;
-    const router: EventRouter = {
+    let deps: WatchCoordinatorDeps | undefined;
+    const watchCoordinator: WatchCoordinator = {
       routeEvent: (event) => void routed.push(event),
       forInstance: () => new NoopInstanceWatcher(),
       beginPass: () => new NoopInstanceWatcher(),
@@ -145,24 +145,24 @@ describe('DynamicController dependency injection', () => {
     };
     t = createTestController({
       configure: (c) =>
-        c.rebind(TOKENS.eventRouterFactory).toConstantValue((d) => {
+        c.rebind(TOKENS.watchCoordinatorFactory).toConstantValue((d) => {
           deps = d;
-          return router;
+          return watchCoordinator;
         }),
     });
     t.source.add(parent, { name: 'a', namespace: 'ns' });
     const h = new HandlerRecorder();
     await t.start();
     await t.register(parent, h.handler);
-    expect(t.controller.coordinator()).toBe(router);
-    expect(deps!.watches).toBe(t.watches);
-    // Parent events go to the router too: a GVR can be a parent and a child.
+    expect(t.controller.watchCoordinator()).toBe(watchCoordinator);
+    expect(deps!.watchManager).toBe(t.watchManager);
+    // Parent events go to the watch coordinator too: a GVR can be a parent and a child.
     await t.waitFor(() => routed.length === 1 && h.count() === 1);
     expect(routed[0]).toMatchObject({ type: 'add', gvr: parent, namespace: 'ns', name: 'a' });
 
-    deps!.enqueue(parent, { namespace: 'ns', name: 'from-router' });
+    deps!.enqueue(parent, { namespace: 'ns', name: 'from-watch coordinator' });
     await t.waitFor(() => h.count() === 2);
-    expect(h.keys()).toEqual(['ns/a', 'ns/from-router']);
+    expect(h.keys()).toEqual(['ns/a', 'ns/from-watch coordinator']);
 
     await t.controller.deregister(parent);
     expect(removedParents).toEqual([parent]);

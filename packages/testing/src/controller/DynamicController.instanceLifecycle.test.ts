@@ -37,7 +37,7 @@ describe('DynamicController: the watches of an instance follow its passes and it
     t.source.add(parent, { ...a, generation: 1 });
     await t.start();
     await t.register(parent, h.handler);
-    await t.waitFor(() => h.count() >= 1 && t.controller.queueLength() === 0 && t.router.instanceWatchCount() === 1);
+    await t.waitFor(() => h.count() >= 1 && t.controller.queueLength() === 0 && t.watchCoordinator.instanceWatchCount() === 1);
     expect(t.source.runningInformers(configmaps)).toHaveLength(1);
   }
 
@@ -46,8 +46,8 @@ describe('DynamicController: the watches of an instance follow its passes and it
     await startWith(h);
     t.source.delete(parent, a);
     await t.waitFor(() => h.count() === 2 && t.controller.queueLength() === 0);
-    await t.waitFor(() => t.router.instanceWatchCount() === 0);
-    expect(t.router.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
+    await t.waitFor(() => t.watchCoordinator.instanceWatchCount() === 0);
+    expect(t.watchCoordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
     await t.waitFor(() => t.source.runningInformers(configmaps).length === 0);
     // A later change of the former child reconciles nothing.
     t.source.add(configmaps, { namespace: 'ns', name: 'a-config' });
@@ -59,7 +59,7 @@ describe('DynamicController: the watches of an instance follow its passes and it
     const h = returnsEarlyWhenGone();
     await startWith(h);
     t.source.delete(parent, a, { finalStateUnknown: true });
-    await t.waitFor(() => t.router.instanceWatchCount() === 0 && h.count() === 2);
+    await t.waitFor(() => t.watchCoordinator.instanceWatchCount() === 0 && h.count() === 2);
     await t.waitFor(() => t.source.runningInformers(configmaps).length === 0);
   });
 
@@ -72,7 +72,7 @@ describe('DynamicController: the watches of an instance follow its passes and it
     declare = false;
     t.source.update(parent, { ...a, generation: 2 });
     await t.waitFor(() => h.count() === 2 && t.controller.queueLength() === 0);
-    await t.waitFor(() => t.router.instanceWatchCount() === 0);
+    await t.waitFor(() => t.watchCoordinator.instanceWatchCount() === 0);
     await t.waitFor(() => t.source.runningInformers(configmaps).length === 0);
     expect(parentExists()).toBe(true);
   });
@@ -89,7 +89,7 @@ describe('DynamicController: the watches of an instance follow its passes and it
     await startWith(h);
     declare = false;
     t.source.update(parent, { ...a, generation: 2 });
-    await t.waitFor(() => h.count() === 2 && t.router.instanceWatchCount() === 0);
+    await t.waitFor(() => h.count() === 2 && t.watchCoordinator.instanceWatchCount() === 0);
   });
 
   it('keeps the previous watches when a pass fails', async () => {
@@ -106,8 +106,8 @@ describe('DynamicController: the watches of an instance follow its passes and it
     fail = true;
     t.source.update(parent, { ...a, generation: 2 });
     await t.waitFor(() => h.count() === 2 && t.controller.queueLength() === 0);
-    await t.waitFor(() => t.router.watchRequestCount().scalar === 1);
-    expect(t.router.instanceWatchCount()).toBe(1);
+    await t.waitFor(() => t.watchCoordinator.watchRequestCount().scalar === 1);
+    expect(t.watchCoordinator.instanceWatchCount()).toBe(1);
     // The committed watch still routes: a change of a-config reconciles a again (after its backoff is forgotten).
     t.queue.forget({ gvr: parent, ...a });
     fail = false;
@@ -123,7 +123,7 @@ describe('DynamicController: the watches of an instance follow its passes and it
     await startWith(h);
     t.source.delete(parent, a);
     await t.waitFor(() => h.count() === 2);
-    await t.waitFor(() => t.router.instanceWatchCount() === 0);
+    await t.waitFor(() => t.watchCoordinator.instanceWatchCount() === 0);
     await t.waitFor(() => t.source.runningInformers(configmaps).length === 0);
   });
 
@@ -145,11 +145,11 @@ describe('DynamicController: the watches of an instance follow its passes and it
     await entered.promise;
     t.source.delete(parent, a);
     // The handler is still running: its state stays until it returns.
-    expect(t.router.instanceWatchCount()).toBe(1);
+    expect(t.watchCoordinator.instanceWatchCount()).toBe(1);
     release.resolve();
     await t.waitFor(() => h.count() === 3 && t.controller.queueLength() === 0);
-    await t.waitFor(() => t.router.instanceWatchCount() === 0);
-    expect(t.router.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
+    await t.waitFor(() => t.watchCoordinator.instanceWatchCount() === 0);
+    expect(t.watchCoordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
     await t.waitFor(() => t.source.runningInformers(configmaps).length === 0);
   });
 
@@ -164,10 +164,10 @@ describe('DynamicController: the watches of an instance follow its passes and it
     t.source.add(parent, b);
     await t.start();
     await t.register(parent, h.handler);
-    await t.waitFor(() => t.router.instanceWatchCount() === 2 && t.controller.queueLength() === 0);
+    await t.waitFor(() => t.watchCoordinator.instanceWatchCount() === 2 && t.controller.queueLength() === 0);
     t.source.delete(parent, a);
-    await t.waitFor(() => t.router.instanceWatchCount() === 1 && h.count(a) === 2);
-    expect(t.router.watchRequestCount()).toEqual({ scalar: 1, collection: 0 });
+    await t.waitFor(() => t.watchCoordinator.instanceWatchCount() === 1 && h.count(a) === 2);
+    expect(t.watchCoordinator.watchRequestCount()).toEqual({ scalar: 1, collection: 0 });
     expect(t.source.runningInformers(configmaps)).toHaveLength(1);
   });
 });

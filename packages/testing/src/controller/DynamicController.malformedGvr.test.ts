@@ -14,7 +14,7 @@ describe('DynamicController.register with a malformed GVR (fake informers)', () 
     await t.dispose();
   });
 
-  it.each(MALFORMED_GVRS)('refuses %s, leaving no informer, handler or router state', async (_what, gvr, field) => {
+  it.each(MALFORMED_GVRS)('refuses %s, leaving no informer, handler or watch coordinator state', async (_what, gvr, field) => {
     t = createTestController();
     const h = new HandlerRecorder();
     await t.start();
@@ -24,7 +24,7 @@ describe('DynamicController.register with a malformed GVR (fake informers)', () 
     expect(t.source.informers()).toEqual([]);
     expect(t.controller.activeWatchCount()).toBe(0);
     expect(t.controller.registeredGVRs()).toEqual([]);
-    expect(t.router.instanceWatchCount()).toBe(0);
+    expect(t.watchCoordinator.instanceWatchCount()).toBe(0);
     expect(h.count()).toBe(0);
   });
 

@@ -162,14 +162,14 @@ describe('DynamicController register and deregister', () => {
     await t.start();
     await t.register(parent, h.handler);
     await t.register(other, h.handler);
-    expect(t.watches.activeWatchCount()).toBe(2);
+    expect(t.watchManager.activeWatchCount()).toBe(2);
     expect(t.controller.activeWatchCount()).toBe(2);
     await t.controller.deregister(parent);
     expect(t.controller.registeredGVRs()).toEqual([other]);
     expect(t.controller.hasSynced(parent)).toBe(false);
     expect(t.source.informer(parent)!.isStopped()).toBe(true);
     expect(t.source.informer(other)!.isStopped()).toBe(false);
-    expect(t.watches.activeWatchCount()).toBe(1);
+    expect(t.watchManager.activeWatchCount()).toBe(1);
     await expect(t.controller.deregister({ group: 'x', version: 'v1', resource: 'nothing' })).resolves.toBeUndefined();
   });
 
@@ -183,8 +183,8 @@ describe('DynamicController register and deregister', () => {
     const h = new HandlerRecorder(async (req) => {
       entered.resolve();
       await release.promise;
-      // Runs after deregister already cleaned the router.
-      const watcher = t.controller.coordinator().forInstance(parent, req);
+      // Runs after deregister already cleaned the watchCoordinator.
+      const watcher = t.controller.watchCoordinator().forInstance(parent, req);
       await watcher.watch({ nodeId: 'cm', gvr: configmaps, namespace: req.namespace, name: 'a-config' });
       watcher.done(true);
     });
@@ -194,8 +194,8 @@ describe('DynamicController register and deregister', () => {
 
     await t.controller.deregister(parent);
     release.resolve();
-    await t.waitFor(() => h.count() === 1 && t.source.informers(configmaps).length === 1 && t.router.instanceWatchCount() === 0);
-    expect(t.router.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
+    await t.waitFor(() => h.count() === 1 && t.source.informers(configmaps).length === 1 && t.watchCoordinator.instanceWatchCount() === 0);
+    expect(t.watchCoordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
     await t.waitFor(() => t.source.informer(configmaps)!.isStopped());
     expect(t.controller.activeWatchCount()).toBe(0);
   });

@@ -58,8 +58,8 @@ describe('DynamicController on a real kube-apiserver', () => {
     expect(await childMessage('alpha')).toBe('hello');
     expect(await childMessage('beta')).toBe('bonjour');
     // One parent informer and one ConfigMap informer shared by all four requests.
-    expect(rc.watches.activeWatchCount()).toBe(2);
-    expect(rc.router.watchRequestCount()).toEqual({ scalar: 2, collection: 2 });
+    expect(rc.watchManager.activeWatchCount()).toBe(2);
+    expect(rc.watchCoordinator.watchRequestCount()).toEqual({ scalar: 2, collection: 2 });
     expect(reconciler.failures).toEqual([]);
   });
 
@@ -126,13 +126,13 @@ describe('DynamicController on a real kube-apiserver', () => {
     await statusSettles(GADGETS, 'gamma', 1);
     expect(await childMessage('gamma')).toBe('hi');
     expect(rc.source.createdFor(CONFIGMAPS)).toBe(1);
-    expect(rc.watches.activeWatchCount()).toBe(3);
+    expect(rc.watchManager.activeWatchCount()).toBe(3);
   });
 
   it('deregister stops the informers nobody else uses, also when a reconcile runs across it, and keeps the shared one until its last user goes', async () => {
-    const widgetInformer = rc.watches.getInformer(WIDGETS.gvr);
-    const gadgetInformer = rc.watches.getInformer(GADGETS.gvr);
-    const configMapInformer = rc.watches.getInformer(CONFIGMAPS);
+    const widgetInformer = rc.watchManager.getInformer(WIDGETS.gvr);
+    const gadgetInformer = rc.watchManager.getInformer(GADGETS.gvr);
+    const configMapInformer = rc.watchManager.getInformer(CONFIGMAPS);
     expect([widgetInformer, gadgetInformer, configMapInformer].every((i) => i !== undefined && !i.isStopped())).toBe(true);
     // Hold a reconcile of alpha after it read the instance, before it declares its watches.
     const entered = new Deferred();
@@ -146,7 +146,7 @@ describe('DynamicController on a real kube-apiserver', () => {
     await entered.promise;
 
     await rc.controller.deregister(WIDGETS.gvr);
-    expect(rc.watches.getInformer(WIDGETS.gvr)).toBeUndefined();
+    expect(rc.watchManager.getInformer(WIDGETS.gvr)).toBeUndefined();
     expect(widgetInformer?.isStopped()).toBe(true);
     expect(rc.controller.registeredGVRs().map(gvrKey)).toEqual([gvrKey(GADGETS.gvr)]);
     // alpha's handler now declares its watches on a parent that is gone.
@@ -156,16 +156,16 @@ describe('DynamicController on a real kube-apiserver', () => {
     expect(await childMessage('alpha')).toBe('held');
 
     // Only gamma's requests remain; gamma still watches ConfigMaps, so that informer stays.
-    expect(rc.router.watchRequestCount()).toEqual({ scalar: 1, collection: 1 });
-    expect(rc.watches.getInformer(CONFIGMAPS)).toBe(configMapInformer);
+    expect(rc.watchCoordinator.watchRequestCount()).toEqual({ scalar: 1, collection: 1 });
+    expect(rc.watchManager.getInformer(CONFIGMAPS)).toBe(configMapInformer);
     expect(configMapInformer?.isStopped()).toBe(false);
 
     await rc.controller.deregister(GADGETS.gvr);
-    expect(rc.watches.activeWatchCount()).toBe(0);
+    expect(rc.watchManager.activeWatchCount()).toBe(0);
     expect(gadgetInformer?.isStopped()).toBe(true);
     expect(configMapInformer?.isStopped()).toBe(true);
-    expect(rc.router.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
-    expect(rc.router.instanceWatchCount()).toBe(0);
+    expect(rc.watchCoordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
+    expect(rc.watchCoordinator.instanceWatchCount()).toBe(0);
     expect(reconciler.failures).toEqual([]);
   });
 
@@ -173,24 +173,24 @@ describe('DynamicController on a real kube-apiserver', () => {
     // Widgets alpha, beta and epsilon still exist from the tests above; registering again reconciles them.
     const before = reconciler.calls.length;
     await rc.controller.register(WIDGETS.gvr, reconciler.handlerFor(WIDGETS));
-    await waitFor(() => rc.router.instanceWatchCount() === 3, { ...CONVERGE, message: 'three widgets to declare their watches again' });
-    const configMapInformer = rc.watches.getInformer(CONFIGMAPS);
+    await waitFor(() => rc.watchCoordinator.instanceWatchCount() === 3, { ...CONVERGE, message: 'three widgets to declare their watches again' });
+    const configMapInformer = rc.watchManager.getInformer(CONFIGMAPS);
     expect(configMapInformer?.isStopped()).toBe(false);
     expect(reconciler.calls.length).toBeGreaterThan(before);
 
     await cluster.deleteInstance(WIDGETS, 'alpha');
-    await waitFor(() => rc.router.instanceWatchCount() === 2, { ...CONVERGE, message: 'alpha to lose its watches' });
-    expect(rc.router.watchRequestCount()).toEqual({ scalar: 2, collection: 2 });
+    await waitFor(() => rc.watchCoordinator.instanceWatchCount() === 2, { ...CONVERGE, message: 'alpha to lose its watches' });
+    expect(rc.watchCoordinator.watchRequestCount()).toEqual({ scalar: 2, collection: 2 });
     expect(configMapInformer?.isStopped()).toBe(false);
 
     await cluster.deleteInstance(WIDGETS, 'beta');
     await cluster.deleteInstance(WIDGETS, 'epsilon');
-    await waitFor(() => rc.router.instanceWatchCount() === 0, { ...CONVERGE, message: 'every deleted widget to lose its watches' });
-    expect(rc.router.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
+    await waitFor(() => rc.watchCoordinator.instanceWatchCount() === 0, { ...CONVERGE, message: 'every deleted widget to lose its watches' });
+    expect(rc.watchCoordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
     await waitFor(() => configMapInformer?.isStopped() === true, { ...CONVERGE, message: 'the ConfigMap informer to stop with its last user' });
-    expect(rc.watches.getInformer(CONFIGMAPS)).toBeUndefined();
+    expect(rc.watchManager.getInformer(CONFIGMAPS)).toBeUndefined();
     // Only the parent informer is left.
-    expect(rc.watches.activeWatchCount()).toBe(1);
+    expect(rc.watchManager.activeWatchCount()).toBe(1);
     expect(reconciler.failures).toEqual([]);
   });
 });

@@ -56,7 +56,7 @@ describe('an informer whose resourceVersion was compacted away while it was disc
     await cluster.createConfigMap('two-m1', { app: 'two' });
     await statusSettles('one', 3);
     await statusSettles('two', 1);
-    const informer = rc.watches.getInformer(CONFIGMAPS)!;
+    const informer = rc.watchManager.getInformer(CONFIGMAPS)!;
     // Every ConfigMap event so far delivered, so the recorder sees only what follows.
     await waitFor(async () => sameVersions(informer, 'e2e', await cluster.listConfigMaps()), {
       ...CONVERGE,

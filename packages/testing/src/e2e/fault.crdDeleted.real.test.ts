@@ -83,12 +83,12 @@ describe('a watched parent GVR whose CRD is deleted', () => {
 
     expect(logs.find('list/watch recovered').filter((r) => r.gvr === key)).toHaveLength(1);
     expect(logs.records.filter((r) => r.level === WARN)).toHaveLength(1);
-    // The informer healed itself: the registry never built a second one.
+    // The informer healed itself: the watch manager never built a second one.
     expect(rc.source.createdFor(WIDGETS.gvr)).toBe(1);
     expect(rc.controller.hasSynced(WIDGETS.gvr)).toBe(true);
     // The instance deleted with its CRD is reconciled as gone and leaves the coordinator.
-    await waitFor(() => rc.router.watchRequestCount().scalar === 1, { ...CONVERGE, message: "only the new instance's requests to remain" });
-    expect(rc.router.watchRequestCount()).toEqual({ scalar: 1, collection: 1 });
+    await waitFor(() => rc.watchCoordinator.watchRequestCount().scalar === 1, { ...CONVERGE, message: "only the new instance's requests to remain" });
+    expect(rc.watchCoordinator.watchRequestCount()).toEqual({ scalar: 1, collection: 1 });
     expect(reconciler.failures).toEqual([]);
   });
 });

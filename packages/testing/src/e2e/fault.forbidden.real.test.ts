@@ -82,7 +82,7 @@ describe('a controller whose user may not list a GVR', () => {
     expect(rc.source.createdFor(GADGETS.gvr)).toBe(1);
     // Nothing is left behind: no handler, no informer.
     expect(rc.controller.registeredGVRs()).toEqual([]);
-    expect(rc.watches.getInformer(GADGETS.gvr)).toBeUndefined();
+    expect(rc.watchManager.getInformer(GADGETS.gvr)).toBeUndefined();
 
     const second = await rejectionOf(rc.controller.register(GADGETS.gvr, handler));
     expect(second).toBeInstanceOf(ParentSyncError);
@@ -98,7 +98,7 @@ describe('a controller whose user may not list a GVR', () => {
   it('rejects a child watch on a forbidden GVR with a 403 and leaves no watch request behind', async () => {
     const failures: unknown[] = [];
     const handler: Handler = async (req, ctx) => {
-      const watcher = rc.router.forInstance(ctx.gvr, req);
+      const watcher = rc.watchCoordinator.forInstance(ctx.gvr, req);
       try {
         await watcher.watch({ nodeId: 'child', gvr: CONFIGMAPS, namespace: req.namespace, name: `${req.name}-config` });
         watcher.done(true);
@@ -119,10 +119,10 @@ describe('a controller whose user may not list a GVR', () => {
     expect(statusesInChain(err)).toContain(403);
     expect(causeChain(err).find((e) => e instanceof WatchError)).toMatchObject({ reason: 'Forbidden', status: 403 });
     // The request went with the failure; only the parent informer runs.
-    expect(rc.router.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
-    expect(rc.router.instanceWatchCount()).toBe(0);
-    expect(rc.watches.getInformer(CONFIGMAPS)).toBeUndefined();
-    expect(rc.watches.activeWatchCount()).toBe(1);
+    expect(rc.watchCoordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
+    expect(rc.watchCoordinator.instanceWatchCount()).toBe(0);
+    expect(rc.watchManager.getInformer(CONFIGMAPS)).toBeUndefined();
+    expect(rc.watchManager.activeWatchCount()).toBe(1);
     expect(rc.controller.hasSynced(WIDGETS.gvr)).toBe(true);
   });
 });

@@ -52,7 +52,7 @@ describe('a kube-apiserver restarted under a running controller', () => {
       await cluster.createConfigMap(`${name}-m1`, { app: name });
     }
     for (const name of ['r1', 'r2', 'r3']) await statusSettles(name, 1);
-    const informers = [rc.watches.getInformer(WIDGETS.gvr), rc.watches.getInformer(CONFIGMAPS)];
+    const informers = [rc.watchManager.getInformer(WIDGETS.gvr), rc.watchManager.getInformer(CONFIGMAPS)];
     // Every event so far delivered, so the recorder sees only what follows.
     await waitFor(
       async () =>
@@ -95,7 +95,7 @@ describe('a kube-apiserver restarted under a running controller', () => {
     // Both informers noticed the outage and healed themselves: same objects, none rebuilt.
     expect(rc.source.errorsFor(WIDGETS.gvr).length).toBeGreaterThan(errorsBefore[0]!);
     expect(rc.source.errorsFor(CONFIGMAPS).length).toBeGreaterThan(errorsBefore[1]!);
-    expect([rc.watches.getInformer(WIDGETS.gvr), rc.watches.getInformer(CONFIGMAPS)]).toEqual(informers);
+    expect([rc.watchManager.getInformer(WIDGETS.gvr), rc.watchManager.getInformer(CONFIGMAPS)]).toEqual(informers);
     expect(rc.source.createdFor(WIDGETS.gvr)).toBe(1);
     expect(rc.source.createdFor(CONFIGMAPS)).toBe(1);
   });

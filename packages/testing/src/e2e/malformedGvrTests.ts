@@ -65,7 +65,7 @@ async function settledBeforeIo(p: Promise<unknown>): Promise<unknown> {
  * The malformed-GVR suite, for the in-memory API server and a real
  * kube-apiserver alike: `register` and `ctx.watcher.watch(...)` refuse every
  * GVR of {@link MALFORMED_GVRS} at once, quoting it, and nothing is left
- * running (no informer, no handler, no router state).
+ * running (no informer, no handler, no watch coordinator state).
  *
  * Easy to get wrong: `target` is read in the tests, so the caller sets it
  * up in a `beforeAll` of its own (and tears it down in an `afterAll`).
@@ -97,13 +97,13 @@ export function malformedGvrTests(name: string, target: () => MalformedGvrTarget
       expect(controller.informer(gvr)).toBeUndefined();
       expect(controller.hasSynced(gvr)).toBe(false);
       expect(source.createdFor(gvr)).toBe(0);
-      expect(t.rc.router.instanceWatchCount()).toBe(0);
+      expect(t.rc.watchCoordinator.instanceWatchCount()).toBe(0);
       if (before !== undefined) expect(t.requestPaths!().slice(before)).toEqual([]);
       expect(called).toBe(false);
     });
 
     it('ctx.watcher.watch(...) refuses every malformed GVR, namespace and name; only the parent informer runs', async () => {
-      const { controller, router } = t.rc;
+      const { controller, watchCoordinator } = t.rc;
       const failures = new Map<string, unknown>();
       let reconciled = false;
       const handler: Handler = async (_req, ctx) => {
@@ -133,8 +133,8 @@ export function malformedGvrTests(name: string, target: () => MalformedGvrTarget
       }
       // The parent's informer and nothing else; no watch request was recorded.
       expect(controller.activeWatchCount()).toBe(1);
-      expect(router.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
-      expect(router.instanceWatchCount()).toBe(0);
+      expect(watchCoordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
+      expect(watchCoordinator.instanceWatchCount()).toBe(0);
       for (const [, gvr] of MALFORMED_GVRS) expect(t.rc.source.createdFor(gvr)).toBe(0);
       const paths = t.requestPaths?.() ?? [];
       expect(paths.filter((p) => !p.startsWith(`/api/v1/`) || p.split('/').length > 4)).toEqual([]);

@@ -5,9 +5,9 @@ import {
   silentLogger,
   TOKENS,
   type Config,
-  type EventRouter,
+  type WatchCoordinator,
   type Logger,
-  type WatchRegistry,
+  type WatchManager,
 } from '@protean/core';
 import { coordinatorModule } from '@protean/coordinator';
 import { queueModule } from '@protean/queue';
@@ -47,9 +47,9 @@ export interface RealControllerOptions {
 /** A started DynamicController with the layers it built, for assertions. */
 export interface RealController {
   readonly controller: DynamicController;
-  /** The watch registry the controller built (the module's WatchManager). */
-  readonly watches: WatchRegistry;
-  readonly router: EventRouter;
+  /** The watch manager the controller built (the module's InformerWatchManager). */
+  readonly watchManager: WatchManager;
+  readonly watchCoordinator: WatchCoordinator;
   /** The module's informer source, wrapped to count informers and record their errors. */
   readonly source: ObservedInformerSource;
   /** Aborts the controller and waits for its shutdown. Idempotent. */
@@ -61,7 +61,7 @@ export interface RealController {
  * (`coreModule`, `queueModule`, `watchManagerModule({ kubeConfig })`,
  * `coordinatorModule`, `container.get(DynamicController)`) and starts it.
  * Two tokens are wrapped, not replaced: the informer source (to observe
- * it) and the watch registry factory (to capture the registry it builds).
+ * it) and the watch manager factory (to capture the watch manager it builds).
  *
  * Easy to get wrong: `stop()` it before stopping the API server, or the
  * informers log connection failures while the test process winds down.
@@ -76,20 +76,20 @@ export function startRealController(options: RealControllerOptions): RealControl
   );
   const source = new ObservedInformerSource(container.get(TOKENS.informerSource));
   container.rebind(TOKENS.informerSource).toConstantValue(source);
-  let watches: WatchRegistry | undefined;
-  const registryFactory = container.get(TOKENS.watchRegistryFactory);
-  container.rebind(TOKENS.watchRegistryFactory).toConstantValue((deps) => (watches = registryFactory(deps)));
+  let watchManager: WatchManager | undefined;
+  const watchManagerFactory = container.get(TOKENS.watchManagerFactory);
+  container.rebind(TOKENS.watchManagerFactory).toConstantValue((deps) => (watchManager = watchManagerFactory(deps)));
 
   const controller = container.get(DynamicController);
-  if (watches === undefined) throw new Error('startRealController: the controller did not build its watch registry');
+  if (watchManager === undefined) throw new Error('startRealController: the controller did not build its watch manager');
   const abort = new AbortController();
   const running = controller.start(abort.signal);
   // Reported by stop(); never an unhandled rejection in between.
   running.catch(() => {});
   return {
     controller,
-    watches,
-    router: controller.coordinator(),
+    watchManager,
+    watchCoordinator: controller.watchCoordinator(),
     source,
     async stop() {
       abort.abort();

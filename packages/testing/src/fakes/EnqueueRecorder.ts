@@ -13,7 +13,7 @@ export interface EnqueueCall {
 
 /**
  * Records the calls of an {@link EnqueueFunc}: hand `recorder.enqueue` to an
- * event router under test and assert on `calls` or `instances(gvr)`.
+ * watch coordinator under test and assert on `calls` or `instances(gvr)`.
  * Easy to get wrong: `enqueue` is a bound property, pass it as is (not
  * `recorder.enqueue.bind(...)`); duplicates are kept, in call order.
  */

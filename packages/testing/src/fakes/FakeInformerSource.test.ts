@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { silentLogger, type WatchEvent } from '@protean/core';
-import { WatchManager } from '@protean/watch-manager';
+import { InformerWatchManager } from '@protean/watch-manager';
 import { FakeInformerError } from './FakeInformerError.js';
 import { FakeInformerSource } from './FakeInformerSource.js';
 import { FakeStatusError } from './FakeStatusError.js';
@@ -8,8 +8,8 @@ import { FakeStatusError } from './FakeStatusError.js';
 const gvr = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
 const other = { group: '', version: 'v1', resource: 'configmaps' };
 
-function watchManager(source: FakeInformerSource, events: WatchEvent[] = []): WatchManager {
-  return new WatchManager(source, 0, (e) => void events.push(e), silentLogger(), {
+function watchManager(source: FakeInformerSource, events: WatchEvent[] = []): InformerWatchManager {
+  return new InformerWatchManager(source, 0, (e) => void events.push(e), silentLogger(), {
     syncTimeoutMs: 5_000,
     syncPollIntervalMs: 1,
   });
@@ -43,7 +43,7 @@ describe('FakeInformerSource', () => {
     expect(source.objects(gvr)).toEqual([]);
   });
 
-  it('lets a WatchManager list existing objects and receive later changes as events', async () => {
+  it('lets a InformerWatchManager list existing objects and receive later changes as events', async () => {
     const source = new FakeInformerSource();
     source.add(gvr, { name: 'a', namespace: 'ns' });
     const events: WatchEvent[] = [];
@@ -78,7 +78,7 @@ describe('FakeInformerSource', () => {
     wm.shutdown();
   });
 
-  it('makes a GVR fail to sync with a 404 by default, so a WatchManager rejects at once', async () => {
+  it('makes a GVR fail to sync with a 404 by default, so a InformerWatchManager rejects at once', async () => {
     const source = new FakeInformerSource();
     source.failSync(gvr);
     const wm = watchManager(source);

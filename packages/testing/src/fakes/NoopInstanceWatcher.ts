@@ -3,7 +3,7 @@ import type { InstancePass, WatchRequest } from '@protean/core';
 /**
  * An instance watcher that watches nothing (seed: `NoopInstanceWatcher`):
  * for handler tests that do not care about child watches, as `ctx.watcher`
- * or as the pass a fake event router hands out. `watch` resolves at once,
+ * or as the pass a fake watch coordinator hands out. `watch` resolves at once,
  * `done` and `end` do nothing.
  */
 export class NoopInstanceWatcher implements InstancePass {

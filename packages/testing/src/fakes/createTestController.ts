@@ -7,21 +7,21 @@ import {
   type Clock,
   type Config,
   type ControllerObserver,
-  type EventRouter,
+  type WatchCoordinator,
   type GroupVersionResource,
   type Handler,
   type InformerSource,
   type Logger,
   type ObjectIdentifiers,
   type RateLimitingQueue,
-  type WatchRegistry,
-  type WatchRegistryFactory,
+  type WatchManager,
+  type WatchManagerFactory,
   type WorkQueueFactory,
   type WorkQueueOptions,
 } from '@protean/core';
 import { coordinatorModule } from '@protean/coordinator';
 import { queueModule } from '@protean/queue';
-import { WatchManager, type WatchManagerOptions } from '@protean/watch-manager';
+import { InformerWatchManager, type InformerWatchManagerOptions } from '@protean/watch-manager';
 import { Container } from 'inversify';
 import { FakeInformerSource } from './FakeInformerSource.js';
 import { waitFor, type WaitForOptions } from './waitFor.js';
@@ -58,11 +58,11 @@ export interface TestControllerOptions<S extends InformerSource = FakeInformerSo
   readonly logger?: Logger;
   readonly observer?: ControllerObserver;
   /**
-   * Options of the WatchManager built for the controller. Default: real
+   * Options of the InformerWatchManager built for the controller. Default: real
    * clock (sync polling never needs a fake clock advanced), 5 s sync
    * timeout, 2 ms sync polling, no back-off after a failed sync.
    */
-  readonly watchManager?: WatchManagerOptions;
+  readonly watchManager?: InformerWatchManagerOptions;
   /** Rebind tokens here (`container.rebind(TOKENS.x)...`); it runs before the controller is built. */
   readonly configure?: (container: Container) => void;
   /** Default timeout of the returned `waitFor`. Default 5000. */
@@ -77,10 +77,10 @@ export interface TestController<S extends InformerSource = FakeInformerSource> {
   readonly clock: Clock;
   /** The queue the controller built, through whichever factory is bound. */
   readonly queue: RateLimitingQueue<ObjectIdentifiers>;
-  /** The watch registry the controller built (a WatchManager unless rebound). */
-  readonly watches: WatchRegistry;
-  /** The controller's event router, `controller.coordinator()`. */
-  readonly router: EventRouter;
+  /** The watch manager the controller built (a InformerWatchManager unless rebound). */
+  readonly watchManager: WatchManager;
+  /** The controller's watch coordinator, `controller.watchCoordinator()`. */
+  readonly watchCoordinator: WatchCoordinator;
   /** Starts the controller without waiting for shutdown; rejects if `controller.start` rejects at once. */
   start(): Promise<void>;
   /** Aborts the start signal and resolves (or rejects) as `controller.start` does. Repeatable. */
@@ -97,8 +97,8 @@ export interface TestController<S extends InformerSource = FakeInformerSource> {
  * Composes a DynamicController for a unit test the way an application
  * does, through an Inversify container: `coreModule` (test config, silent
  * logger), `queueModule` (the real queue), `coordinatorModule` (the real
- * WatchCoordinator), a real WatchManager over `source` bound to
- * `TOKENS.watchRegistryFactory`, and `source` (a {@link FakeInformerSource}
+ * IndexedWatchCoordinator), a real InformerWatchManager over `source` bound to
+ * `TOKENS.watchManagerFactory`, and `source` (a {@link FakeInformerSource}
  * by default) bound to `TOKENS.informerSource`.
  *
  * Easy to get wrong: `register` needs a started controller, so `await
@@ -117,7 +117,7 @@ export function createTestController(
   const source = options.source ?? new FakeInformerSource();
   const clock = options.clock ?? realClock;
   const config = { ...testControllerConfig, ...options.config };
-  const wmOptions: WatchManagerOptions = {
+  const wmOptions: InformerWatchManagerOptions = {
     clock: realClock,
     syncTimeoutMs: 5_000,
     syncPollIntervalMs: 2,
@@ -129,15 +129,15 @@ export function createTestController(
   container.load(coreModule(config, options.logger ?? silentLogger()), queueModule(), coordinatorModule());
   container.rebind(TOKENS.clock).toConstantValue(clock);
   container.bind(TOKENS.informerSource).toConstantValue(source);
-  const watchManagerFactory: WatchRegistryFactory = (deps) =>
-    new WatchManager(deps.source, deps.resyncPeriodMs, deps.onEvent, deps.logger, wmOptions);
-  container.bind(TOKENS.watchRegistryFactory).toConstantValue(watchManagerFactory);
+  const watchManagerFactory: WatchManagerFactory = (deps) =>
+    new InformerWatchManager(deps.source, deps.resyncPeriodMs, deps.onEvent, deps.logger, wmOptions);
+  container.bind(TOKENS.watchManagerFactory).toConstantValue(watchManagerFactory);
   if (options.observer !== undefined) container.rebind(TOKENS.controllerObserver).toConstantValue(options.observer);
   options.configure?.(container);
 
-  // Wrap whatever factories are bound now, to hand the built queue and registry to the test.
+  // Wrap whatever factories are bound now, to hand the built queue and watch manager to the test.
   let queue: RateLimitingQueue<ObjectIdentifiers> | undefined;
-  let watches: WatchRegistry | undefined;
+  let watchManager: WatchManager | undefined;
   const queueFactory = container.get(TOKENS.workQueueFactory);
   const capturingQueueFactory: WorkQueueFactory = <T>(o: WorkQueueOptions<T>) => {
     const q = queueFactory(o);
@@ -145,12 +145,12 @@ export function createTestController(
     return q;
   };
   container.rebind(TOKENS.workQueueFactory).toConstantValue(capturingQueueFactory);
-  const registryFactory = container.get(TOKENS.watchRegistryFactory);
-  container.rebind(TOKENS.watchRegistryFactory).toConstantValue((deps) => (watches = registryFactory(deps)));
+  const boundWatchManagerFactory = container.get(TOKENS.watchManagerFactory);
+  container.rebind(TOKENS.watchManagerFactory).toConstantValue((deps) => (watchManager = boundWatchManagerFactory(deps)));
 
   const controller = container.get(DynamicController);
-  if (queue === undefined || watches === undefined) {
-    throw new Error('createTestController: the controller did not build its queue and watch registry');
+  if (queue === undefined || watchManager === undefined) {
+    throw new Error('createTestController: the controller did not build its queue and watch manager');
   }
   const defaultWait: WaitForOptions = { timeoutMs: options.waitForTimeoutMs ?? 5000 };
   let abort: AbortController | undefined;
@@ -168,8 +168,8 @@ export function createTestController(
     container,
     clock,
     queue,
-    watches,
-    router: controller.coordinator(),
+    watchManager,
+    watchCoordinator: controller.watchCoordinator(),
     async start() {
       const attempt = new AbortController();
       const started = controller.start(attempt.signal);

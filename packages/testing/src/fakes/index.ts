@@ -7,7 +7,7 @@ export * from './FakeInformerError.js';
 export * from './FakeInformerSource.js';
 export * from './fakeObject.js';
 export * from './FakeStatusError.js';
-export * from './FakeWatchRegistry.js';
+export * from './FakeWatchManager.js';
 export * from './HandlerRecorder.js';
 export * from './LogRecorder.js';
 export * from './NoopInstanceWatcher.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { DeletedFinalStateUnknown, silentLogger, type WatchEvent } from '@protean/core';
-import { KubernetesInformerSource, LIST_ACCEPT, WATCH_ACCEPT, WatchError, WatchManager } from '@protean/watch-manager';
+import { KubernetesInformerSource, LIST_ACCEPT, WATCH_ACCEPT, WatchError, InformerWatchManager } from '@protean/watch-manager';
 import { InMemoryApiServer } from '../apiserver/index.js';
 import {
   CONFIGMAPS,
@@ -191,12 +191,12 @@ describe('KubernetesInformerSource: watch events', () => {
   });
 });
 
-describe('WatchManager over KubernetesInformerSource', () => {
+describe('InformerWatchManager over KubernetesInformerSource', () => {
   it('resolves ensureWatch once synced and emits normalized events; rejects an unserved GVR at once with a 404 WatchError', async () => {
     createConfigMaps(server, 2);
     const events: WatchEvent[] = [];
     const source = new KubernetesInformerSource({ kubeConfig: server.kubeConfig(), ...FAST });
-    const wm = new WatchManager(source, 0, (e) => events.push(e), silentLogger());
+    const wm = new InformerWatchManager(source, 0, (e) => events.push(e), silentLogger());
     try {
       await wm.ensureWatch(CONFIGMAPS, 'owner');
       expect(events.filter((e) => e.type === 'add')).toHaveLength(2);

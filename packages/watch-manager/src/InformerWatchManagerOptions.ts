@@ -1,10 +1,10 @@
 import type { Clock } from '@protean/core';
 
-/** Tuning of a {@link WatchManager}; every field has a production default. */
-export interface WatchManagerOptions {
+/** Tuning of a {@link InformerWatchManager}; every field has a production default. */
+export interface InformerWatchManagerOptions {
   /** Time source of sync deadlines, sync polling and failure windows. */
   readonly clock?: Clock;
-  /** Initial value of {@link WatchManager.syncTimeoutMs}. Default 30 000. */
+  /** Initial value of {@link InformerWatchManager.syncTimeoutMs}. Default 30 000. */
   readonly syncTimeoutMs?: number;
   /**
    * How often a pending `ensureWatch` checks `hasSynced()`. Default 10: the

@@ -4,13 +4,13 @@ import {
   type GroupVersionResource,
   type Informer,
   type WatchEvent,
-  type WatchRegistry,
+  type WatchManager,
 } from '@protean/core';
 import { FakeInformer } from './FakeInformer.js';
 import { FakeInformerError } from './FakeInformerError.js';
 
-/** One recorded call of a {@link FakeWatchRegistry}. */
-export interface WatchRegistryCall {
+/** One recorded call of a {@link FakeWatchManager}. */
+export interface WatchManagerCall {
   readonly op: 'ensure' | 'release';
   readonly gvr: GroupVersionResource;
   readonly ownerId: string;
@@ -23,8 +23,8 @@ interface Watch {
 }
 
 /**
- * A {@link WatchRegistry} without informer plumbing, for testing an event
- * router or a controller layer in isolation: it records `ensureWatch` and
+ * A {@link WatchManager} without informer plumbing, for testing an event
+ * watch coordinator or a controller layer in isolation: it records `ensureWatch` and
  * `releaseWatch` calls and owners per GVR, syncs at once (unless told to
  * fail with {@link failEnsure}), and delivers only what a test passes to
  * {@link emit}.
@@ -32,8 +32,8 @@ interface Watch {
  * Easy to get wrong: objects pushed to its informers produce no events
  * (those informers only serve `getInformer(gvr).list()`); use `emit`.
  */
-export class FakeWatchRegistry implements WatchRegistry {
-  readonly calls: WatchRegistryCall[] = [];
+export class FakeWatchManager implements WatchManager {
+  readonly calls: WatchManagerCall[] = [];
   private readonly watches = new Map<string, Watch>();
   private readonly failures = new Map<string, Error>();
   private stopped = false;
@@ -43,7 +43,7 @@ export class FakeWatchRegistry implements WatchRegistry {
   ensureWatch(gvr: GroupVersionResource, ownerId: string): Promise<void> {
     this.calls.push({ op: 'ensure', gvr, ownerId });
     const key = gvrKey(gvr);
-    if (this.stopped) return Promise.reject(new FakeInformerError(`cannot watch ${key}: the registry is shut down`));
+    if (this.stopped) return Promise.reject(new FakeInformerError(`cannot watch ${key}: the watch manager is shut down`));
     const failure = this.failures.get(key);
     if (failure !== undefined) {
       return Promise.reject(new FakeInformerError(`cannot watch ${key}: ${failure.message}`, { cause: failure }));
@@ -97,7 +97,7 @@ export class FakeWatchRegistry implements WatchRegistry {
     else this.failures.set(gvrKey(gvr), err);
   }
 
-  /** Delivers `event` to the registry's `onEvent`, as an informer event would. */
+  /** Delivers `event` to the watch manager's `onEvent`, as an informer event would. */
   emit(event: WatchEvent): void {
     this.onEvent(event);
   }

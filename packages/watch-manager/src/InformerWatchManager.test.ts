@@ -16,8 +16,8 @@ import {
   type WatchEvent,
 } from '@protean/core';
 import { WatchError } from './WatchError.js';
-import { WatchManager } from './WatchManager.js';
-import type { WatchManagerOptions } from './WatchManagerOptions.js';
+import { InformerWatchManager } from './InformerWatchManager.js';
+import type { InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
 
 const cms: GroupVersionResource = { group: '', version: 'v1', resource: 'configmaps' };
 const apps: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
@@ -117,7 +117,7 @@ class HttpError extends Error {
   }
 }
 
-function setup(options: WatchManagerOptions = {}, onEvent?: (e: WatchEvent) => void) {
+function setup(options: InformerWatchManagerOptions = {}, onEvent?: (e: WatchEvent) => void) {
   const clock = new FakeClock();
   const source = new TestSource();
   const events: WatchEvent[] = [];
@@ -131,7 +131,7 @@ function setup(options: WatchManagerOptions = {}, onEvent?: (e: WatchEvent) => v
       },
     },
   });
-  const wm = new WatchManager(source, 0, onEvent ?? ((e) => events.push(e)), logger, { clock, ...options });
+  const wm = new InformerWatchManager(source, 0, onEvent ?? ((e) => events.push(e)), logger, { clock, ...options });
   return { clock, source, events, logs, wm };
 }
 
@@ -148,7 +148,7 @@ function track(p: Promise<void>) {
   return state;
 }
 
-describe('WatchManager ownership', () => {
+describe('InformerWatchManager ownership', () => {
   it('starts the informer on first ensureWatch and resolves only once it has synced', async () => {
     const { clock, source, wm } = setup();
     expect(source.created).toHaveLength(0);
@@ -261,7 +261,7 @@ describe('WatchManager ownership', () => {
   });
 });
 
-describe('WatchManager sync timeout', () => {
+describe('InformerWatchManager sync timeout', () => {
   it('rejects after syncTimeoutMs with an error naming the GVR, and stops the informer no one else holds', async () => {
     const { clock, source, wm } = setup({ syncTimeoutMs: 5000 });
     const p = track(wm.ensureWatch(apps, 'a'));
@@ -336,7 +336,7 @@ describe('WatchManager sync timeout', () => {
   });
 });
 
-describe('WatchManager refusal and failure memory', () => {
+describe('InformerWatchManager refusal and failure memory', () => {
   it('fails a pending ensureWatch at once on a 404 before sync, with a WatchError carrying GVR, status and cause', async () => {
     const { source, wm } = setup();
     const p = track(wm.ensureWatch(apps, 'a'));
@@ -432,7 +432,7 @@ describe('WatchManager refusal and failure memory', () => {
   });
 });
 
-describe('WatchManager concurrent ensure and release', () => {
+describe('InformerWatchManager concurrent ensure and release', () => {
   it('rejects a pending ensureWatch whose owner releases, and stops the informer no one holds', async () => {
     const { source, wm } = setup();
     const p = track(wm.ensureWatch(cms, 'a'));
@@ -528,7 +528,7 @@ describe('WatchManager concurrent ensure and release', () => {
   });
 });
 
-describe('WatchManager events', () => {
+describe('InformerWatchManager events', () => {
   it('emits one normalized event per informer event, with copied labels and generations', async () => {
     const { source, events, wm } = setup();
     source.syncImmediately = true;
@@ -567,7 +567,7 @@ describe('WatchManager events', () => {
     inf.prefill(obj('pre'));
     inf.synced = true;
     const events: WatchEvent[] = [];
-    const wm = new WatchManager({ createInformer: () => inf }, 0, (e) => events.push(e), silentLogger(), { clock });
+    const wm = new InformerWatchManager({ createInformer: () => inf }, 0, (e) => events.push(e), silentLogger(), { clock });
     await wm.ensureWatch(cms, 'a');
     expect(events.map((e) => `${e.type}:${e.name}`)).toEqual(['add:pre']);
   });
@@ -619,7 +619,7 @@ describe('WatchManager events', () => {
   });
 });
 
-describe('WatchManager shutdown', () => {
+describe('InformerWatchManager shutdown', () => {
   it('stops every informer, rejects pending callers, and rejects later calls', async () => {
     const { source, wm } = setup();
     source.syncImmediately = true;

@@ -1,6 +1,6 @@
-import { gvrKey, type GroupVersionResource, type Informer, type WatchRegistry } from '@protean/core';
+import { gvrKey, type GroupVersionResource, type Informer, type WatchManager } from '@protean/core';
 
-/** One call the coordinator made on the registry. */
+/** One call the coordinator made on the watchManager. */
 export interface RegistryCall {
   readonly op: 'ensure' | 'release';
   readonly gvr: string;
@@ -15,7 +15,7 @@ interface PendingSync {
 }
 
 /**
- * A {@link WatchRegistry} with the owner-set semantics of `WatchManager`
+ * A {@link WatchManager} with the owner-set semantics of `InformerWatchManager`
  * (ensure adds the owner at once, a failed sync drops only that owner, the
  * "informer" runs while any owner remains) and no informers. In `auto` mode
  * syncs succeed on the next microtask unless a failure was planned with
@@ -25,7 +25,7 @@ interface PendingSync {
  * Easy to get wrong: `anomalies` collects contract breaches by the caller
  * (releasing a GVR it does not own); tests should assert it stays empty.
  */
-export class FakeWatchRegistry implements WatchRegistry {
+export class FakeWatchManager implements WatchManager {
   readonly calls: RegistryCall[] = [];
   readonly anomalies: string[] = [];
   private readonly owners = new Map<string, Set<string>>();
@@ -71,7 +71,7 @@ export class FakeWatchRegistry implements WatchRegistry {
     return undefined;
   }
 
-  /** Number of GVRs with at least one owner (a running informer in WatchManager). */
+  /** Number of GVRs with at least one owner (a running informer in InformerWatchManager). */
   activeWatchCount(): number {
     return this.owners.size;
   }
@@ -103,7 +103,7 @@ export class FakeWatchRegistry implements WatchRegistry {
     this.take(gvr).resolve();
   }
 
-  /** Fails the oldest waiting sync of `gvr`; its owner is dropped as WatchManager does. */
+  /** Fails the oldest waiting sync of `gvr`; its owner is dropped as InformerWatchManager does. */
   rejectSync(gvr: GroupVersionResource, err: Error): void {
     this.take(gvr).reject(err);
   }

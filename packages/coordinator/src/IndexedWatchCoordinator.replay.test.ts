@@ -16,7 +16,7 @@ async function watchingHarness(): Promise<Harness> {
   return h;
 }
 
-describe('WatchCoordinator and replayed events', () => {
+describe('IndexedWatchCoordinator and replayed events', () => {
   it('enqueues nothing for an initial-list add that matches a scalar and a collection request', async () => {
     const { coordinator, enqueued } = await watchingHarness();
     const initial: WatchEvent = { ...event(configmaps, 'default', 'c', { app: 'a' }), initialList: true };

@@ -2,14 +2,14 @@ import {
   gvrKey,
   namespacedNameKey,
   type EnqueueFunc,
-  type EventRouter,
+  type WatchCoordinator,
   type GroupVersionResource,
   type InstancePass,
   type InstanceWatcher,
   type Logger,
   type NamespacedName,
   type WatchEvent,
-  type WatchRegistry,
+  type WatchManager,
   type WatchRequest,
 } from '@protean/core';
 import { CoordinatorPass, type PassHost } from './CoordinatorPass.js';
@@ -21,14 +21,14 @@ import { validateWatchRequest } from './validateWatchRequest.js';
 import { createWatchEntry, type WatchEntry } from './WatchEntry.js';
 import { WatchUnavailableError } from './WatchUnavailableError.js';
 
-/** The owner id the coordinator registers with the watch registry unless told otherwise. */
+/** The owner id the coordinator registers with the watch manager unless told otherwise. */
 export const DEFAULT_COORDINATOR_OWNER_ID = 'coordinator';
 
-/** Optional settings of a {@link WatchCoordinator}. */
-export interface WatchCoordinatorOptions {
+/** Optional settings of a {@link IndexedWatchCoordinator}. */
+export interface IndexedWatchCoordinatorOptions {
   /**
    * Owner id for every `ensureWatch`/`releaseWatch` of this coordinator.
-   * Two coordinators sharing one registry need different ids, or one would
+   * Two coordinators sharing one watch manager need different ids, or one would
    * release the other's informers.
    */
   readonly ownerId?: string;
@@ -37,20 +37,20 @@ export interface WatchCoordinatorOptions {
 /**
  * Aggregates the watch requests of every instance reconciler, keeps the
  * reverse indexes that route child events back to instances, and owns the
- * child informers in the watch registry (seed: `WatchCoordinator`).
+ * child informers in the watch manager (seed: `WatchCoordinator`).
  *
  * Requests accumulate per reconcile cycle (`forInstance(...).watch`), and
  * `done(true)` replaces the instance's committed set with the cycle's while
  * `done(false)` keeps the committed set. The coordinator holds one
- * ownership per GVR in the registry and releases it when the last request
+ * ownership per GVR in the watch manager and releases it when the last request
  * for that GVR, across all instances, goes away.
  *
  * Easy to get wrong: a request routes events from the moment `watch` is
  * called, but the informer may still be syncing; await `watch` before
  * reading the resource so no change falls between the read and the watch.
  */
-export class WatchCoordinator implements EventRouter {
-  /** The owner id used with the watch registry. */
+export class IndexedWatchCoordinator implements WatchCoordinator {
+  /** The owner id used with the watch manager. */
   readonly ownerId: string;
   private readonly log: Logger;
   /** parent GVR key -> instance key -> state. */
@@ -75,10 +75,10 @@ export class WatchCoordinator implements EventRouter {
   };
 
   constructor(
-    watches: WatchRegistry,
+    watches: WatchManager,
     private readonly enqueue: EnqueueFunc,
     logger: Logger,
-    options: WatchCoordinatorOptions = {},
+    options: IndexedWatchCoordinatorOptions = {},
   ) {
     this.ownerId = options.ownerId ?? DEFAULT_COORDINATOR_OWNER_ID;
     this.log = logger.child({ component: 'watch-coordinator' });

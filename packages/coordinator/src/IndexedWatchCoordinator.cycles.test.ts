@@ -8,7 +8,7 @@ import { WatchRequestError } from './WatchRequestError.js';
 const d1 = { nodeId: 'deployment', gvr: deployments, name: 'd1', namespace: 'default' } as const;
 const s1 = { nodeId: 'service', gvr: services, name: 's1', namespace: 'default' } as const;
 
-describe('WatchCoordinator cycles', () => {
+describe('IndexedWatchCoordinator cycles', () => {
   it('drops requests of the previous cycle that were not re-requested on done(true)', async () => {
     const { coordinator, enqueued } = newHarness();
     const w1 = coordinator.forInstance(webapps, app1);
@@ -55,7 +55,7 @@ describe('WatchCoordinator cycles', () => {
   });
 
   it('keeps a re-requested committed watch on done(false) and drops the failed cycle\'s additions', async () => {
-    const { coordinator, registry, enqueued } = newHarness();
+    const { coordinator, watchManager, enqueued } = newHarness();
     const w1 = coordinator.forInstance(webapps, app1);
     await w1.watch(d1);
     w1.done(true);
@@ -69,8 +69,8 @@ describe('WatchCoordinator cycles', () => {
     expect(enqueued.take()).toEqual([APP1]);
     coordinator.routeEvent(event(services, 'default', 's1'));
     expect(enqueued.take()).toEqual([]);
-    expect(registry.isWatching(services)).toBe(false);
-    expect(registry.isWatching(deployments)).toBe(true);
+    expect(watchManager.isWatching(services)).toBe(false);
+    expect(watchManager.isWatching(deployments)).toBe(true);
   });
 
   it('does not let a later successful cycle promote requests of a failed cycle it did not repeat', async () => {
@@ -139,14 +139,14 @@ describe('WatchCoordinator cycles', () => {
   });
 
   it('replaces the earlier target when a node is re-targeted within one cycle', async () => {
-    const { coordinator, registry, enqueued } = newHarness();
+    const { coordinator, watchManager, enqueued } = newHarness();
     const w = coordinator.forInstance(webapps, app1);
     await w.watch({ nodeId: 'n', gvr: configmaps, name: 'a', namespace: 'default' });
     await w.watch({ nodeId: 'n', gvr: configmaps, name: 'b', namespace: 'default' });
     expect(coordinator.watchRequestCount()).toEqual({ scalar: 1, collection: 0 });
     // Re-targeting within a GVR never lets the informer go.
-    expect(registry.count('release')).toBe(0);
-    expect(registry.count('ensure', configmaps)).toBe(1);
+    expect(watchManager.count('release')).toBe(0);
+    expect(watchManager.count('ensure', configmaps)).toBe(1);
     w.done(true);
     coordinator.routeEvent(event(configmaps, 'default', 'a'));
     expect(enqueued.take()).toEqual([]);
@@ -155,7 +155,7 @@ describe('WatchCoordinator cycles', () => {
   });
 
   it('moves a reused node id to its new GVR and releases the old GVR', async () => {
-    const { coordinator, registry, enqueued } = newHarness();
+    const { coordinator, watchManager, enqueued } = newHarness();
     const w1 = coordinator.forInstance(webapps, app1);
     await w1.watch({ nodeId: 'resource', gvr: deployments, name: 'x', namespace: 'default' });
     w1.done(true);
@@ -167,8 +167,8 @@ describe('WatchCoordinator cycles', () => {
     expect(enqueued.take()).toEqual([]);
     coordinator.routeEvent(event(services, 'default', 'x'));
     expect(enqueued.take()).toEqual([APP1]);
-    expect(registry.isWatching(deployments)).toBe(false);
-    expect(registry.isWatching(services)).toBe(true);
+    expect(watchManager.isWatching(deployments)).toBe(false);
+    expect(watchManager.isWatching(services)).toBe(true);
     expect(coordinator.watchRequestCount()).toEqual({ scalar: 1, collection: 0 });
   });
 
@@ -250,13 +250,13 @@ describe('WatchCoordinator cycles', () => {
     ['a GVR without resource', { nodeId: 'n', gvr: { group: 'apps', version: 'v1', resource: '' }, name: 'x' }, /node "n": invalid GroupVersionResource .*: resource "" must be/],
     ['a selector that is not a Selector', { nodeId: 'n', gvr: deployments, selector: 'app=x' }, /node "n": selector must be a Selector/],
   ])('rejects a request with %s, naming the instance and node', async (_what, req, message) => {
-    const { coordinator, registry } = newHarness();
+    const { coordinator, watchManager } = newHarness();
     const w = coordinator.forInstance(webapps, app1);
     const result = w.watch(req as never);
     await expect(result).rejects.toThrow(WatchRequestError);
     await expect(result).rejects.toThrow(message);
     await expect(result).rejects.toThrow(/instance demo\.protean\.dev\/v1\/webapps default\/app1/);
     expect(coordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
-    expect(registry.calls).toEqual([]);
+    expect(watchManager.calls).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ const d1 = { nodeId: 'deployment', gvr: deployments, name: 'd1', namespace: 'def
 const s1 = { nodeId: 'service', gvr: services, name: 's1', namespace: 'default' } as const;
 
 /** `beginPass(...).end(commit)`: the controller's settling of one handler call. */
-describe('WatchCoordinator passes', () => {
+describe('IndexedWatchCoordinator passes', () => {
   it('commits exactly what the pass declared when it ends with commit', async () => {
     const { coordinator, enqueued } = newHarness();
     const p1 = coordinator.beginPass(webapps, app1);
@@ -23,22 +23,22 @@ describe('WatchCoordinator passes', () => {
   });
 
   it('drops every committed watch, and releases the GVRs, when a pass that declared nothing ends with commit', async () => {
-    const { coordinator, registry, enqueued } = newHarness();
+    const { coordinator, watchManager, enqueued } = newHarness();
     const p1 = coordinator.beginPass(webapps, app1);
     await p1.watch(d1);
     p1.end(true);
-    expect(registry.isWatching(deployments)).toBe(true);
+    expect(watchManager.isWatching(deployments)).toBe(true);
 
     coordinator.beginPass(webapps, app1).end(true);
     expect(coordinator.instanceWatchCount()).toBe(0);
     expect(coordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
-    expect(registry.isWatching(deployments)).toBe(false);
+    expect(watchManager.isWatching(deployments)).toBe(false);
     coordinator.routeEvent(event(deployments, 'default', 'd1'));
     expect(enqueued.take()).toEqual([]);
   });
 
   it('keeps the committed set, and discards the pass, when it ends without commit', async () => {
-    const { coordinator, registry } = newHarness();
+    const { coordinator, watchManager } = newHarness();
     const p1 = coordinator.beginPass(webapps, app1);
     await p1.watch(d1);
     p1.end(true);
@@ -46,8 +46,8 @@ describe('WatchCoordinator passes', () => {
     await p2.watch({ nodeId: 'config', gvr: configmaps, name: 'c', namespace: 'default' });
     p2.end(false);
     expect(coordinator.watchRequestCount()).toEqual({ scalar: 1, collection: 0 });
-    expect(registry.isWatching(deployments)).toBe(true);
-    expect(registry.isWatching(configmaps)).toBe(false);
+    expect(watchManager.isWatching(deployments)).toBe(true);
+    expect(watchManager.isWatching(configmaps)).toBe(false);
 
     coordinator.beginPass(webapps, app1).end(false);
     expect(coordinator.watchRequestCount()).toEqual({ scalar: 1, collection: 0 });

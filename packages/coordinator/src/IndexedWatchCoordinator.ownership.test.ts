@@ -1,70 +1,70 @@
 import { describe, expect, it } from '@jest/globals';
-import { flushMicrotasks, silentLogger, type WatchRegistry } from '@protean/core';
+import { flushMicrotasks, silentLogger, type WatchManager } from '@protean/core';
 import { parseSelector } from './test-helpers/deps.js';
 import { APP1, APP2, app1, app2, configmaps, databases, deployments, services, webapps } from './test-helpers/fixtures.js';
 import { event, newHarness } from './test-helpers/harness.js';
 import { RecordingEnqueue } from './test-helpers/RecordingEnqueue.js';
 import { track } from './test-helpers/track.js';
-import { WatchCoordinator } from './WatchCoordinator.js';
+import { IndexedWatchCoordinator } from './IndexedWatchCoordinator.js';
 import { WatchUnavailableError } from './WatchUnavailableError.js';
 
 const d1 = { nodeId: 'deployment', gvr: deployments, name: 'd1', namespace: 'default' } as const;
 const d2 = { nodeId: 'deployment', gvr: deployments, name: 'd2', namespace: 'default' } as const;
 const cms = { nodeId: 'configs', gvr: configmaps, namespace: 'default', selector: parseSelector('app=web') } as const;
 
-describe('WatchCoordinator informer ownership', () => {
+describe('IndexedWatchCoordinator informer ownership', () => {
   it('ensures each GVR once under one owner id and releases it when the instance is removed', async () => {
-    const { coordinator, registry } = newHarness();
+    const { coordinator, watchManager } = newHarness();
     const w = coordinator.forInstance(webapps, app1);
     await w.watch(d1);
     await w.watch(d2);
     await w.watch({ ...d1, nodeId: 'other' });
     w.done(true);
-    expect(registry.calls).toEqual([{ op: 'ensure', gvr: 'apps/v1/deployments', ownerId: 'coordinator' }]);
+    expect(watchManager.calls).toEqual([{ op: 'ensure', gvr: 'apps/v1/deployments', ownerId: 'coordinator' }]);
 
     coordinator.removeInstance(webapps, app1);
-    expect(registry.calls.at(-1)).toEqual({ op: 'release', gvr: 'apps/v1/deployments', ownerId: 'coordinator' });
-    expect(registry.activeWatchCount()).toBe(0);
+    expect(watchManager.calls.at(-1)).toEqual({ op: 'release', gvr: 'apps/v1/deployments', ownerId: 'coordinator' });
+    expect(watchManager.activeWatchCount()).toBe(0);
     expect(coordinator.instanceWatchCount()).toBe(0);
-    expect(registry.anomalies).toEqual([]);
+    expect(watchManager.anomalies).toEqual([]);
   });
 
   it('releases a GVR when done(true) drops its last request, and keeps the GVRs still requested', async () => {
-    const { coordinator, registry } = newHarness();
+    const { coordinator, watchManager } = newHarness();
     const w1 = coordinator.forInstance(webapps, app1);
     await w1.watch(d1);
     await w1.watch({ nodeId: 'service', gvr: services, name: 's1', namespace: 'default' });
     await w1.watch(cms);
     w1.done(true);
-    expect(registry.activeWatchCount()).toBe(3);
+    expect(watchManager.activeWatchCount()).toBe(3);
 
     const w2 = coordinator.forInstance(webapps, app1);
     await w2.watch(d1);
     w2.done(true);
-    expect(registry.isWatching(deployments)).toBe(true);
-    expect(registry.isWatching(services)).toBe(false);
-    expect(registry.isWatching(configmaps)).toBe(false);
-    expect(registry.count('release')).toBe(2);
-    expect(registry.anomalies).toEqual([]);
+    expect(watchManager.isWatching(deployments)).toBe(true);
+    expect(watchManager.isWatching(services)).toBe(false);
+    expect(watchManager.isWatching(configmaps)).toBe(false);
+    expect(watchManager.count('release')).toBe(2);
+    expect(watchManager.anomalies).toEqual([]);
   });
 
   it('keeps a GVR while another parent still watches it, and releases it with the last one', async () => {
-    const { coordinator, registry } = newHarness();
+    const { coordinator, watchManager } = newHarness();
     const db1 = { namespace: 'default', name: 'db1' };
     await coordinator.forInstance(webapps, app1).watch(d1);
     await coordinator.forInstance(databases, db1).watch(d2);
 
     coordinator.removeInstance(webapps, app1);
-    expect(registry.isWatching(deployments)).toBe(true);
-    expect(registry.count('release')).toBe(0);
+    expect(watchManager.isWatching(deployments)).toBe(true);
+    expect(watchManager.count('release')).toBe(0);
 
     coordinator.removeInstance(databases, db1);
-    expect(registry.isWatching(deployments)).toBe(false);
-    expect(registry.count('release')).toBe(1);
+    expect(watchManager.isWatching(deployments)).toBe(false);
+    expect(watchManager.count('release')).toBe(1);
   });
 
   it('removes every instance of a parent GVR and releases what only they used', async () => {
-    const { coordinator, registry, enqueued } = newHarness();
+    const { coordinator, watchManager, enqueued } = newHarness();
     const db1 = { namespace: 'default', name: 'db1' };
     await coordinator.forInstance(webapps, app1).watch(d1);
     await coordinator.forInstance(webapps, app2).watch(cms);
@@ -72,55 +72,55 @@ describe('WatchCoordinator informer ownership', () => {
 
     coordinator.removeParentGVR(webapps);
     expect(coordinator.instanceWatchCount()).toBe(1);
-    expect(registry.isWatching(configmaps)).toBe(false);
-    expect(registry.isWatching(deployments)).toBe(true);
+    expect(watchManager.isWatching(configmaps)).toBe(false);
+    expect(watchManager.isWatching(deployments)).toBe(true);
     coordinator.routeEvent(event(deployments, 'default', 'd1'));
     coordinator.routeEvent(event(configmaps, 'default', 'c', { app: 'web' }));
     expect(enqueued.take()).toEqual([]);
 
     coordinator.removeParentGVR(databases);
-    expect(registry.activeWatchCount()).toBe(0);
-    expect(registry.anomalies).toEqual([]);
+    expect(watchManager.activeWatchCount()).toBe(0);
+    expect(watchManager.anomalies).toEqual([]);
   });
 
   it('releases a collection-only GVR when its instance goes', async () => {
-    const { coordinator, registry } = newHarness();
+    const { coordinator, watchManager } = newHarness();
     const w = coordinator.forInstance(webapps, app1);
     await w.watch(cms);
     w.done(true);
-    expect(registry.isWatching(configmaps, 'coordinator')).toBe(true);
+    expect(watchManager.isWatching(configmaps, 'coordinator')).toBe(true);
     coordinator.removeInstance(webapps, app1);
-    expect(registry.isWatching(configmaps)).toBe(false);
+    expect(watchManager.isWatching(configmaps)).toBe(false);
   });
 
   it('does nothing when removing unknown instances or parents', async () => {
-    const { coordinator, registry, enqueued } = newHarness();
+    const { coordinator, watchManager, enqueued } = newHarness();
     await coordinator.forInstance(webapps, app1).watch(d1);
     coordinator.removeInstance(webapps, { namespace: 'x', name: 'nope' });
     coordinator.removeInstance(databases, app1);
     coordinator.removeParentGVR(databases);
     coordinator.removeInstance(webapps, app2);
-    expect(registry.count('release')).toBe(0);
+    expect(watchManager.count('release')).toBe(0);
     expect(coordinator.instanceWatchCount()).toBe(1);
     coordinator.routeEvent(event(deployments, 'default', 'd1'));
     expect(enqueued.take()).toEqual([APP1]);
   });
 
   it('re-ensures a GVR requested again after it was released', async () => {
-    const { coordinator, registry } = newHarness();
+    const { coordinator, watchManager } = newHarness();
     await coordinator.forInstance(webapps, app1).watch(d1);
     coordinator.removeInstance(webapps, app1);
     await coordinator.forInstance(webapps, app1).watch(d1);
-    expect(registry.calls.map((c) => c.op)).toEqual(['ensure', 'release', 'ensure']);
-    expect(registry.isWatching(deployments)).toBe(true);
+    expect(watchManager.calls.map((c) => c.op)).toEqual(['ensure', 'release', 'ensure']);
+    expect(watchManager.isWatching(deployments)).toBe(true);
   });
 });
 
-describe('WatchCoordinator watch() failures', () => {
-  it('rejects with the registry error as cause and leaves no request behind', async () => {
-    const { coordinator, registry, enqueued } = newHarness();
+describe('IndexedWatchCoordinator watch() failures', () => {
+  it('rejects with the watch manager error as cause and leaves no request behind', async () => {
+    const { coordinator, watchManager, enqueued } = newHarness();
     const cause = new Error('the server could not find the requested resource');
-    registry.failNext(deployments, cause);
+    watchManager.failNext(deployments, cause);
     const w = coordinator.forInstance(webapps, app1);
 
     const err = await w.watch(d1).then(
@@ -136,20 +136,20 @@ describe('WatchCoordinator watch() failures', () => {
     expect(coordinator.instanceWatchCount()).toBe(0);
     coordinator.routeEvent(event(deployments, 'default', 'd1'));
     expect(enqueued.take()).toEqual([]);
-    // The registry already dropped our ownership: no release, nothing owned.
-    expect(registry.count('release')).toBe(0);
-    expect(registry.activeWatchCount()).toBe(0);
+    // The watch manager already dropped our ownership: no release, nothing owned.
+    expect(watchManager.count('release')).toBe(0);
+    expect(watchManager.activeWatchCount()).toBe(0);
 
     w.done(true);
     expect(coordinator.instanceWatchCount()).toBe(0);
     // A later request tries again.
     await coordinator.forInstance(webapps, app1).watch(d1);
-    expect(registry.count('ensure', deployments)).toBe(2);
+    expect(watchManager.count('ensure', deployments)).toBe(2);
   });
 
   it('rejects when ensureWatch throws synchronously', async () => {
     const enqueued = new RecordingEnqueue();
-    const throwing: WatchRegistry = {
+    const throwing: WatchManager = {
       ensureWatch: () => {
         throw new Error('boom');
       },
@@ -158,18 +158,18 @@ describe('WatchCoordinator watch() failures', () => {
       activeWatchCount: () => 0,
       shutdown: () => undefined,
     };
-    const coordinator = new WatchCoordinator(throwing, enqueued.enqueue, silentLogger());
+    const coordinator = new IndexedWatchCoordinator(throwing, enqueued.enqueue, silentLogger());
     await expect(coordinator.forInstance(webapps, app1).watch(d1)).rejects.toThrow(/cannot watch apps\/v1\/deployments .*: boom/);
     expect(coordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
   });
 
   it('keeps the committed target of a node whose new target failed, so done(false) restores it', async () => {
-    const { coordinator, registry, enqueued } = newHarness();
+    const { coordinator, watchManager, enqueued } = newHarness();
     const w1 = coordinator.forInstance(webapps, app1);
     await w1.watch(d1);
     w1.done(true);
 
-    registry.failNext(services, new Error('forbidden'));
+    watchManager.failNext(services, new Error('forbidden'));
     const w2 = coordinator.forInstance(webapps, app1);
     await expect(w2.watch({ ...d1, gvr: services })).rejects.toThrow(WatchUnavailableError);
     coordinator.routeEvent(event(deployments, 'default', 'd1'));
@@ -179,17 +179,17 @@ describe('WatchCoordinator watch() failures', () => {
     coordinator.routeEvent(event(deployments, 'default', 'd1'));
     expect(enqueued.take()).toEqual([APP1]);
     expect(coordinator.watchRequestCount()).toEqual({ scalar: 1, collection: 0 });
-    expect(registry.isWatching(deployments)).toBe(true);
-    expect(registry.anomalies).toEqual([]);
+    expect(watchManager.isWatching(deployments)).toBe(true);
+    expect(watchManager.anomalies).toEqual([]);
   });
 
   it('does not let a failed re-target undo a later request of the same node', async () => {
-    const { coordinator, registry, enqueued } = newHarness('manual');
+    const { coordinator, watchManager, enqueued } = newHarness('manual');
     const w = coordinator.forInstance(webapps, app1);
     const failing = track(w.watch({ ...d1, gvr: services }));
     const retry = track(w.watch(d1));
-    registry.rejectSync(services, new Error('forbidden'));
-    registry.resolveSync(deployments);
+    watchManager.rejectSync(services, new Error('forbidden'));
+    watchManager.resolveSync(deployments);
     await flushMicrotasks();
     expect(failing.state).toBe('rejected');
     expect(retry.state).toBe('resolved');
@@ -200,11 +200,11 @@ describe('WatchCoordinator watch() failures', () => {
   });
 
   it('fails every request waiting on the same sync, across instances', async () => {
-    const { coordinator, registry } = newHarness('manual');
+    const { coordinator, watchManager } = newHarness('manual');
     const a = track(coordinator.forInstance(webapps, app1).watch(d1));
     const b = track(coordinator.forInstance(webapps, app2).watch({ nodeId: 'configs', gvr: deployments, selector: parseSelector('app=web') }));
-    expect(registry.count('ensure')).toBe(1);
-    registry.rejectSync(deployments, new Error('timed out waiting for sync'));
+    expect(watchManager.count('ensure')).toBe(1);
+    watchManager.rejectSync(deployments, new Error('timed out waiting for sync'));
     await flushMicrotasks();
     expect([a.state, b.state]).toEqual(['rejected', 'rejected']);
     expect((b.error as Error).message).toMatch(/default\/app2, node "configs": timed out/);
@@ -213,134 +213,134 @@ describe('WatchCoordinator watch() failures', () => {
   });
 
   it('drops a failed request even if its cycle was committed before the sync failed', async () => {
-    const { coordinator, registry, enqueued } = newHarness('manual');
+    const { coordinator, watchManager, enqueued } = newHarness('manual');
     const w = coordinator.forInstance(webapps, app1);
     const pending = track(w.watch(d1));
     w.done(true);
-    registry.rejectSync(deployments, new Error('no such resource'));
+    watchManager.rejectSync(deployments, new Error('no such resource'));
     await flushMicrotasks();
     expect(pending.state).toBe('rejected');
     coordinator.routeEvent(event(deployments, 'default', 'd1'));
     expect(enqueued.take()).toEqual([]);
     expect(coordinator.instanceWatchCount()).toBe(0);
-    expect(registry.count('release')).toBe(0);
+    expect(watchManager.count('release')).toBe(0);
   });
 });
 
-describe('WatchCoordinator ownership under concurrency', () => {
+describe('IndexedWatchCoordinator ownership under concurrency', () => {
   it('resolves watch() only once the informer synced, sharing one ensureWatch per GVR', async () => {
-    const { coordinator, registry } = newHarness('manual');
+    const { coordinator, watchManager } = newHarness('manual');
     const a = track(coordinator.forInstance(webapps, app1).watch(d1));
     const b = track(coordinator.forInstance(webapps, app2).watch(d2));
     await flushMicrotasks();
     expect([a.state, b.state]).toEqual(['pending', 'pending']);
-    expect(registry.count('ensure')).toBe(1);
-    registry.resolveSync(deployments);
+    expect(watchManager.count('ensure')).toBe(1);
+    watchManager.resolveSync(deployments);
     await flushMicrotasks();
     expect([a.state, b.state]).toEqual(['resolved', 'resolved']);
-    // Once owned, further requests resolve without asking the registry.
+    // Once owned, further requests resolve without asking the watchManager.
     await coordinator.forInstance(webapps, app1).watch({ ...d1, name: 'd3', nodeId: 'x' });
-    expect(registry.count('ensure')).toBe(1);
+    expect(watchManager.count('ensure')).toBe(1);
   });
 
   it('releases after the sync settles when done(false) removed the last request mid-sync', async () => {
-    const { coordinator, registry } = newHarness('manual');
+    const { coordinator, watchManager } = newHarness('manual');
     const w = coordinator.forInstance(webapps, app1);
     const p = track(w.watch(d1));
     w.done(false);
-    expect(registry.count('release')).toBe(0);
-    expect(registry.isWatching(deployments, 'coordinator')).toBe(true);
+    expect(watchManager.count('release')).toBe(0);
+    expect(watchManager.isWatching(deployments, 'coordinator')).toBe(true);
 
-    registry.resolveSync(deployments);
+    watchManager.resolveSync(deployments);
     await flushMicrotasks();
     expect(p.state).toBe('resolved');
-    expect(registry.calls.map((c) => c.op)).toEqual(['ensure', 'release']);
-    expect(registry.isWatching(deployments)).toBe(false);
-    expect(registry.anomalies).toEqual([]);
+    expect(watchManager.calls.map((c) => c.op)).toEqual(['ensure', 'release']);
+    expect(watchManager.isWatching(deployments)).toBe(false);
+    expect(watchManager.anomalies).toEqual([]);
   });
 
   it('keeps ownership when a new request arrives between the last removal and the sync', async () => {
-    const { coordinator, registry, enqueued } = newHarness('manual');
+    const { coordinator, watchManager, enqueued } = newHarness('manual');
     const w = coordinator.forInstance(webapps, app1);
     const first = track(w.watch(d1));
     coordinator.removeInstance(webapps, app1);
     const second = track(coordinator.forInstance(webapps, app2).watch(d2));
-    expect(registry.count('ensure')).toBe(1);
+    expect(watchManager.count('ensure')).toBe(1);
 
-    registry.resolveSync(deployments);
+    watchManager.resolveSync(deployments);
     await flushMicrotasks();
     expect([first.state, second.state]).toEqual(['resolved', 'resolved']);
-    expect(registry.count('release')).toBe(0);
-    expect(registry.isWatching(deployments, 'coordinator')).toBe(true);
+    expect(watchManager.count('release')).toBe(0);
+    expect(watchManager.isWatching(deployments, 'coordinator')).toBe(true);
     coordinator.routeEvent(event(deployments, 'default', 'd2'));
     coordinator.routeEvent(event(deployments, 'default', 'd1'));
     expect(enqueued.take()).toEqual([APP2]);
 
     coordinator.removeInstance(webapps, app2);
-    expect(registry.isWatching(deployments)).toBe(false);
-    expect(registry.anomalies).toEqual([]);
+    expect(watchManager.isWatching(deployments)).toBe(false);
+    expect(watchManager.anomalies).toEqual([]);
   });
 
   it('does not release a GVR whose sync failed after its last request was already removed', async () => {
-    const { coordinator, registry } = newHarness('manual');
+    const { coordinator, watchManager } = newHarness('manual');
     const w = coordinator.forInstance(webapps, app1);
     const p = track(w.watch(d1));
     w.done(false);
-    registry.rejectSync(deployments, new Error('forbidden'));
+    watchManager.rejectSync(deployments, new Error('forbidden'));
     await flushMicrotasks();
     expect(p.state).toBe('rejected');
-    expect(registry.count('release')).toBe(0);
-    expect(registry.activeWatchCount()).toBe(0);
+    expect(watchManager.count('release')).toBe(0);
+    expect(watchManager.activeWatchCount()).toBe(0);
     // The next request starts a fresh sync.
     const again = track(coordinator.forInstance(webapps, app1).watch(d1));
-    expect(registry.count('ensure')).toBe(2);
-    registry.resolveSync(deployments);
+    expect(watchManager.count('ensure')).toBe(2);
+    watchManager.resolveSync(deployments);
     await flushMicrotasks();
     expect(again.state).toBe('resolved');
   });
 
   it('never releases while another instance still requests the GVR', async () => {
-    const { coordinator, registry } = newHarness('manual');
+    const { coordinator, watchManager } = newHarness('manual');
     const w1 = coordinator.forInstance(webapps, app1);
     const w2 = coordinator.forInstance(webapps, app2);
     const a = track(w1.watch(d1));
     const b = track(w2.watch(d2));
     w1.done(false);
-    registry.resolveSync(deployments);
+    watchManager.resolveSync(deployments);
     await flushMicrotasks();
     expect([a.state, b.state]).toEqual(['resolved', 'resolved']);
-    expect(registry.count('release')).toBe(0);
+    expect(watchManager.count('release')).toBe(0);
     w2.done(true);
     const w1b = coordinator.forInstance(webapps, app1);
     await w1b.watch(d1);
     w1b.done(false);
-    expect(registry.count('release')).toBe(0);
+    expect(watchManager.count('release')).toBe(0);
     coordinator.removeInstance(webapps, app2);
-    expect(registry.count('release')).toBe(1);
-    expect(registry.anomalies).toEqual([]);
+    expect(watchManager.count('release')).toBe(1);
+    expect(watchManager.anomalies).toEqual([]);
   });
 
   it('settles ownership consistently through interleaved syncs of several GVRs', async () => {
-    const { coordinator, registry, enqueued } = newHarness('manual');
+    const { coordinator, watchManager, enqueued } = newHarness('manual');
     const w = coordinator.forInstance(webapps, app1);
     const a = track(w.watch(d1));
     const b = track(w.watch(cms));
     const c = track(w.watch({ nodeId: 'deployment', gvr: services, name: 's', namespace: 'default' }));
     // The re-target released nothing yet: deployments is still syncing.
-    expect(registry.count('release')).toBe(0);
-    registry.resolveSync(configmaps);
-    registry.resolveSync(deployments);
+    expect(watchManager.count('release')).toBe(0);
+    watchManager.resolveSync(configmaps);
+    watchManager.resolveSync(deployments);
     await flushMicrotasks();
-    expect(registry.calls.filter((x) => x.op === 'release').map((x) => x.gvr)).toEqual(['apps/v1/deployments']);
-    registry.resolveSync(services);
+    expect(watchManager.calls.filter((x) => x.op === 'release').map((x) => x.gvr)).toEqual(['apps/v1/deployments']);
+    watchManager.resolveSync(services);
     await flushMicrotasks();
     expect([a.state, b.state, c.state]).toEqual(['resolved', 'resolved', 'resolved']);
     w.done(true);
-    expect(registry.isWatching(services)).toBe(true);
-    expect(registry.isWatching(configmaps)).toBe(true);
-    expect(registry.isWatching(deployments)).toBe(false);
+    expect(watchManager.isWatching(services)).toBe(true);
+    expect(watchManager.isWatching(configmaps)).toBe(true);
+    expect(watchManager.isWatching(deployments)).toBe(false);
     coordinator.routeEvent(event(services, 'default', 's'));
     expect(enqueued.take()).toEqual([APP1]);
-    expect(registry.anomalies).toEqual([]);
+    expect(watchManager.anomalies).toEqual([]);
   });
 });

@@ -12,14 +12,14 @@ import {
   type Logger,
   type PartialObjectMetadata,
   type TimerHandle,
-  type WatchRegistry,
+  type WatchManager,
   validateGroupVersionResource,
 } from '@protean/core';
 import { statusOf } from './statusOf.js';
 import { SyncFailureMemory } from './SyncFailureMemory.js';
 import { toWatchEvent } from './toWatchEvent.js';
 import { WatchError, type WatchErrorReason } from './WatchError.js';
-import type { WatchManagerOptions } from './WatchManagerOptions.js';
+import type { InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
 import { errorMessage } from './errorMessage.js';
 
 const DEFAULT_SYNC_TIMEOUT_MS = 30_000;
@@ -68,7 +68,7 @@ interface WatchEntry {
  * sync turns later callers away at once (`reason: 'BackingOff'`) until its
  * failure window (1 s doubling to 5 min) has passed.
  */
-export class WatchManager implements WatchRegistry {
+export class InformerWatchManager implements WatchManager {
   /** Longest an `ensureWatch` waits for the informer to sync; 0 or less means the default, 30 000. */
   syncTimeoutMs: number;
   private readonly entries = new Map<string, WatchEntry>();
@@ -83,10 +83,10 @@ export class WatchManager implements WatchRegistry {
     private readonly resyncPeriodMs: number,
     private readonly onEvent: EventHandler,
     logger: Logger,
-    options: WatchManagerOptions = {},
+    options: InformerWatchManagerOptions = {},
   ) {
     if (!(resyncPeriodMs >= 0) || !Number.isFinite(resyncPeriodMs)) {
-      throw new RangeError(`WatchManager: resyncPeriodMs must be a finite number >= 0, got ${String(resyncPeriodMs)}`);
+      throw new RangeError(`InformerWatchManager: resyncPeriodMs must be a finite number >= 0, got ${String(resyncPeriodMs)}`);
     }
     this.clock = options.clock ?? realClock;
     this.syncTimeoutMs = options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS;

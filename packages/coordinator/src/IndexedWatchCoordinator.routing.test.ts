@@ -4,10 +4,10 @@ import { Everything, Nothing, parseSelector } from './test-helpers/deps.js';
 import { APP1, APP2, app1, app2, configmaps, databases, deployments, services, webapps } from './test-helpers/fixtures.js';
 import { event, newHarness } from './test-helpers/harness.js';
 import { RecordingEnqueue } from './test-helpers/RecordingEnqueue.js';
-import { FakeWatchRegistry } from './test-helpers/FakeWatchRegistry.js';
-import { WatchCoordinator } from './WatchCoordinator.js';
+import { FakeWatchManager } from './test-helpers/FakeWatchManager.js';
+import { IndexedWatchCoordinator } from './IndexedWatchCoordinator.js';
 
-describe('WatchCoordinator routing', () => {
+describe('IndexedWatchCoordinator routing', () => {
   it('enqueues the instance for events on a watched object and not for other names', async () => {
     const { coordinator, enqueued } = newHarness();
     const w = coordinator.forInstance(webapps, app1);
@@ -24,14 +24,14 @@ describe('WatchCoordinator routing', () => {
   });
 
   it('routes events for a request from the moment watch() is called, before the informer synced', () => {
-    const { coordinator, registry, enqueued } = newHarness('manual');
+    const { coordinator, watchManager, enqueued } = newHarness('manual');
     const w = coordinator.forInstance(webapps, app1);
     void w.watch({ nodeId: 'deployment', gvr: deployments, name: 'web', namespace: 'default' });
-    expect(registry.pendingSyncs(deployments)).toBe(1);
+    expect(watchManager.pendingSyncs(deployments)).toBe(1);
 
     coordinator.routeEvent(event(deployments, 'default', 'web'));
     expect(enqueued.take()).toEqual([APP1]);
-    registry.resolveSync(deployments);
+    watchManager.resolveSync(deployments);
   });
 
   it('treats an omitted namespace of a scalar request as cluster-scoped', async () => {
@@ -89,10 +89,10 @@ describe('WatchCoordinator routing', () => {
   });
 
   it('accepts a Nothing selector, which never routes', async () => {
-    const { coordinator, registry, enqueued } = newHarness();
+    const { coordinator, watchManager, enqueued } = newHarness();
     const w = coordinator.forInstance(webapps, app1);
     await w.watch({ nodeId: 'none', gvr: configmaps, selector: Nothing });
-    expect(registry.isWatching(configmaps)).toBe(true);
+    expect(watchManager.isWatching(configmaps)).toBe(true);
     expect(coordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 1 });
     coordinator.routeEvent(event(configmaps, 'default', 'c', {}, {}));
     expect(enqueued.take()).toEqual([]);
@@ -154,11 +154,11 @@ describe('WatchCoordinator routing', () => {
   });
 
   it('keeps enqueuing the other instances when one enqueue call throws', async () => {
-    const registry = new FakeWatchRegistry();
+    const watchManager = new FakeWatchManager();
     const recorded = new RecordingEnqueue();
     const { logger, logs } = captureLogger('error');
-    const coordinator = new WatchCoordinator(
-      registry,
+    const coordinator = new IndexedWatchCoordinator(
+      watchManager,
       (parent, inst) => {
         if (inst.name === 'app1') throw new Error('queue is gone');
         recorded.enqueue(parent, inst);
@@ -177,10 +177,10 @@ describe('WatchCoordinator routing', () => {
   });
 
   it('handles an enqueue callback that routes another event re-entrantly', async () => {
-    const registry = new FakeWatchRegistry();
+    const watchManager = new FakeWatchManager();
     const recorded = new RecordingEnqueue();
-    const coordinator: WatchCoordinator = new WatchCoordinator(
-      registry,
+    const coordinator: IndexedWatchCoordinator = new IndexedWatchCoordinator(
+      watchManager,
       (parent, inst) => {
         recorded.enqueue(parent, inst);
         if (inst.name === 'app1') coordinator.routeEvent(event(services, 'default', 'svc'));
@@ -200,7 +200,7 @@ describe('WatchCoordinator routing', () => {
 
   it('logs routing at debug level through the watch-coordinator child logger', async () => {
     const { logger, logs } = captureLogger('debug');
-    const coordinator = new WatchCoordinator(new FakeWatchRegistry(), () => undefined, logger);
+    const coordinator = new IndexedWatchCoordinator(new FakeWatchManager(), () => undefined, logger);
     await coordinator.forInstance(webapps, app1).watch({ nodeId: 'c', gvr: configmaps, name: 'c', namespace: 'default' });
     coordinator.routeEvent(event(configmaps, 'default', 'c'));
     const routed = logs.find((l) => l.msg === 'routed event');
@@ -211,7 +211,7 @@ describe('WatchCoordinator routing', () => {
 
   it('logs nothing below info when debug is disabled', async () => {
     const { logger, logs } = captureLogger('info');
-    const coordinator = new WatchCoordinator(new FakeWatchRegistry(), () => undefined, logger);
+    const coordinator = new IndexedWatchCoordinator(new FakeWatchManager(), () => undefined, logger);
     const w = coordinator.forInstance(webapps, app1);
     await w.watch({ nodeId: 'c', gvr: configmaps, name: 'c', namespace: 'default' });
     coordinator.routeEvent(event(configmaps, 'default', 'c'));

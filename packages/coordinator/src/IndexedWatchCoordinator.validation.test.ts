@@ -7,7 +7,7 @@ import { WatchRequestError } from './WatchRequestError.js';
 
 const all = parseSelector('app=x');
 
-describe('WatchCoordinator refuses watch requests that break Kubernetes naming rules', () => {
+describe('IndexedWatchCoordinator refuses watch requests that break Kubernetes naming rules', () => {
   it.each([
     ['a path as resource', { group: '', version: 'v1', resource: 'namespaces/default/configmaps' }, 'resource', 'namespaces/default/configmaps'],
     ['".." as resource', { group: '', version: 'v1', resource: '..' }, 'resource', '..'],
@@ -16,7 +16,7 @@ describe('WatchCoordinator refuses watch requests that break Kubernetes naming r
     ['a slash in the group', { group: 'a/b', version: 'v1', resource: 'things' }, 'group', 'a/b'],
     ['a path in the version', { group: '', version: 'v1/..', resource: 'configmaps' }, 'version', 'v1/..'],
   ])('rejects %s with a WatchRequestError caused by InvalidGroupVersionResourceError, ensuring nothing', async (_what, gvr, field, value) => {
-    const { coordinator, registry } = newHarness();
+    const { coordinator, watchManager } = newHarness();
     const w = coordinator.forInstance(webapps, app1);
     const err = await w.watch({ nodeId: 'child', gvr, selector: all }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WatchRequestError);
@@ -26,7 +26,7 @@ describe('WatchCoordinator refuses watch requests that break Kubernetes naming r
     const cause = (err as Error).cause;
     expect(cause).toBeInstanceOf(InvalidGroupVersionResourceError);
     expect(cause).toMatchObject({ field, value });
-    expect(registry.calls).toEqual([]);
+    expect(watchManager.calls).toEqual([]);
     expect(coordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
     expect(coordinator.instanceWatchCount()).toBe(0);
   });
@@ -38,14 +38,14 @@ describe('WatchCoordinator refuses watch requests that break Kubernetes naming r
     ['a name with a slash', { namespace: 'default', name: 'a/b' }, 'name', 'a/b'],
     ['a name with "%"', { namespace: 'default', name: 'a%2Fb' }, 'name', 'a%2Fb'],
   ])('rejects %s with a WatchRequestError caused by InvalidObjectNameError', async (_what, target, field, value) => {
-    const { coordinator, registry } = newHarness();
+    const { coordinator, watchManager } = newHarness();
     const w = coordinator.forInstance(webapps, app1);
     const err = await w.watch({ nodeId: 'child', gvr: configmaps, ...target }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WatchRequestError);
     expect((err as Error).message).toContain(`invalid ${field} ${JSON.stringify(value)}`);
     expect((err as Error).message).toContain('on /v1/configmaps');
     expect((err as Error).cause).toBeInstanceOf(InvalidObjectNameError);
-    expect(registry.calls).toEqual([]);
+    expect(watchManager.calls).toEqual([]);
     expect(coordinator.instanceWatchCount()).toBe(0);
   });
 

@@ -1,0 +1,10 @@
+export type * from './DelayingQueue.js';
+export type * from './InstancePass.js';
+export type * from './InstanceWatcher.js';
+export type * from './RateLimiter.js';
+export type * from './RateLimitingQueue.js';
+export type * from './WatchCoordinator.js';
+export type * from './WatchManager.js';
+export type * from './WatchRequest.js';
+export type * from './WorkQueue.js';
+export type * from './WorkQueueFactory.js';
