@@ -119,10 +119,11 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
    * resync updates are ignored: they replay state, they do not change it.
    */
   routeEvent(event: WatchEvent): void {
-    // Differs from the seed system, which routes them: a brand-new informer has no committed request, and the
-    // instance that asked for it reads after `watch()` resolves, so routing would only reconcile it twice.
+    // kro-diff: initial-list adds are not routed (kro routes them): a brand-new informer has no committed request, and
+    // the instance that asked for it reads after `watch()` resolves, so routing would only reconcile it twice.
     if (event.initialList === true) return;
-    // Parents are re-reconciled on resync anyway; routing it would enqueue every watcher each period.
+    // kro-diff: resync updates are not routed (kro routes them): parents are re-reconciled on resync anyway, and
+    // routing them would enqueue every watcher each period.
     if (event.resync === true) return;
     const g = this.gvrs.get(event.gvr);
     if (g === undefined) return;
@@ -197,7 +198,8 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
     try {
       await this.gvrs.acquire(g);
     } catch (err) {
-      // Differs from kro, which logs the ensure error and reports success.
+      // kro-diff: a failed ensure rejects `watch()` with WatchUnavailableError, so the handler learns that its watch is
+      // missing; kro logs the ensure error and reports success.
       throw new WatchUnavailableError(state.describe(), req.nodeId, entry.gvr, err);
     }
   }
@@ -245,7 +247,8 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
   /** The registered state a watcher acts on, registering or adopting one if needed. */
   private attach(watcher: ScopedInstanceWatcher, nodeId: string): InstanceState {
     const state = watcher.state;
-    // Differs from kro: kro re-creates the state of a removed instance here.
+    // kro-diff: a watcher of a removed instance throws InstanceRemovedError, so no watches stay alive for an instance
+    // that no longer exists; kro silently re-creates the state of a removed instance when a stale watcher calls Watch.
     if (state.removed) throw new InstanceRemovedError(state.describe(), nodeId);
     const current = this.instances.get(state.parentKey)?.get(state.instanceKey);
     if (current === state) return state;

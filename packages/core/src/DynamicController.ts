@@ -107,7 +107,7 @@ export class DynamicController {
       handlerFor: (gvr) => this.parents.get(gvrKey(gvr)),
       instanceExists: (item) => this.watchManager.getInformer(item.gvr)?.get(item) !== undefined,
       beginPass: (item) => this.#watchCoordinator.beginPass(item.gvr, item),
-      // Also after a handler that ran across deregister: the seed system leaks the watches it declared.
+      // Also after a handler that ran across deregister, so the watches it declared do not leak.
       forgetInstance: (item) => this.#watchCoordinator.removeInstance(item.gvr, item),
       signal: this.handlerAbort.signal,
       clock,
@@ -323,8 +323,8 @@ export class DynamicController {
 
   /** Status and metadata-only changes keep the generation and need no reconcile. */
   private updateNeedsReconcile(update: WatchEvent): boolean {
-    // Differs from the seed system, which filters resyncs by generation too: as client-go controllers do, a resync
-    // re-reconciles every parent (and brings back an item dropped after queueMaxRetries).
+    // kro-diff: a resync re-reconciles every parent, as client-go controllers do (and brings back an item dropped
+    // after queueMaxRetries); kro filters resyncs by generation too.
     if (update.resync === true) return true;
     // A resource that does not track generation (ConfigMap-like) has no other way to show a spec change.
     if (update.generation === undefined || update.oldGeneration === undefined) return true;

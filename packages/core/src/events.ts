@@ -9,6 +9,10 @@ export type EventType = 'add' | 'update' | 'delete';
  * new objects nor filters by generation; it only flags the two kinds of
  * event that replay state rather than report a change (`initialList`,
  * `resync`).
+ *
+ * kro-diff: besides what kro's events carry, a WatchEvent has
+ * `generation`/`oldGeneration` and the `initialList`/`resync` flags, so
+ * consumers can skip status-only updates and replays.
  */
 export interface WatchEvent {
   readonly type: EventType;

@@ -63,10 +63,10 @@ interface WatchEntry {
  * informer; so a `releaseWatch` while the owner's `ensureWatch` is still
  * waiting rejects that promise (`reason: 'Released'`).
  *
- * Beyond the seed system: a GVR the server refuses (401/403/404 before the
- * first sync) fails its pending callers at once, and a GVR that failed to
- * sync turns later callers away at once (`reason: 'BackingOff'`) until its
- * failure window (1 s doubling to 5 min) has passed.
+ * A GVR the server refuses (401/403/404 before the first sync) fails its
+ * pending callers at once, and a GVR that failed to sync turns later callers
+ * away at once (`reason: 'BackingOff'`) until its failure window (1 s
+ * doubling to 5 min) has passed.
  */
 export class InformerWatchManager implements WatchManager {
   /** Longest an `ensureWatch` waits for the informer to sync; 0 or less means the default, 30 000. */
@@ -110,7 +110,9 @@ export class InformerWatchManager implements WatchManager {
     const key = gvrKey(gvr);
     let entry = this.entries.get(key);
     if (entry === undefined || !entry.synced) {
-      // Beyond kro: a GVR that failed to sync recently turns callers away at once.
+      // kro-diff: a GVR that failed to sync recently turns callers away at once (`BackingOff`) until its failure
+      // window (1 s doubling to 5 min) has passed, so callers do not each wait out a sync that is likely to fail
+      // again; kro has no such window.
       const failure = this.failures.active(key);
       if (failure !== undefined) {
         const waitMs = Math.ceil(failure.retryAtMs - this.clock.now());
@@ -141,7 +143,8 @@ export class InformerWatchManager implements WatchManager {
   releaseWatch(gvr: GroupVersionResource, ownerId: string): void {
     const entry = this.entries.get(gvrKey(gvr));
     if (entry === undefined || !entry.owners.has(ownerId)) return;
-    // Differs from kro, whose waiting call would still succeed for an owner that is gone.
+    // kro-diff: releasing an owner rejects its pending `ensureWatch` (`Released`), so no caller is told it holds a
+    // watch it gave up; kro's waiting call would still succeed for an owner that is gone.
     const err = new WatchError(entry.gvr, 'Released', `owner ${JSON.stringify(ownerId)} released the watch before it synced`);
     this.dropOwner(entry, ownerId, err);
   }
@@ -261,7 +264,8 @@ export class InformerWatchManager implements WatchManager {
     const status = statusOf(err);
     const reason = status === undefined ? undefined : FAIL_FAST.get(status);
     if (reason === undefined) return;
-    // Beyond kro: a refusal fails the pending callers now, not at the sync deadline.
+    // kro-diff: a refusal (401/403/404) before the first sync fails the pending callers now, so a missing CRD or
+    // RBAC rule shows at once; in kro they fail only at the sync deadline.
     const hint = status === 404 ? ' (is the resource served? check the CRD is installed and established, and that `resource` is the plural name)' : '';
     const werr = new WatchError(entry.gvr, reason, `the server answered ${status} before the informer synced: ${err.message}${hint}`, {
       cause: err,

@@ -111,8 +111,8 @@ export class WorkerPool {
     const { queue, logger } = this.deps;
     const key = workItemKey(item);
     try {
-      // Deliberate difference from the seed system: items still queued at
-      // shutdown are released without running a handler whose signal is aborted.
+      // kro-diff: items still queued at shutdown are released without running a handler whose signal is aborted
+      // (the next controller to start reconciles them); kro would start them with an aborted context.
       if (this.deps.signal.aborted) return;
       const parent = this.deps.handlerFor(item.gvr);
       if (parent === undefined) {
@@ -128,7 +128,9 @@ export class WorkerPool {
       this.notify((o) => o.onReconcile?.(parent.gvr, durationMs, outcome));
       // Deleted while its handler ran, or deregistered (which cleaned the watch coordinator before this handler
       // declared its watches): left alone, the watches would hold their informers forever.
-      // Differs from the seed system, which forgets an instance only when its handler reports NotFound.
+      // kro-diff: an instance deleted while its handler ran, or deregistered meanwhile, is forgotten after the pass,
+      // so its watches do not hold their informers forever; kro forgets an instance only when its handler reports
+      // NotFound, and so leaks the watches of a handler that ran across deregister.
       if (this.deps.handlerFor(item.gvr) === undefined || !this.deps.instanceExists(item)) this.deps.forgetInstance(item);
     } catch (err) {
       logger.error({ err, item: key }, 'processing a work item failed');
@@ -178,7 +180,8 @@ export class WorkerPool {
   private settle(item: ObjectIdentifiers, pass: InstancePass, outcome: ReconcileOutcome): void {
     try {
       const succeeded = outcome === 'success' || outcome === 'requeue' || outcome === 'requeue_after' || outcome === 'no_requeue';
-      // Differs from the seed system, which keeps the previous set when a pass declares nothing.
+      // kro-diff: a successful pass that declared nothing drops the previous watches, so an instance that stopped
+      // depending on children releases their informers; kro keeps the previous set when a pass declares nothing.
       pass.end(succeeded);
     } catch (err) {
       this.deps.logger.error({ err, item: workItemKey(item) }, 'settling the instance watcher failed');
@@ -208,7 +211,8 @@ export class WorkerPool {
         queue.add(item);
         return 'requeue';
       case 'requeue_after':
-        // Deliberate difference from the seed system: the failure count is reset, polling is not failing.
+        // kro-diff: RequeueNeededAfter resets the item's failure count before re-adding it, since a handler polling an
+        // external state is not a failing one; kro does not reset it.
         queue.forget(item);
         queue.addAfter(item, verdict.delayMs);
         return 'requeue_after';
