@@ -208,6 +208,13 @@ function install() {
       .map(([dep, range]) => `${t.name} has ${dep} ${range} in dependencies`),
   );
   checks.expectNone('no package lists a library the app installs itself in dependencies (a peer instead)', shipped);
+  // An exact pin gives an app that imports the same library at another version a second copy.
+  const pinned = tarballs.flatMap((t) =>
+    Object.entries(t.manifest.dependencies ?? {})
+      .filter(([, range]) => /^\d+\.\d+\.\d+(-\S*)?$/.test(range))
+      .map(([dep, range]) => `${t.name} pins ${dep} ${range}`),
+  );
+  checks.expectNone('published dependencies are ranges, not exact versions', pinned);
 
   // The app's own tooling; the README's commands add everything else.
   const catalog = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8');
