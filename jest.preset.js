@@ -8,6 +8,7 @@ export function jestConfig(overrides = {}) {
     extensionsToTreatAsEsm: ['.ts'],
     moduleNameMapper: {
       '^@protean/([a-z-]+)$': '<rootDir>/../$1/src/index.ts',
+      '^@protean/([a-z-]+)/testing$': '<rootDir>/../$1/src/testing/index.ts',
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },
     transform: {

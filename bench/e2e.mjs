@@ -45,7 +45,7 @@
 // the median is reported.
 // Wall-clock time throughout: this measures the system (API server, etcd,
 // informers, queue), on a machine whose 2 cores are shared.
-import { startKubeApiServer } from '@protean/testing';
+import { startKubeApiServer } from '@protean/envtest';
 import { parseArgs } from './lib/args.mjs';
 import { defineParentKind, keepAliveClient, kubeBinDir } from './lib/cluster.mjs';
 import {

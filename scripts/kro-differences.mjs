@@ -166,7 +166,8 @@ function render(markers) {
     for (const m of group.markers) {
       const target = relative(docsDir, join(root, m.path)).split(sep).join('/');
       const shown = group.dir === '.' ? m.path : m.path.slice(group.dir.length + 1);
-      out.push(`| [${shown}:${m.line}](${target}#L${m.line}) | ${m.name === undefined ? '' : '`' + m.name + '`'} | ${cell(m.text)} |`);
+      // No line numbers: an edit above a marker must not make this list stale.
+      out.push(`| [${shown}](${target}) | ${m.name === undefined ? '' : '`' + m.name + '`'} | ${cell(m.text)} |`);
     }
   }
   return out.join('\n') + '\n';

@@ -26,6 +26,10 @@ const packagesWithTests = ['packages', 'examples']
   .flatMap((parent) => readdirSync(join(root, parent)).map((name) => join(parent, name)))
   .concat(['docs/guide'])
   .filter((dir) => existsSync(join(root, dir, 'jest.config.js')));
+/** Packages with `*.real.test.ts` files: each has a jest.real.config.js. */
+const realTierConfigs = readdirSync(join(root, 'packages'))
+  .map((name) => join(root, 'packages', name, 'jest.real.config.js'))
+  .filter((file) => existsSync(file));
 
 /**
  * Each step is a check (must exit 0) or a Jest run whose counts are summed.
@@ -37,6 +41,8 @@ const steps = [
   // Public API reports (etc/*.api.md): fails when a package's surface drifts.
   { name: 'api', cmd: ['node', [join(root, 'scripts/api-report.mjs')]] },
   { name: 'lint', cmd: ['node', [join(root, 'node_modules/eslint/bin/eslint.js'), '.']] },
+  // docs/kro-differences.md lists every `kro-diff:` marker in the code; fails when it is stale.
+  { name: 'docs', cmd: ['node', [join(root, 'scripts/kro-differences.mjs'), '--check']] },
   {
     name: 'unit',
     jest: true,
@@ -53,7 +59,7 @@ const steps = [
   {
     name: 'real',
     jest: true,
-    cmd: ['node', [...nodeFlags, jestBin, '--runInBand', '--config', join(root, 'packages/testing/jest.real.config.js')]],
+    cmd: ['node', [...nodeFlags, jestBin, '--runInBand', '--projects', ...realTierConfigs]],
   },
 ];
 

@@ -1,7 +1,7 @@
 // The in-memory API server for the memory benchmark, in a worker thread so
 // that its heap (which holds every full object) is not the heap we measure.
 import { parentPort } from 'node:worker_threads';
-import { InMemoryApiServer } from '@protean/testing';
+import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' };
 const SECRETS = { group: '', version: 'v1', resource: 'secrets' };

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { silentLogger, type DynamicController } from '@protean/core';
-import { InMemoryApiServer, waitFor } from '@protean/testing';
+import { waitFor } from '@protean/testing';
+import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import { composeController, greetingHandler, greetings } from './greetingController.js';
 
 describe('the first-controller guide', () => {

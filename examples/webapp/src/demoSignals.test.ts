@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { InMemoryApiServer } from '@protean/testing';
+import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const repoRoot = join(packageDir, '..', '..');

@@ -1,6 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@protean/core';
-import { InMemoryApiServer } from '@protean/testing';
+import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import { pino, type DestinationStream, type Level } from 'pino';
 import { parseCliArgs, USAGE, UsageError } from './cli.js';
 import { runCluster } from './runCluster.js';

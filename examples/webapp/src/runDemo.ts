@@ -1,5 +1,5 @@
 import { gvrKey, type Logger } from '@protean/core';
-import { InMemoryApiServer } from '@protean/testing';
+import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import { composeController } from './composeController.js';
 import { LatencyTracker } from './LatencyTracker.js';
 import { liveReporter } from './liveReporter.js';

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { namespacedNameKey } from '@protean/core';
-import { createTestController, InMemoryApiServer, ObserverRecorder, type KubeObject, type TestController } from '@protean/testing';
+import { createTestController, ObserverRecorder, type TestController } from '@protean/testing';
+import { InMemoryApiServer, type KubeObject } from '@protean/in-memory-apiserver';
 import { KubernetesInformerSource } from '@protean/watch-manager';
 import { ensureCrd } from './ensureCrd.js';
 import { CONFIGMAPS, WEBAPP } from './kinds.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { flushMicrotasks, silentLogger, type WatchManager } from '@protean/core';
+import { silentLogger, type WatchManager } from '@protean/core';
+import { flushMicrotasks } from '@protean/core/testing';
 import { parseSelector } from './test-helpers/deps.js';
 import { APP1, APP2, app1, app2, configmaps, databases, deployments, services, webapps } from './test-helpers/fixtures.js';
 import { event, newHarness } from './test-helpers/harness.js';

@@ -9,7 +9,7 @@ import { RecordingEnqueue } from './test-helpers/RecordingEnqueue.js';
 import { IndexedWatchCoordinator } from './IndexedWatchCoordinator.js';
 
 describe('coordinatorModule', () => {
-  it('binds an watch coordinator factory that builds a working IndexedWatchCoordinator', async () => {
+  it('binds a watch coordinator factory that builds a working IndexedWatchCoordinator', async () => {
     const container = new Container();
     container.load(coreModule({}, silentLogger()), coordinatorModule());
     const factory = container.get(TOKENS.watchCoordinatorFactory);

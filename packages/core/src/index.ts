@@ -11,7 +11,6 @@ export * from './controller/workItemKey.js';
 export * from './coreModule.js';
 export * from './DynamicController.js';
 export * from './events.js';
-export * from './FakeClock.js';
 export * from './gvr.js';
 export * from './gvrValidation.js';
 export * from './handler.js';

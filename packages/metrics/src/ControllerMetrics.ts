@@ -59,7 +59,7 @@ export class ControllerMetrics implements ControllerObserver {
     this.handlerErrors = new Counter({ name: 'dynamic_controller_handler_errors_total', help: 'Total number of errors returned by handlers per GVR', labelNames: ['gvr'], registers });
     this.handlerExceptions = new Counter({
       name: 'dynamic_controller_handler_exceptions_total',
-      help: 'Handlers that threw synchronously instead of returning a rejected promise (the seed system counts these as panics)',
+      help: 'Handlers that threw synchronously instead of returning a rejected promise (kro counts these as panics)',
       labelNames: ['gvr'],
       registers,
     });

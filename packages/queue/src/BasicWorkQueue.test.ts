@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { flushMicrotasks, type QueueGetResult } from '@protean/core';
+import { type QueueGetResult } from '@protean/core';
+import { flushMicrotasks } from '@protean/core/testing';
 import { BasicWorkQueue } from './BasicWorkQueue.js';
 import type { QueuedItem, QueueStore } from './QueueStore.js';
 import type { RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';

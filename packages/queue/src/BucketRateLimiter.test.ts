@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { FakeClock } from '@protean/core';
+import { FakeClock } from '@protean/core/testing';
 import { BucketRateLimiter } from './BucketRateLimiter.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { FakeClock, type QueueGetResult } from '@protean/core';
+import { type QueueGetResult } from '@protean/core';
+import { FakeClock } from '@protean/core/testing';
 import { DelayingWorkQueue } from './DelayingWorkQueue.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
 import type { RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';

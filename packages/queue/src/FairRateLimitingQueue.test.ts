@@ -1,12 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  FakeClock,
-  gvrKey,
-  workItemKey,
-  type GroupVersionResource,
-  type ObjectIdentifiers,
-  type QueueGetResult,
-} from '@protean/core';
+import { gvrKey, workItemKey, type GroupVersionResource, type ObjectIdentifiers, type QueueGetResult } from '@protean/core';
+import { FakeClock } from '@protean/core/testing';
 import { FairRateLimitingQueue } from './FairRateLimitingQueue.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { FakeClock, type RateLimiter } from '@protean/core';
+import { type RateLimiter } from '@protean/core';
+import { FakeClock } from '@protean/core/testing';
 import { BucketRateLimiter } from './BucketRateLimiter.js';
 import { ItemExponentialFailureRateLimiter } from './ItemExponentialFailureRateLimiter.js';
 import { MaxOfRateLimiter } from './MaxOfRateLimiter.js';

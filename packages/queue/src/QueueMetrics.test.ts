@@ -1,13 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  FakeClock,
-  noopQueueMetricsProvider,
-  type CounterMetric,
-  type GaugeMetric,
-  type HistogramMetric,
-  type QueueMetricsProvider,
-  type SettableGaugeMetric,
-} from '@protean/core';
+import { noopQueueMetricsProvider, type CounterMetric, type GaugeMetric, type HistogramMetric, type QueueMetricsProvider, type SettableGaugeMetric } from '@protean/core';
+import { FakeClock } from '@protean/core/testing';
 import { BasicWorkQueue } from './BasicWorkQueue.js';
 import { DelayingWorkQueue } from './DelayingWorkQueue.js';
 import { RateLimitingWorkQueue, type RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { FakeClock, type RateLimiter } from '@protean/core';
+import { type RateLimiter } from '@protean/core';
+import { FakeClock } from '@protean/core/testing';
 import { ItemExponentialFailureRateLimiter } from './ItemExponentialFailureRateLimiter.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
 import { RateLimitingWorkQueue, type RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';

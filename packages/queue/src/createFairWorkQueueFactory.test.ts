@@ -1,11 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  FakeClock,
-  type GroupVersionResource,
-  type ObjectIdentifiers,
-  type RateLimitingQueue,
-  type WorkQueueOptions,
-} from '@protean/core';
+import { type GroupVersionResource, type ObjectIdentifiers, type RateLimitingQueue, type WorkQueueOptions } from '@protean/core';
+import { FakeClock } from '@protean/core/testing';
 import { createFairWorkQueueFactory, type FairWorkQueueOptions } from './createFairWorkQueueFactory.js';
 import { FairRateLimitingQueue } from './FairRateLimitingQueue.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { FakeClock, noopQueueMetricsProvider, type WorkQueueOptions } from '@protean/core';
+import { noopQueueMetricsProvider, type WorkQueueOptions } from '@protean/core';
+import { FakeClock } from '@protean/core/testing';
 import { createWorkQueueFactory } from './createWorkQueueFactory.js';
 import { RateLimitingWorkQueue } from './RateLimitingWorkQueue.js';
 

@@ -1,17 +1,7 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
-import {
-  coreModule,
-  FakeClock,
-  silentLogger,
-  TOKENS,
-  workItemKey,
-  type GroupVersionResource,
-  type ObjectIdentifiers,
-  type QueueMetricsProvider,
-  type RateLimitingQueue,
-  type WorkQueueOptions,
-} from '@protean/core';
+import { coreModule, silentLogger, TOKENS, workItemKey, type GroupVersionResource, type ObjectIdentifiers, type QueueMetricsProvider, type RateLimitingQueue, type WorkQueueOptions } from '@protean/core';
+import { FakeClock } from '@protean/core/testing';
 import { Container } from 'inversify';
 import { fairQueueModule } from './fairQueueModule.js';
 import { FairRateLimitingQueue } from './FairRateLimitingQueue.js';

@@ -1,16 +1,7 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
-import {
-  coreModule,
-  FakeClock,
-  silentLogger,
-  TOKENS,
-  type CounterMetric,
-  type QueueMetricsProvider,
-  type RateLimitingQueue,
-  type WorkQueueFactory,
-  type WorkQueueOptions,
-} from '@protean/core';
+import { coreModule, silentLogger, TOKENS, type CounterMetric, type QueueMetricsProvider, type RateLimitingQueue, type WorkQueueFactory, type WorkQueueOptions } from '@protean/core';
+import { FakeClock } from '@protean/core/testing';
 import { Container } from 'inversify';
 import { queueModule } from './queueModule.js';
 import { RateLimitingWorkQueue } from './RateLimitingWorkQueue.js';

@@ -1,3 +1,2 @@
-export * from './apiserver/index.js';
-export * from './fakes/index.js';
-export * from './kube/index.js';
+export * from '@protean/core/testing';
+export * from './createTestController.js';

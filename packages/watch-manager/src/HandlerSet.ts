@@ -16,15 +16,66 @@ class Registration implements HandlerRegistration {
 }
 
 /**
- * The event handlers of one informer. Each handler call is isolated: a
- * handler that throws is logged and the others (and the informer) carry
- * on. Dispatch iterates over a snapshot, so a handler added or removed by
- * a handler takes effect from the next event, never mid-event.
+ * Delivers events to a fixed list of handlers. Each handler call is
+ * isolated: a handler that throws is logged and the others (and the
+ * informer) carry on. A handler removed during dispatch is skipped from then
+ * on. See {@link HandlerSet.batch}.
  */
-export class HandlerSet {
-  private regs: readonly Registration[] = [];
+export class HandlerBatch {
+  constructor(
+    protected regs: readonly Registration[],
+    protected readonly log: Logger,
+  ) {}
 
-  constructor(private readonly log: Logger) {}
+  added(obj: PartialObjectMetadata, isInInitialList: boolean): void {
+    for (const r of this.regs) {
+      if (r.removed || r.handler.onAdd === undefined) continue;
+      try {
+        r.handler.onAdd(obj, isInInitialList);
+      } catch (err) {
+        this.handlerThrew(err, 'onAdd');
+      }
+    }
+  }
+
+  updated(oldObj: PartialObjectMetadata, newObj: PartialObjectMetadata): void {
+    for (const r of this.regs) {
+      if (r.removed || r.handler.onUpdate === undefined) continue;
+      try {
+        r.handler.onUpdate(oldObj, newObj);
+      } catch (err) {
+        this.handlerThrew(err, 'onUpdate');
+      }
+    }
+  }
+
+  deleted(obj: PartialObjectMetadata | DeletedFinalStateUnknown): void {
+    for (const r of this.regs) {
+      if (r.removed || r.handler.onDelete === undefined) continue;
+      try {
+        r.handler.onDelete(obj);
+      } catch (err) {
+        this.handlerThrew(err, 'onDelete');
+      }
+    }
+  }
+
+  protected handlerThrew(err: unknown, callback: string): void {
+    this.log.error({ err, callback }, 'informer event handler threw; the informer carries on');
+  }
+}
+
+/**
+ * The event handlers of one informer: a {@link HandlerBatch} whose list
+ * changes. The list is replaced, never modified, on register and unregister,
+ * so each dispatch walks the handlers registered when it began: a handler
+ * added or removed by a handler takes effect from the next event, never
+ * mid-event (a removed one is skipped at once).
+ */
+export class HandlerSet extends HandlerBatch {
+  constructor(log: Logger) {
+    super([], log);
+  }
 
   /**
    * Registers `handler` and replays `current` to it as adds, flagged
@@ -62,70 +113,15 @@ export class HandlerSet {
     for (const r of this.regs) r.synced = true;
   }
 
-  added(obj: PartialObjectMetadata, isInInitialList: boolean): void {
-    this.batch().added(obj, isInInitialList);
-  }
-
-  updated(oldObj: PartialObjectMetadata, newObj: PartialObjectMetadata): void {
-    this.batch().updated(oldObj, newObj);
-  }
-
-  deleted(obj: PartialObjectMetadata | DeletedFinalStateUnknown): void {
-    this.batch().deleted(obj);
-  }
-
   /**
    * A dispatcher over the handlers registered now. Use one for a run of
    * events that belong together (a relist, a resync): a handler registered
    * during the run already got the whole cache as its replay, so it must
-   * not also get the rest of the run.
+   * not also get the rest of the run. A single event needs none: `added`,
+   * `updated` and `deleted` of the set itself dispatch to the handlers
+   * registered when they are called.
    */
   batch(): HandlerBatch {
-    return new HandlerBatch(this.regs, (err, callback) => this.handlerThrew(err, callback));
-  }
-
-  private handlerThrew(err: unknown, callback: string): void {
-    this.log.error({ err, callback }, 'informer event handler threw; the informer carries on');
-  }
-}
-
-/** Delivers events to a fixed set of handlers; see {@link HandlerSet.batch}. */
-export class HandlerBatch {
-  constructor(
-    private readonly regs: readonly Registration[],
-    private readonly threw: (err: unknown, callback: string) => void,
-  ) {}
-
-  added(obj: PartialObjectMetadata, isInInitialList: boolean): void {
-    for (const r of this.regs) {
-      if (r.removed || r.handler.onAdd === undefined) continue;
-      try {
-        r.handler.onAdd(obj, isInInitialList);
-      } catch (err) {
-        this.threw(err, 'onAdd');
-      }
-    }
-  }
-
-  updated(oldObj: PartialObjectMetadata, newObj: PartialObjectMetadata): void {
-    for (const r of this.regs) {
-      if (r.removed || r.handler.onUpdate === undefined) continue;
-      try {
-        r.handler.onUpdate(oldObj, newObj);
-      } catch (err) {
-        this.threw(err, 'onUpdate');
-      }
-    }
-  }
-
-  deleted(obj: PartialObjectMetadata | DeletedFinalStateUnknown): void {
-    for (const r of this.regs) {
-      if (r.removed || r.handler.onDelete === undefined) continue;
-      try {
-        r.handler.onDelete(obj);
-      } catch (err) {
-        this.threw(err, 'onDelete');
-      }
-    }
+    return new HandlerBatch(this.regs, this.log);
   }
 }

@@ -1,20 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  DeletedFinalStateUnknown,
-  createLogger,
-  FakeClock,
-  flushMicrotasks,
-  InvalidGroupVersionResourceError,
-  silentLogger,
-  type GroupVersionResource,
-  type HandlerRegistration,
-  type Informer,
-  type InformerSource,
-  type NamespacedName,
-  type PartialObjectMetadata,
-  type ResourceEventHandler,
-  type WatchEvent,
-} from '@protean/core';
+import { DeletedFinalStateUnknown, createLogger, InvalidGroupVersionResourceError, silentLogger, type GroupVersionResource, type HandlerRegistration, type Informer, type InformerSource, type NamespacedName, type PartialObjectMetadata, type ResourceEventHandler, type WatchEvent } from '@protean/core';
+import { FakeClock, flushMicrotasks } from '@protean/core/testing';
 import { WatchError } from './WatchError.js';
 import { InformerWatchManager } from './InformerWatchManager.js';
 import type { InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';

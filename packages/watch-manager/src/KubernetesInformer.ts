@@ -70,6 +70,8 @@ export class KubernetesInformer implements Informer {
   private sleepTimer: TimerHandle | undefined;
   private wake: (() => void) | undefined;
   private resyncTimer: TimerHandle | undefined;
+  /** Lines the current watch has applied (bookmarks included): its progress. */
+  private watchLines = 0;
   /** The collection path, checked once: a GVR or namespace that breaks the naming rules fails the constructor. */
   private readonly path: string;
 
@@ -212,35 +214,32 @@ export class KubernetesInformer implements Informer {
       timeoutSeconds: String(min + Math.floor(this.random() * (max - min + 1))),
     });
     const startedMs = this.clock.now();
-    let events = 0;
+    this.watchLines = 0;
     const req = this.open('WATCH', q, WATCH_ACCEPT);
     try {
       const res = await req.send();
       this.retry.succeeded();
       const lines = new LineSplitter();
-      const onLine = (line: string): void => {
-        this.onWatchLine(line);
-        events++;
-      };
       try {
-        await req.consume(res, (chunk) => lines.push(chunk, onLine));
-        lines.end(onLine);
+        await req.consume(res, (chunk) => lines.push(chunk, this.onWatchLine));
+        lines.end(this.onWatchLine);
       } catch (err) {
         // A broken stream is re-watched like a clean close, unless it was us (stop, watchdog, ERROR event).
         if (!(err instanceof KubernetesRequestError) || err.reason !== 'ConnectionReset') throw err;
         this.report(err);
-        this.log.debug({ err: err.message, events }, 'watch stream broke; re-watching');
+        this.log.debug({ err: err.message, events: this.watchLines }, 'watch stream broke; re-watching');
       }
     } finally {
       this.closeCurrent(req);
       // Also when the stream ends in an error (an in-stream 410): the events before it were progress.
-      if (events > 0) this.retry.onProgress();
+      if (this.watchLines > 0) this.retry.onProgress();
     }
     const shortMs = this.o.shortWatchMs ?? 1000;
-    return events === 0 && this.clock.now() - startedMs < shortMs ? this.retry.onShortWatch() : 0;
+    return this.watchLines === 0 && this.clock.now() - startedMs < shortMs ? this.retry.onShortWatch() : 0;
   }
 
-  private onWatchLine(line: string): void {
+  /** Applies one line of the watch stream to the cache and the handlers; a line that throws does not count as progress. */
+  private readonly onWatchLine = (line: string): void => {
     let ev: WatchLine;
     try {
       ev = JSON.parse(line) as WatchLine;
@@ -250,6 +249,7 @@ export class KubernetesInformer implements Informer {
     if (ev.type === 'BOOKMARK') {
       const rv = (ev.object as { metadata?: { resourceVersion?: unknown } } | undefined)?.metadata?.resourceVersion;
       if (typeof rv === 'string' && rv !== '') this.lastSyncRV = rv;
+      this.watchLines++;
       return;
     }
     if (ev.type === 'ERROR') throw KubernetesRequestError.fromStatus(this.gvr, ev.object as KubeStatus | undefined);
@@ -266,7 +266,8 @@ export class KubernetesInformer implements Informer {
       else this.handlers.updated(old, obj);
     }
     if (obj.metadata.resourceVersion !== undefined) this.lastSyncRV = obj.metadata.resourceVersion;
-  }
+    this.watchLines++;
+  };
 
   private async fetchJson<T>(verb: RequestVerb, q: URLSearchParams, accept: string): Promise<T> {
     const req = this.open(verb, q, accept);

@@ -64,7 +64,7 @@ describe('KubernetesInformerSource refuses what breaks Kubernetes naming rules',
     expect(requests).toEqual([]);
   });
 
-  it.each(MALFORMED)('a InformerWatchManager over it rejects ensureWatch of %s and nothing reaches the server', async (_what, gvr) => {
+  it.each(MALFORMED)('an InformerWatchManager over it rejects ensureWatch of %s and nothing reaches the server', async (_what, gvr) => {
     const wm = new InformerWatchManager(new KubernetesInformerSource({ kubeConfig }), 0, () => undefined, silentLogger());
     await expect(wm.ensureWatch(gvr, 'owner')).rejects.toThrow(InvalidGroupVersionResourceError);
     expect(wm.activeWatchCount()).toBe(0);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { createLogger, FakeClock } from '@protean/core';
+import { createLogger } from '@protean/core';
+import { FakeClock } from '@protean/core/testing';
 import { KubernetesRequestError } from './KubernetesRequestError.js';
 import { RetryPolicy } from './RetryPolicy.js';
 

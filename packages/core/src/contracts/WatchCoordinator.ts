@@ -17,7 +17,7 @@ export interface WatchCoordinator {
   watchRequestCount(): { scalar: number; collection: number };
 }
 
-/** Everything an watch coordinator factory gets from the container. */
+/** Everything a watch coordinator factory gets from the container. */
 export interface WatchCoordinatorDeps {
   readonly watchManager: WatchManager;
   readonly enqueue: EnqueueFunc;

@@ -1,0 +1,17 @@
+// @protean/core/testing: one test double per core contract, and the small
+// helpers every Protean test uses. Implementation packages test against
+// these; @protean/testing re-exports them next to createTestController.
+export * from './Deferred.js';
+export * from './EnqueueRecorder.js';
+export * from './FakeClock.js';
+export * from './FakeInformer.js';
+export * from './FakeInformerError.js';
+export * from './FakeInformerSource.js';
+export * from './fakeObject.js';
+export * from './FakeStatusError.js';
+export * from './FakeWatchManager.js';
+export * from './HandlerRecorder.js';
+export * from './LogRecorder.js';
+export * from './NoopInstanceWatcher.js';
+export * from './ObserverRecorder.js';
+export * from './waitFor.js';

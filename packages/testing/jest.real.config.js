@@ -1,3 +1,0 @@
-import { jestRealConfig } from '../../jest.preset.js';
-
-export default jestRealConfig({ displayName: '@protean/testing (real kube-apiserver)' });

@@ -1,0 +1,190 @@
+import {
+  coreModule,
+  DynamicController,
+  realClock,
+  silentLogger,
+  TOKENS,
+  type Clock,
+  type Config,
+  type ControllerObserver,
+  type WatchCoordinator,
+  type GroupVersionResource,
+  type Handler,
+  type InformerSource,
+  type Logger,
+  type ObjectIdentifiers,
+  type RateLimitingQueue,
+  type WatchManager,
+  type WatchManagerFactory,
+  type WorkQueueFactory,
+  type WorkQueueOptions,
+} from '@protean/core';
+import { coordinatorModule } from '@protean/coordinator';
+import { queueModule } from '@protean/queue';
+import { InformerWatchManager, type InformerWatchManagerOptions } from '@protean/watch-manager';
+import { Container } from 'inversify';
+import { FakeInformerSource } from '@protean/core/testing';
+import { waitFor, type WaitForOptions } from '@protean/core/testing';
+
+/**
+ * The config a test controller starts from: one worker, retries after 1 ms
+ * doubling to 20 ms, 3 retries, no resync, rate limits out of the way,
+ * 5 s shutdown timeout. `options.config` fields override these.
+ */
+export const testControllerConfig: Readonly<Partial<Config>> = Object.freeze({
+  workers: 1,
+  resyncPeriodMs: 0,
+  queueMaxRetries: 3,
+  minRetryDelayMs: 1,
+  maxRetryDelayMs: 20,
+  rateLimit: 1_000_000,
+  burstLimit: 1_000_000,
+  queueShutdownTimeoutMs: 5_000,
+});
+
+/** Options of {@link createTestController}. */
+export interface TestControllerOptions<S extends InformerSource = FakeInformerSource> {
+  /** Merged over {@link testControllerConfig}. */
+  readonly config?: Partial<Config>;
+  /** Where informers come from. Default: a new {@link FakeInformerSource}. */
+  readonly source?: S;
+  /**
+   * The controller's and the queue's clock (`TOKENS.clock`). Default: real
+   * time. With a `FakeClock`, retries, `RequeueNeededAfter` delays and the
+   * shutdown timeout wait for `clock.advanceAsync(...)`.
+   */
+  readonly clock?: Clock;
+  /** Default: silent. Pass `new LogRecorder().logger` to assert on logs. */
+  readonly logger?: Logger;
+  readonly observer?: ControllerObserver;
+  /**
+   * Options of the InformerWatchManager built for the controller. Default: real
+   * clock (sync polling never needs a fake clock advanced), 5 s sync
+   * timeout, 2 ms sync polling, no back-off after a failed sync.
+   */
+  readonly watchManager?: InformerWatchManagerOptions;
+  /** Rebind tokens here (`container.rebind(TOKENS.x)...`); it runs before the controller is built. */
+  readonly configure?: (container: Container) => void;
+  /** Default timeout of the returned `waitFor`. Default 5000. */
+  readonly waitForTimeoutMs?: number;
+}
+
+/** A DynamicController wired to fakes, with helpers to run it in a test. */
+export interface TestController<S extends InformerSource = FakeInformerSource> {
+  readonly controller: DynamicController;
+  readonly source: S;
+  readonly container: Container;
+  readonly clock: Clock;
+  /** The queue the controller built, through whichever factory is bound. */
+  readonly queue: RateLimitingQueue<ObjectIdentifiers>;
+  /** The watch manager the controller built (an InformerWatchManager unless rebound). */
+  readonly watchManager: WatchManager;
+  /** The controller's watch coordinator, `controller.watchCoordinator()`. */
+  readonly watchCoordinator: WatchCoordinator;
+  /** Starts the controller without waiting for shutdown; rejects if `controller.start` rejects at once. */
+  start(): Promise<void>;
+  /** Aborts the start signal and resolves (or rejects) as `controller.start` does. Repeatable. */
+  stop(): Promise<void>;
+  /** `stop()` that never rejects, for `afterEach`. */
+  dispose(): Promise<void>;
+  /** Shorthand for `controller.register`. */
+  register(parent: GroupVersionResource, handler: Handler): Promise<void>;
+  /** {@link waitFor} with this controller's default timeout. */
+  waitFor(condition: () => boolean | Promise<boolean>, options?: WaitForOptions): Promise<void>;
+}
+
+/**
+ * Composes a DynamicController for a unit test the way an application
+ * does, through an Inversify container: `coreModule` (test config, silent
+ * logger), `queueModule` (the real queue), `coordinatorModule` (the real
+ * IndexedWatchCoordinator), a real InformerWatchManager over `source` bound to
+ * `TOKENS.watchManagerFactory`, and `source` (a {@link FakeInformerSource}
+ * by default) bound to `TOKENS.informerSource`.
+ *
+ * Easy to get wrong: `register` needs a started controller, so `await
+ * t.start()` first, and `await t.dispose()` (or `stop()`) after each test,
+ * or the workers keep the test process alive.
+ */
+export function createTestController(
+  options?: TestControllerOptions<FakeInformerSource>,
+): TestController<FakeInformerSource>;
+export function createTestController<S extends InformerSource>(
+  options: TestControllerOptions<S> & { readonly source: S },
+): TestController<S>;
+export function createTestController(
+  options: TestControllerOptions<InformerSource> = {},
+): TestController<InformerSource> {
+  const source = options.source ?? new FakeInformerSource();
+  const clock = options.clock ?? realClock;
+  const config = { ...testControllerConfig, ...options.config };
+  const wmOptions: InformerWatchManagerOptions = {
+    clock: realClock,
+    syncTimeoutMs: 5_000,
+    syncPollIntervalMs: 2,
+    failureBackoff: { initialMs: 0, maxMs: 0 },
+    ...options.watchManager,
+  };
+
+  const container = new Container();
+  container.load(coreModule(config, options.logger ?? silentLogger()), queueModule(), coordinatorModule());
+  container.rebind(TOKENS.clock).toConstantValue(clock);
+  container.bind(TOKENS.informerSource).toConstantValue(source);
+  const watchManagerFactory: WatchManagerFactory = (deps) =>
+    new InformerWatchManager(deps.source, deps.resyncPeriodMs, deps.onEvent, deps.logger, wmOptions);
+  container.bind(TOKENS.watchManagerFactory).toConstantValue(watchManagerFactory);
+  if (options.observer !== undefined) container.rebind(TOKENS.controllerObserver).toConstantValue(options.observer);
+  options.configure?.(container);
+
+  // Wrap whatever factories are bound now, to hand the built queue and watch manager to the test.
+  let queue: RateLimitingQueue<ObjectIdentifiers> | undefined;
+  let watchManager: WatchManager | undefined;
+  const queueFactory = container.get(TOKENS.workQueueFactory);
+  const capturingQueueFactory: WorkQueueFactory = <T>(o: WorkQueueOptions<T>) => {
+    const q = queueFactory(o);
+    queue = q as unknown as RateLimitingQueue<ObjectIdentifiers>;
+    return q;
+  };
+  container.rebind(TOKENS.workQueueFactory).toConstantValue(capturingQueueFactory);
+  const boundWatchManagerFactory = container.get(TOKENS.watchManagerFactory);
+  container.rebind(TOKENS.watchManagerFactory).toConstantValue((deps) => (watchManager = boundWatchManagerFactory(deps)));
+
+  const controller = container.get(DynamicController);
+  if (queue === undefined || watchManager === undefined) {
+    throw new Error('createTestController: the controller did not build its queue and watch manager');
+  }
+  const defaultWait: WaitForOptions = { timeoutMs: options.waitForTimeoutMs ?? 5000 };
+  let abort: AbortController | undefined;
+  let running: Promise<void> | undefined;
+
+  const stop = async (): Promise<void> => {
+    if (abort === undefined || running === undefined) return;
+    abort.abort();
+    await running;
+  };
+
+  return {
+    controller,
+    source,
+    container,
+    clock,
+    queue,
+    watchManager,
+    watchCoordinator: controller.watchCoordinator(),
+    async start() {
+      const attempt = new AbortController();
+      const started = controller.start(attempt.signal);
+      // Reported by stop(); never an unhandled rejection in between.
+      started.catch(() => {});
+      // A start that rejects at once (already running) has settled before this race.
+      await Promise.race([started, Promise.resolve()]);
+      abort = attempt;
+      running = started;
+    },
+    stop,
+    async dispose() {
+      await stop().catch(() => {});
+    },
+    register: (parent, handler) => controller.register(parent, handler),
+    waitFor: (condition, waitOptions) => waitFor(condition, { ...defaultWait, ...waitOptions }),
+  };
+}
