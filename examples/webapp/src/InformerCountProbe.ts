@@ -8,7 +8,7 @@ export interface InformerChange {
 }
 
 /**
- * Follows the controller's informers by decorating the watch-watchManager
+ * Follows the controller's informers by decorating the watch manager
  * factory bound in the container (a supported swap point): it reports each
  * informer that starts or stops, and answers how many run and for which
  * GVRs. The controller keeps its watch manager private; this is how an

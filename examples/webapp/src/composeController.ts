@@ -33,7 +33,7 @@ export interface ComposedController {
  * Builds the DynamicController the way any Protean application does: one
  * Inversify container loaded with the core, queue, watch-manager and
  * coordinator modules, instrumented for Prometheus. The only addition is
- * the {@link InformerCountProbe} around the bound watch-watch manager factory.
+ * the {@link InformerCountProbe} around the bound watch manager factory.
  *
  * Easy to get wrong: every rebind and `instrumentContainer` must happen
  * before `container.get(DynamicController)`, which builds the controller
@@ -48,9 +48,8 @@ export function composeController(options: ComposeOptions): ComposedController {
     coordinatorModule(),
   );
   const informers = new InformerCountProbe(options.onInformerChange);
-  // Read the bound factory before rebinding: rebind unbinds first.
-  const registryFactory = container.get(TOKENS.watchManagerFactory);
-  container.rebind(TOKENS.watchManagerFactory).toConstantValue(informers.wrap(registryFactory));
+  // Decorates whichever watch manager factory is bound when the controller is built.
+  container.onActivation(TOKENS.watchManagerFactory, (_ctx, factory) => informers.wrap(factory));
   const metrics = instrumentContainer(container, { processMetrics: options.processMetrics ?? true });
   return { controller: container.get(DynamicController), metrics, informers };
 }

@@ -1,4 +1,4 @@
-import { gvrKey, validateGroupVersionResource, validateNamespace, validateObjectName, type WatchRequest } from '@protean/core';
+import { errorMessage, gvrKey, validateGroupVersionResource, validateNamespace, validateObjectName, type WatchRequest } from '@protean/core';
 import { WatchRequestError } from './WatchRequestError.js';
 
 /**
@@ -30,7 +30,7 @@ export function validateWatchRequest(req: WatchRequest, instance: string): void 
     try {
       validate();
     } catch (err) {
-      fail(`${err instanceof Error ? err.message : String(err)}${where}`, err);
+      fail(`${errorMessage(err)}${where}`, err);
     }
   };
   check(() => validateGroupVersionResource(req.gvr));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { apiStatusOf, summarizeError } from './apiStatus.js';
+import { apiStatusOf, errorMessage, summarizeError } from './apiStatus.js';
 import { isNotFound } from './isNotFound.js';
 
 /** Shaped like client-node 1.4/2.x's ApiException: numeric code, Status body as a JSON string, headers, a long message. */
@@ -75,5 +75,14 @@ describe('isNotFound', () => {
     expect(isNotFound({ code: 410, body: { reason: 'NotFound' } })).toBe(true);
     expect(isNotFound(new ApiExceptionLike(409, '{}'))).toBe(false);
     expect(isNotFound(Object.assign(new Error('x'), { code: 'ENOENT' }))).toBe(false);
+  });
+});
+
+describe('errorMessage', () => {
+  it('is the message of an Error and the string of anything else', () => {
+    expect(errorMessage(new RangeError('too big'))).toBe('too big');
+    expect(errorMessage('plain')).toBe('plain');
+    expect(errorMessage(42)).toBe('42');
+    expect(errorMessage(undefined)).toBe('undefined');
   });
 });

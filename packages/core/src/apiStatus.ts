@@ -45,6 +45,11 @@ export function* apiStatusChain(err: unknown): Generator<ApiStatus> {
   }
 }
 
+/** The message of an Error, or the value as a string: for log and error texts built from `unknown` causes. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 /**
  * One short line for a log: `404 NotFound: configmaps "x" not found` for a
  * Kubernetes API error (wrapped or not), else the error's name and the

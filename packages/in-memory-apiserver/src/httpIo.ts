@@ -1,3 +1,4 @@
+import { errorMessage } from '@protean/core';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from './ApiError.js';
@@ -34,7 +35,7 @@ export function sendError(res: ServerResponse, err: unknown): void {
   let apiError: ApiError;
   if (err instanceof ApiError) apiError = err;
   else if (err instanceof JsonPatchError) apiError = new ApiError(statusBody(422, 'Invalid', err.message));
-  else apiError = serverError(err instanceof Error ? err.message : String(err));
+  else apiError = serverError(errorMessage(err));
   if (res.headersSent) {
     // Too late for a status line: the best a stream can do is stop.
     res.destroy();

@@ -1,3 +1,4 @@
+import { errorMessage } from '@protean/core';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
@@ -78,7 +79,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, registry: Regis
           reason = typeof r === 'boolean' ? undefined : r.reason;
         } catch (err) {
           ok = false;
-          reason = err instanceof Error ? err.message : String(err);
+          reason = errorMessage(err);
         }
         ready &&= ok;
         lines.push(`[${ok ? '+' : '-'}]${check.name} ${ok ? 'ok' : `failed${reason ? `: ${reason}` : ''}`}`);
@@ -88,7 +89,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, registry: Regis
     }
     return reply(res, 404, `not found: ${path}\n`);
   } catch (err) {
-    return reply(res, 500, `internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return reply(res, 500, `internal error: ${errorMessage(err)}\n`);
   }
 }
 

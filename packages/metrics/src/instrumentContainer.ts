@@ -2,6 +2,7 @@ import {
   DynamicController,
   TOKENS,
   type WatchCoordinator,
+  type WatchCoordinatorDeps,
   type WatchCoordinatorFactory,
   type WatchManager,
   type WatchManagerFactory,
@@ -35,10 +36,11 @@ export interface ProteanMetrics {
 
 /**
  * Instruments a composed container: binds the Prometheus queue metrics and
- * controller observer, and decorates the bound watch-registry and
- * event-router factories so informer events, informer sync time and routing
- * are counted, whichever implementations are bound. Call it after loading the
- * modules and before the first `container.get(DynamicController)`.
+ * controller observer, and decorates the watch-manager and
+ * watch-coordinator factories (container activation handlers) so informer
+ * events, informer sync time and routing are counted, whichever
+ * implementations are bound, also ones bound after this call. Call it
+ * before the first `container.get(DynamicController)`.
  */
 export function instrumentContainer(container: Container, options: InstrumentOptions = {}): ProteanMetrics {
   const registry = options.registry ?? new Registry();
@@ -47,57 +49,32 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
   rebindConstant(container, TOKENS.queueMetricsProvider, new PrometheusQueueMetrics(registry));
   rebindConstant(container, TOKENS.controllerObserver, metrics);
 
-  let watches: WatchManager | undefined;
-  let router: WatchCoordinator | undefined;
-  const registryFactory = container.get(TOKENS.watchManagerFactory);
-  const instrumentedRegistryFactory: WatchManagerFactory = (deps) => {
-    const inner = registryFactory({
+  let watchManager: WatchManager | undefined;
+  let watchCoordinator: WatchCoordinator | undefined;
+  container.onActivation(TOKENS.watchManagerFactory, (_ctx, factory): WatchManagerFactory => (deps) => {
+    const inner = factory({
       ...deps,
       onEvent: (event) => {
         metrics.observeInformerEvent(event);
         deps.onEvent(event);
       },
     });
-    watches = timedRegistry(inner, metrics);
-    return watches;
-  };
-  rebindConstant(container, TOKENS.watchManagerFactory, instrumentedRegistryFactory);
-
-  const routerFactory = container.get(TOKENS.watchCoordinatorFactory);
-  const instrumentedRouterFactory: WatchCoordinatorFactory = (deps) => {
-    let matched = false;
-    const inner = routerFactory({
-      ...deps,
-      enqueue: (parent, instance) => {
-        matched = true;
-        deps.enqueue(parent, instance);
-      },
-    });
-    router = {
-      routeEvent(event) {
-        matched = false;
-        inner.routeEvent(event);
-        metrics.observeRoute(event.gvr, matched);
-      },
-      forInstance: (parent, instance) => inner.forInstance(parent, instance),
-      beginPass: (parent, instance) => inner.beginPass(parent, instance),
-      removeInstance: (parent, instance) => inner.removeInstance(parent, instance),
-      removeParentGVR: (parent) => inner.removeParentGVR(parent),
-      instanceWatchCount: () => inner.instanceWatchCount(),
-      watchRequestCount: () => inner.watchRequestCount(),
-    };
-    return router;
-  };
-  rebindConstant(container, TOKENS.watchCoordinatorFactory, instrumentedRouterFactory);
+    watchManager = timedWatchManager(inner, metrics);
+    return watchManager;
+  });
+  container.onActivation(TOKENS.watchCoordinatorFactory, (_ctx, factory): WatchCoordinatorFactory => (deps) => {
+    watchCoordinator = countingWatchCoordinator(factory, deps, metrics);
+    return watchCoordinator;
+  });
 
   // The controller is resolved lazily: gauges read it only once it exists.
-  const controller = (): DynamicController | undefined => (watches === undefined ? undefined : container.get(DynamicController));
+  const controller = (): DynamicController | undefined => (watchManager === undefined ? undefined : container.get(DynamicController));
   metrics.attach({
     queueLength: () => controller()?.queueLength() ?? 0,
     registeredGvrCount: () => controller()?.registeredGVRs().length ?? 0,
-    activeWatchCount: () => watches?.activeWatchCount() ?? 0,
-    instanceWatchCount: () => router?.instanceWatchCount() ?? 0,
-    watchRequestCount: () => router?.watchRequestCount() ?? { scalar: 0, collection: 0 },
+    activeWatchCount: () => watchManager?.activeWatchCount() ?? 0,
+    instanceWatchCount: () => watchCoordinator?.instanceWatchCount() ?? 0,
+    watchRequestCount: () => watchCoordinator?.watchRequestCount() ?? { scalar: 0, collection: 0 },
   });
 
   const readiness = (): ReadinessCheck[] => [
@@ -121,7 +98,33 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
   };
 }
 
-function timedRegistry(inner: WatchManager, metrics: ControllerMetrics): WatchManager {
+/** A watch coordinator from `factory` that counts, per event, whether it enqueued any instance. */
+function countingWatchCoordinator(factory: WatchCoordinatorFactory, deps: WatchCoordinatorDeps, metrics: ControllerMetrics): WatchCoordinator {
+  let matched = false;
+  const inner = factory({
+    ...deps,
+    enqueue: (parent, instance) => {
+      matched = true;
+      deps.enqueue(parent, instance);
+    },
+  });
+  return {
+    routeEvent(event) {
+      matched = false;
+      inner.routeEvent(event);
+      metrics.observeRoute(event.gvr, matched);
+    },
+    forInstance: (parent, instance) => inner.forInstance(parent, instance),
+    beginPass: (parent, instance) => inner.beginPass(parent, instance),
+    removeInstance: (parent, instance) => inner.removeInstance(parent, instance),
+    removeParentGVR: (parent) => inner.removeParentGVR(parent),
+    instanceWatchCount: () => inner.instanceWatchCount(),
+    watchRequestCount: () => inner.watchRequestCount(),
+  };
+}
+
+/** A watch manager that times the first sync of each informer it starts. */
+function timedWatchManager(inner: WatchManager, metrics: ControllerMetrics): WatchManager {
   return {
     async ensureWatch(gvr, ownerId) {
       const fresh = inner.getInformer(gvr) === undefined;

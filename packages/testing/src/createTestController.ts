@@ -135,18 +135,15 @@ export function createTestController(
   if (options.observer !== undefined) container.rebind(TOKENS.controllerObserver).toConstantValue(options.observer);
   options.configure?.(container);
 
-  // Wrap whatever factories are bound now, to hand the built queue and watch manager to the test.
+  // Decorate whichever factories end up bound, to hand the built queue and watch manager to the test.
   let queue: RateLimitingQueue<ObjectIdentifiers> | undefined;
   let watchManager: WatchManager | undefined;
-  const queueFactory = container.get(TOKENS.workQueueFactory);
-  const capturingQueueFactory: WorkQueueFactory = <T>(o: WorkQueueOptions<T>) => {
-    const q = queueFactory(o);
-    queue = q as unknown as RateLimitingQueue<ObjectIdentifiers>;
-    return q;
-  };
-  container.rebind(TOKENS.workQueueFactory).toConstantValue(capturingQueueFactory);
-  const boundWatchManagerFactory = container.get(TOKENS.watchManagerFactory);
-  container.rebind(TOKENS.watchManagerFactory).toConstantValue((deps) => (watchManager = boundWatchManagerFactory(deps)));
+  container.onActivation(TOKENS.workQueueFactory, (_ctx, queueFactory): WorkQueueFactory => <T>(queueOptions: WorkQueueOptions<T>) => {
+    const built = queueFactory(queueOptions);
+    queue = built as unknown as RateLimitingQueue<ObjectIdentifiers>;
+    return built;
+  });
+  container.onActivation(TOKENS.watchManagerFactory, (_ctx, factory): WatchManagerFactory => (deps) => (watchManager = factory(deps)));
 
   const controller = container.get(DynamicController);
   if (queue === undefined || watchManager === undefined) {

@@ -1,4 +1,6 @@
 import {
+  apiStatusOf,
+  errorMessage,
   gvrKey,
   realClock,
   type Clock,
@@ -15,12 +17,10 @@ import {
   type WatchManager,
   validateGroupVersionResource,
 } from '@protean/core';
-import { statusOf } from './statusOf.js';
 import { SyncFailureMemory } from './SyncFailureMemory.js';
 import { toWatchEvent } from './toWatchEvent.js';
 import { WatchError, type WatchErrorReason } from './WatchError.js';
 import type { InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
-import { errorMessage } from './errorMessage.js';
 
 const DEFAULT_SYNC_TIMEOUT_MS = 30_000;
 
@@ -38,7 +38,7 @@ interface SyncWaiter {
   deadline: TimerHandle | undefined;
 }
 
-interface WatchEntry {
+interface ManagedInformer {
   readonly key: string;
   readonly gvr: GroupVersionResource;
   readonly informer: Informer;
@@ -71,7 +71,7 @@ interface WatchEntry {
 export class InformerWatchManager implements WatchManager {
   /** Longest an `ensureWatch` waits for the informer to sync; 0 or less means the default, 30 000. */
   syncTimeoutMs: number;
-  private readonly entries = new Map<string, WatchEntry>();
+  private readonly entries = new Map<string, ManagedInformer>();
   private readonly failures: SyncFailureMemory;
   private readonly clock: Clock;
   private readonly pollMs: number;
@@ -167,10 +167,10 @@ export class InformerWatchManager implements WatchManager {
     }
   }
 
-  private start(gvr: GroupVersionResource, key: string): WatchEntry {
+  private start(gvr: GroupVersionResource, key: string): ManagedInformer {
     const ownGvr: GroupVersionResource = Object.freeze({ group: gvr.group, version: gvr.version, resource: gvr.resource });
     const informer = this.source.createInformer(ownGvr, { resyncPeriodMs: this.resyncPeriodMs });
-    const entry: WatchEntry = {
+    const entry: ManagedInformer = {
       key,
       gvr: ownGvr,
       informer,
@@ -203,7 +203,7 @@ export class InformerWatchManager implements WatchManager {
   }
 
   private emit(
-    entry: WatchEntry,
+    entry: ManagedInformer,
     type: EventType,
     obj: PartialObjectMetadata | DeletedFinalStateUnknown,
     oldObj?: PartialObjectMetadata,
@@ -218,7 +218,7 @@ export class InformerWatchManager implements WatchManager {
     }
   }
 
-  private checkSynced(entry: WatchEntry): boolean {
+  private checkSynced(entry: ManagedInformer): boolean {
     if (!entry.informer.hasSynced() || entry.registration?.hasSynced() !== true) return false;
     entry.synced = true;
     this.failures.clear(entry.key);
@@ -234,7 +234,7 @@ export class InformerWatchManager implements WatchManager {
     return true;
   }
 
-  private schedulePoll(entry: WatchEntry): void {
+  private schedulePoll(entry: ManagedInformer): void {
     if (entry.poll !== undefined) return;
     entry.poll = this.clock.setTimeout(() => {
       entry.poll = undefined;
@@ -243,13 +243,13 @@ export class InformerWatchManager implements WatchManager {
     }, this.pollMs);
   }
 
-  private onSyncTimeout(entry: WatchEntry, waiter: SyncWaiter, timeoutMs: number): void {
+  private onSyncTimeout(entry: ManagedInformer, waiter: SyncWaiter, timeoutMs: number): void {
     waiter.deadline = undefined;
     if (!entry.waiters.has(waiter)) return;
     // The informer may have synced since the last poll.
     if (this.checkSynced(entry)) return;
     const last = entry.lastError;
-    const status = statusOf(last);
+    const status = apiStatusOf(last)?.code;
     const detail = `informer did not sync within ${timeoutMs} ms${last === undefined ? '' : ` (last error: ${last.message})`}`;
     const err = new WatchError(entry.gvr, 'SyncTimeout', detail, { cause: last, status });
     this.recordFailure(entry, err, status);
@@ -257,11 +257,11 @@ export class InformerWatchManager implements WatchManager {
     this.dropOwner(entry, waiter.ownerId, err);
   }
 
-  private onWatchError(entry: WatchEntry, err: Error): void {
+  private onWatchError(entry: ManagedInformer, err: Error): void {
     if (this.entries.get(entry.key) !== entry) return;
     entry.lastError = err;
     if (entry.synced || entry.waiters.size === 0) return;
-    const status = statusOf(err);
+    const status = apiStatusOf(err)?.code;
     const reason = status === undefined ? undefined : FAIL_FAST.get(status);
     if (reason === undefined) return;
     // kro-diff: a refusal (401/403/404) before the first sync fails the pending callers now, so a missing CRD or
@@ -276,14 +276,14 @@ export class InformerWatchManager implements WatchManager {
     for (const owner of [...entry.owners]) this.dropOwner(entry, owner, werr);
   }
 
-  private recordFailure(entry: WatchEntry, err: WatchError, status: number | undefined): void {
+  private recordFailure(entry: ManagedInformer, err: WatchError, status: number | undefined): void {
     // One informer counts as one failure, however many of its callers time out.
     if (entry.failureRecorded) return;
     entry.failureRecorded = true;
     this.failures.record(entry.key, err, status);
   }
 
-  private dropOwner(entry: WatchEntry, ownerId: string, err: WatchError): void {
+  private dropOwner(entry: ManagedInformer, ownerId: string, err: WatchError): void {
     for (const w of [...entry.waiters]) {
       if (w.ownerId !== ownerId) continue;
       entry.waiters.delete(w);
@@ -294,7 +294,7 @@ export class InformerWatchManager implements WatchManager {
     if (entry.owners.size === 0) this.stop(entry, err);
   }
 
-  private stop(entry: WatchEntry, err: WatchError): void {
+  private stop(entry: ManagedInformer, err: WatchError): void {
     if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
     if (entry.poll !== undefined) this.clock.clearTimeout(entry.poll);
     entry.poll = undefined;

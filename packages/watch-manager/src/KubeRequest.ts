@@ -1,9 +1,8 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Clock, GroupVersionResource, TimerHandle } from '@protean/core';
+import { errorMessage, type Clock, type GroupVersionResource, type TimerHandle } from '@protean/core';
 import { KubernetesRequestError, type RequestVerb } from './KubernetesRequestError.js';
-import { errorMessage } from './errorMessage.js';
 
 /** What one {@link KubeRequest} needs. */
 export interface KubeRequestOptions {
@@ -39,9 +38,9 @@ export class KubeRequest {
   private lastActivityMs: number;
   private watchdog: TimerHandle | undefined;
 
-  constructor(private readonly o: KubeRequestOptions) {
-    this.lastActivityMs = o.clock.now();
-    this.armWatchdog(o.inactivityTimeoutMs);
+  constructor(private readonly request: KubeRequestOptions) {
+    this.lastActivityMs = request.clock.now();
+    this.armWatchdog(request.inactivityTimeoutMs);
   }
 
   /**
@@ -50,8 +49,8 @@ export class KubeRequest {
    * from the response's `Status` body and `Retry-After` header.
    */
   async send(): Promise<http.IncomingMessage> {
-    const { kubeConfig, gvr, verb } = this.o;
-    const opts: https.RequestOptions = { method: 'GET', headers: { Accept: this.o.accept } };
+    const { kubeConfig, gvr, verb } = this.request;
+    const opts: https.RequestOptions = { method: 'GET', headers: { Accept: this.request.accept } };
     try {
       await kubeConfig.applyToHTTPSOptions(opts);
     } catch (err) {
@@ -62,7 +61,7 @@ export class KubeRequest {
     if (server === undefined || server === '') {
       throw new KubernetesRequestError(gvr, verb, 'the KubeConfig has no current cluster with a server URL', { reason: 'NoCluster' });
     }
-    const url = new URL(server.replace(/\/+$/, '') + this.o.pathAndQuery);
+    const url = new URL(server.replace(/\/+$/, '') + this.request.pathAndQuery);
     const plain = url.protocol === 'http:';
     // client-node 2.x hands out one cached agent per cluster+user, built from the first call's TLS options,
     // and a Node agent's options override the request's: a rotated client certificate (exec plugin, certFile)
@@ -145,27 +144,27 @@ export class KubeRequest {
 
   /** Aborts the request (if still open), frees its socket and clears the watchdog. Idempotent. */
   close(reason?: Error): void {
-    if (this.watchdog !== undefined) this.o.clock.clearTimeout(this.watchdog);
+    if (this.watchdog !== undefined) this.request.clock.clearTimeout(this.watchdog);
     this.watchdog = undefined;
     if (!this.controller.signal.aborted) this.controller.abort(reason ?? new Error('request closed'));
   }
 
   private touch(): void {
-    this.lastActivityMs = this.o.clock.now();
+    this.lastActivityMs = this.request.clock.now();
   }
 
   private armWatchdog(delayMs: number): void {
-    this.watchdog = this.o.clock.setTimeout(() => {
+    this.watchdog = this.request.clock.setTimeout(() => {
       this.watchdog = undefined;
       if (this.controller.signal.aborted) return;
-      const idleMs = this.o.clock.now() - this.lastActivityMs;
-      const limit = this.o.inactivityTimeoutMs;
+      const idleMs = this.request.clock.now() - this.lastActivityMs;
+      const limit = this.request.inactivityTimeoutMs;
       if (idleMs < limit) {
         this.armWatchdog(limit - idleMs);
         return;
       }
       const detail = `no bytes from the server for ${Math.round(idleMs)} ms (half-open connection or stalled server)`;
-      this.close(new KubernetesRequestError(this.o.gvr, this.o.verb, detail, { reason: 'InactivityTimeout' }));
+      this.close(new KubernetesRequestError(this.request.gvr, this.request.verb, detail, { reason: 'InactivityTimeout' }));
     }, delayMs);
   }
 
@@ -178,7 +177,7 @@ export class KubeRequest {
   private failure(err: unknown, reason: 'NetworkError' | 'ConnectionReset'): Error {
     const aborted = this.abortReason();
     if (aborted !== undefined) return aborted;
-    return new KubernetesRequestError(this.o.gvr, this.o.verb, `${reason === 'NetworkError' ? 'request' : 'response stream'} failed: ${errorMessage(err)}`, {
+    return new KubernetesRequestError(this.request.gvr, this.request.verb, `${reason === 'NetworkError' ? 'request' : 'response stream'} failed: ${errorMessage(err)}`, {
       reason,
       cause: err,
     });

@@ -1,4 +1,5 @@
 import {
+  errorMessage,
   gvrKey,
   realClock,
   silentLogger,
@@ -15,7 +16,7 @@ import {
 import { deliverRelist } from './deliverRelist.js';
 import { HandlerSet } from './HandlerSet.js';
 import { KubeRequest } from './KubeRequest.js';
-import { LIST_ACCEPT, WATCH_ACCEPT, type KubernetesInformerOptions } from './KubernetesInformerOptions.js';
+import { LIST_ACCEPT, resolveInformerSettings, WATCH_ACCEPT, type InformerSettings, type KubernetesInformerOptions } from './KubernetesInformerOptions.js';
 import { KubernetesRequestError, type KubeStatus, type RequestVerb } from './KubernetesRequestError.js';
 import { LineSplitter } from './LineSplitter.js';
 import { listAll, type ListPage } from './listAll.js';
@@ -75,17 +76,18 @@ export class KubernetesInformer implements Informer {
   /** The collection path, checked once: a GVR or namespace that breaks the naming rules fails the constructor. */
   private readonly path: string;
 
-  constructor(
-    gvr: GroupVersionResource,
-    private readonly o: KubernetesInformerOptions,
-  ) {
-    this.path = resourcePath(gvr, o.namespace);
+  /** The options with their defaults, resolved once. */
+  private readonly settings: InformerSettings;
+
+  constructor(gvr: GroupVersionResource, options: KubernetesInformerOptions) {
+    this.settings = resolveInformerSettings(options);
+    this.path = resourcePath(gvr, options.namespace);
     this.gvr = Object.freeze({ group: gvr.group, version: gvr.version, resource: gvr.resource });
-    this.clock = o.clock ?? realClock;
-    this.random = o.random ?? Math.random;
-    this.log = (o.logger ?? silentLogger()).child({ component: 'informer', gvr: gvrKey(gvr) });
+    this.clock = options.clock ?? realClock;
+    this.random = options.random ?? Math.random;
+    this.log = (options.logger ?? silentLogger()).child({ component: 'informer', gvr: gvrKey(gvr) });
     this.handlers = new HandlerSet(this.log);
-    this.retry = new RetryPolicy(this.log, { ...o, clock: this.clock, random: this.random });
+    this.retry = new RetryPolicy(this.log, { ...options, clock: this.clock, random: this.random });
   }
 
   run(signal: AbortSignal): void {
@@ -176,7 +178,7 @@ export class KubernetesInformer implements Informer {
   private async listAndReplace(): Promise<void> {
     const rv = this.rvUnavailable ? '' : this.listedOnce ? this.lastSyncRV : '0';
     // As client-go: a "not older than" relist is served from the watch cache unpaginated, unless the server paginated before.
-    const limit = rv === '' || rv === '0' || this.paginatedResult ? (this.o.pageSize ?? 500) : 0;
+    const limit = rv === '' || rv === '0' || this.paginatedResult ? this.settings.pageSize : 0;
     const fetchPage = (q: URLSearchParams): Promise<ListPage> => this.fetchJson<ListPage>('LIST', q, LIST_ACCEPT);
     const { store, resourceVersion, pages } = await listAll(fetchPage, rv, limit, this.intern, this.log);
     if (this.stopped) return;
@@ -205,8 +207,8 @@ export class KubernetesInformer implements Informer {
 
   /** One watch from the last synced RV; resolves with the delay before the next one. */
   private async watch(): Promise<number> {
-    const min = this.o.minWatchTimeoutSeconds ?? 300;
-    const max = Math.max(min, this.o.maxWatchTimeoutSeconds ?? 600);
+    const min = this.settings.minWatchTimeoutSeconds;
+    const max = this.settings.maxWatchTimeoutSeconds;
     const q = new URLSearchParams({
       watch: 'true',
       allowWatchBookmarks: 'true',
@@ -234,7 +236,7 @@ export class KubernetesInformer implements Informer {
       // Also when the stream ends in an error (an in-stream 410): the events before it were progress.
       if (this.watchLines > 0) this.retry.onProgress();
     }
-    const shortMs = this.o.shortWatchMs ?? 1000;
+    const shortMs = this.settings.shortWatchMs;
     return this.watchLines === 0 && this.clock.now() - startedMs < shortMs ? this.retry.onShortWatch() : 0;
   }
 
@@ -287,13 +289,13 @@ export class KubernetesInformer implements Informer {
     // A list continues page by page across awaits: no new request once stopped.
     if (this.stopped) throw new InformerStateError(`informer of ${gvrKey(this.gvr)} is stopped`);
     const req = new KubeRequest({
-      kubeConfig: this.o.kubeConfig,
+      kubeConfig: this.settings.kubeConfig,
       gvr: this.gvr,
       verb,
       pathAndQuery: `${this.path}?${q.toString()}`,
       accept,
       clock: this.clock,
-      inactivityTimeoutMs: this.o.inactivityTimeoutMs ?? 150_000,
+      inactivityTimeoutMs: this.settings.inactivityTimeoutMs,
     });
     this.current = req;
     return req;
@@ -317,7 +319,7 @@ export class KubernetesInformer implements Informer {
   }
 
   private scheduleResync(): void {
-    const period = this.o.resyncPeriodMs ?? 0;
+    const period = this.settings.resyncPeriodMs;
     if (period <= 0 || this.stopped) return;
     this.resyncTimer = this.clock.setTimeout(() => {
       this.resyncTimer = undefined;
@@ -337,6 +339,6 @@ interface WatchLine {
 
 function asRequestError(err: unknown, gvr: GroupVersionResource, verb: RequestVerb): KubernetesRequestError {
   if (err instanceof KubernetesRequestError) return err;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   return new KubernetesRequestError(gvr, verb, message, { reason: 'NetworkError', cause: err });
 }

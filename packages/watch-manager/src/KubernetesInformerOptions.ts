@@ -28,3 +28,33 @@ export interface KubernetesInformerOptions extends RetryPolicyOptions {
   /** A watch that ends sooner than this with no event counts as a failure (backoff). Default 1 000. */
   readonly shortWatchMs?: number;
 }
+
+/** {@link KubernetesInformerOptions} with every default filled in: what an informer runs with. */
+export interface InformerSettings {
+  readonly kubeConfig: KubeConfig;
+  /** 0 = no resync. */
+  readonly resyncPeriodMs: number;
+  /** `undefined` = all namespaces. */
+  readonly namespace: string | undefined;
+  readonly pageSize: number;
+  readonly inactivityTimeoutMs: number;
+  readonly minWatchTimeoutSeconds: number;
+  /** Never below `minWatchTimeoutSeconds`. */
+  readonly maxWatchTimeoutSeconds: number;
+  readonly shortWatchMs: number;
+}
+
+/** Fills in the defaults of `options`, once, so the informer reads named fields only. */
+export function resolveInformerSettings(options: KubernetesInformerOptions): InformerSettings {
+  const minWatchTimeoutSeconds = options.minWatchTimeoutSeconds ?? 300;
+  return {
+    kubeConfig: options.kubeConfig,
+    resyncPeriodMs: options.resyncPeriodMs ?? 0,
+    namespace: options.namespace,
+    pageSize: options.pageSize ?? 500,
+    inactivityTimeoutMs: options.inactivityTimeoutMs ?? 150_000,
+    minWatchTimeoutSeconds,
+    maxWatchTimeoutSeconds: Math.max(minWatchTimeoutSeconds, options.maxWatchTimeoutSeconds ?? 600),
+    shortWatchMs: options.shortWatchMs ?? 1000,
+  };
+}

@@ -70,6 +70,17 @@ describe('watchManagerModule', () => {
     watchManager.shutdown();
   });
 
+  it('builds every watch manager with the options it was given', () => {
+    const c = new Container();
+    c.load(coreModule({}, silentLogger()), watchManagerModule({ kubeConfig: kubeConfig(), watchManager: { syncTimeoutMs: 1234 } }));
+    const deps = { source: c.get(TOKENS.informerSource), resyncPeriodMs: 0, onEvent: () => undefined, logger: silentLogger() };
+    const built = c.get(TOKENS.watchManagerFactory)(deps) as InformerWatchManager;
+    expect(built.syncTimeoutMs).toBe(1234);
+    expect((container().get(TOKENS.watchManagerFactory)(deps) as InformerWatchManager).syncTimeoutMs).toBe(30_000);
+    // The watch manager's options are not informer-source options.
+    expect(c.get(TOKENS.informerSource)).toBeInstanceOf(KubernetesInformerSource);
+  });
+
   it('requires a kubeConfig', () => {
     expect(() => watchManagerModule({} as never)).toThrow(/kubeConfig is required/);
   });

@@ -8,6 +8,7 @@ import {
   type WatchCoordinator,
   type Logger,
   type WatchManager,
+  type WatchManagerFactory,
 } from '@protean/core';
 import { coordinatorModule } from '@protean/coordinator';
 import { queueModule } from '@protean/queue';
@@ -74,14 +75,15 @@ export function startRealController(options: RealControllerOptions): RealControl
     watchManagerModule({ ...E2E_INFORMER, ...options.informer, kubeConfig: options.kubeConfig }),
     coordinatorModule(),
   );
-  const source = new ObservedInformerSource(container.get(TOKENS.informerSource));
-  container.rebind(TOKENS.informerSource).toConstantValue(source);
+  let source: ObservedInformerSource | undefined;
   let watchManager: WatchManager | undefined;
-  const watchManagerFactory = container.get(TOKENS.watchManagerFactory);
-  container.rebind(TOKENS.watchManagerFactory).toConstantValue((deps) => (watchManager = watchManagerFactory(deps)));
+  container.onActivation(TOKENS.informerSource, (_ctx, inner) => (source = new ObservedInformerSource(inner)));
+  container.onActivation(TOKENS.watchManagerFactory, (_ctx, factory): WatchManagerFactory => (deps) => (watchManager = factory(deps)));
 
   const controller = container.get(DynamicController);
-  if (watchManager === undefined) throw new Error('startRealController: the controller did not build its watch manager');
+  if (source === undefined || watchManager === undefined) {
+    throw new Error('startRealController: the controller did not build its informer source and watch manager');
+  }
   const abort = new AbortController();
   const running = controller.start(abort.signal);
   // Reported by stop(); never an unhandled rejection in between.
