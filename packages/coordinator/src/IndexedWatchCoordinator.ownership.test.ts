@@ -1,11 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { silentLogger, type WatchManager } from '@protean/core';
-import { flushMicrotasks } from '@protean/core/testing';
+import { gvrKey, silentLogger } from '@protean/core';
+import { EnqueueRecorder, FakeWatchManager, flushMicrotasks, track } from '@protean/core/testing';
 import { parseSelector } from './test-helpers/deps.js';
 import { APP1, APP2, app1, app2, configmaps, databases, deployments, services, webapps } from './test-helpers/fixtures.js';
 import { event, newHarness } from './test-helpers/harness.js';
-import { RecordingEnqueue } from './test-helpers/RecordingEnqueue.js';
-import { track } from './test-helpers/track.js';
 import { IndexedWatchCoordinator } from './IndexedWatchCoordinator.js';
 import { WatchUnavailableError } from './WatchUnavailableError.js';
 
@@ -21,10 +19,10 @@ describe('IndexedWatchCoordinator informer ownership', () => {
     await w.watch(d2);
     await w.watch({ ...d1, nodeId: 'other' });
     w.done(true);
-    expect(watchManager.calls).toEqual([{ op: 'ensure', gvr: 'apps/v1/deployments', ownerId: 'coordinator' }]);
+    expect(watchManager.calls).toEqual([{ op: 'ensure', gvr: deployments, ownerId: 'coordinator' }]);
 
     coordinator.removeInstance(webapps, app1);
-    expect(watchManager.calls.at(-1)).toEqual({ op: 'release', gvr: 'apps/v1/deployments', ownerId: 'coordinator' });
+    expect(watchManager.calls.at(-1)).toEqual({ op: 'release', gvr: deployments, ownerId: 'coordinator' });
     expect(watchManager.activeWatchCount()).toBe(0);
     expect(coordinator.instanceWatchCount()).toBe(0);
     expect(watchManager.anomalies).toEqual([]);
@@ -149,15 +147,10 @@ describe('IndexedWatchCoordinator watch() failures', () => {
   });
 
   it('rejects when ensureWatch throws synchronously', async () => {
-    const enqueued = new RecordingEnqueue();
-    const throwing: WatchManager = {
-      ensureWatch: () => {
-        throw new Error('boom');
-      },
-      releaseWatch: () => undefined,
-      getInformer: () => undefined,
-      activeWatchCount: () => 0,
-      shutdown: () => undefined,
+    const enqueued = new EnqueueRecorder();
+    const throwing = new FakeWatchManager();
+    throwing.ensureWatch = () => {
+      throw new Error('boom');
     };
     const coordinator = new IndexedWatchCoordinator(throwing, enqueued.enqueue, silentLogger());
     await expect(coordinator.forInstance(webapps, app1).watch(d1)).rejects.toThrow(/cannot watch apps\/v1\/deployments .*: boom/);
@@ -332,7 +325,7 @@ describe('IndexedWatchCoordinator ownership under concurrency', () => {
     watchManager.resolveSync(configmaps);
     watchManager.resolveSync(deployments);
     await flushMicrotasks();
-    expect(watchManager.calls.filter((x) => x.op === 'release').map((x) => x.gvr)).toEqual(['apps/v1/deployments']);
+    expect(watchManager.calls.filter((x) => x.op === 'release').map((x) => gvrKey(x.gvr))).toEqual(['apps/v1/deployments']);
     watchManager.resolveSync(services);
     await flushMicrotasks();
     expect([a.state, b.state, c.state]).toEqual(['resolved', 'resolved', 'resolved']);

@@ -1,10 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { captureLogger } from './test-helpers/captureLogger.js';
+import { silentLogger } from '@protean/core';
+import { EnqueueRecorder, FakeWatchManager, LogRecorder } from '@protean/core/testing';
 import { Everything, Nothing, parseSelector } from './test-helpers/deps.js';
 import { APP1, APP2, app1, app2, configmaps, databases, deployments, services, webapps } from './test-helpers/fixtures.js';
 import { event, newHarness } from './test-helpers/harness.js';
-import { RecordingEnqueue } from './test-helpers/RecordingEnqueue.js';
-import { FakeWatchManager } from './test-helpers/FakeWatchManager.js';
 import { IndexedWatchCoordinator } from './IndexedWatchCoordinator.js';
 
 describe('IndexedWatchCoordinator routing', () => {
@@ -155,8 +154,9 @@ describe('IndexedWatchCoordinator routing', () => {
 
   it('keeps enqueuing the other instances when one enqueue call throws', async () => {
     const watchManager = new FakeWatchManager();
-    const recorded = new RecordingEnqueue();
-    const { logger, logs } = captureLogger('error');
+    const recorded = new EnqueueRecorder();
+    const log = new LogRecorder('error');
+    const { logger, records: logs } = log;
     const coordinator = new IndexedWatchCoordinator(
       watchManager,
       (parent, inst) => {
@@ -171,21 +171,22 @@ describe('IndexedWatchCoordinator routing', () => {
     coordinator.routeEvent(event(configmaps, 'default', 'shared'));
     expect(recorded.take()).toEqual([APP2]);
     expect(logs).toHaveLength(1);
-    expect(logs[0]!.bindings).toMatchObject({ component: 'watch-coordinator' });
+    expect(log.bindingsOf(logs[0]!)).toMatchObject({ component: 'watch-coordinator' });
     expect(logs[0]!.msg).toBe('enqueue failed');
-    expect((logs[0]!.obj['err'] as Error).message).toBe('queue is gone');
+    // As pino serializes an error: { type, message, stack }.
+    expect((logs[0]!['err'] as { message: string }).message).toBe('queue is gone');
   });
 
   it('handles an enqueue callback that routes another event re-entrantly', async () => {
     const watchManager = new FakeWatchManager();
-    const recorded = new RecordingEnqueue();
+    const recorded = new EnqueueRecorder();
     const coordinator: IndexedWatchCoordinator = new IndexedWatchCoordinator(
       watchManager,
       (parent, inst) => {
         recorded.enqueue(parent, inst);
         if (inst.name === 'app1') coordinator.routeEvent(event(services, 'default', 'svc'));
       },
-      captureLogger('silent').logger,
+      silentLogger(),
     );
     await coordinator.forInstance(webapps, app1).watch({ nodeId: 'c', gvr: configmaps, name: 'shared', namespace: 'default' });
     await coordinator.forInstance(webapps, app2).watch({ nodeId: 'c', gvr: configmaps, name: 'shared', namespace: 'default' });
@@ -199,18 +200,19 @@ describe('IndexedWatchCoordinator routing', () => {
   });
 
   it('logs routing at debug level through the watch-coordinator child logger', async () => {
-    const { logger, logs } = captureLogger('debug');
+    const log = new LogRecorder('debug');
+    const { logger, records: logs } = log;
     const coordinator = new IndexedWatchCoordinator(new FakeWatchManager(), () => undefined, logger);
     await coordinator.forInstance(webapps, app1).watch({ nodeId: 'c', gvr: configmaps, name: 'c', namespace: 'default' });
     coordinator.routeEvent(event(configmaps, 'default', 'c'));
     const routed = logs.find((l) => l.msg === 'routed event');
-    expect(routed?.bindings).toEqual({ component: 'watch-coordinator' });
-    expect(routed?.obj).toMatchObject({ gvr: '/v1/configmaps', namespace: 'default', name: 'c', instances: 1 });
+    expect(log.bindingsOf(routed!)).toEqual({ component: 'watch-coordinator' });
+    expect(routed).toMatchObject({ gvr: '/v1/configmaps', namespace: 'default', name: 'c', instances: 1 });
     expect(logs.map((l) => l.msg)).toContain('watch requested');
   });
 
   it('logs nothing below info when debug is disabled', async () => {
-    const { logger, logs } = captureLogger('info');
+    const { logger, records: logs } = new LogRecorder('info');
     const coordinator = new IndexedWatchCoordinator(new FakeWatchManager(), () => undefined, logger);
     const w = coordinator.forInstance(webapps, app1);
     await w.watch({ nodeId: 'c', gvr: configmaps, name: 'c', namespace: 'default' });

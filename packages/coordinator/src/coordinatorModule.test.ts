@@ -2,10 +2,9 @@ import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
 import { Container } from 'inversify';
 import { coreModule, silentLogger, TOKENS, type WatchCoordinator, type WatchCoordinatorFactory } from '@protean/core';
+import { EnqueueRecorder, FakeWatchManager } from '@protean/core/testing';
 import { coordinatorModule } from './coordinatorModule.js';
-import { FakeWatchManager } from './test-helpers/FakeWatchManager.js';
 import { APP1, app1, configmaps, webapps } from './test-helpers/fixtures.js';
-import { RecordingEnqueue } from './test-helpers/RecordingEnqueue.js';
 import { IndexedWatchCoordinator } from './IndexedWatchCoordinator.js';
 
 describe('coordinatorModule', () => {
@@ -14,14 +13,14 @@ describe('coordinatorModule', () => {
     container.load(coreModule({}, silentLogger()), coordinatorModule());
     const factory = container.get(TOKENS.watchCoordinatorFactory);
     const watchManager = new FakeWatchManager();
-    const enqueued = new RecordingEnqueue();
+    const enqueued = new EnqueueRecorder();
 
     const watchCoordinator = factory({ watchManager: watchManager, enqueue: enqueued.enqueue, logger: container.get(TOKENS.logger) });
     expect(watchCoordinator).toBeInstanceOf(IndexedWatchCoordinator);
     await watchCoordinator.forInstance(webapps, app1).watch({ nodeId: 'c', gvr: configmaps, name: 'c', namespace: 'default' });
     watchCoordinator.routeEvent({ type: 'add', gvr: configmaps, namespace: 'default', name: 'c', labels: {} });
     expect(enqueued.take()).toEqual([APP1]);
-    expect(watchManager.calls).toEqual([{ op: 'ensure', gvr: '/v1/configmaps', ownerId: 'coordinator' }]);
+    expect(watchManager.calls).toEqual([{ op: 'ensure', gvr: configmaps, ownerId: 'coordinator' }]);
   });
 
   it('passes its options to every coordinator it builds', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { type QueueGetResult } from '@protean/core';
-import { flushMicrotasks } from '@protean/core/testing';
+import { flushMicrotasks, track } from '@protean/core/testing';
 import { BasicWorkQueue } from './BasicWorkQueue.js';
 import type { QueuedItem, QueueStore } from './QueueStore.js';
 import type { RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
@@ -23,17 +23,6 @@ async function item<T>(p: Promise<QueueGetResult<T>>): Promise<T> {
   const result = await p;
   if (result.shutdown) throw new Error('queue unexpectedly shut down');
   return result.item;
-}
-
-/** Tracks whether a promise has settled, without awaiting it. */
-function probe<T>(p: Promise<T>): { settled: () => boolean; value: () => T | undefined } {
-  let settled = false;
-  let value: T | undefined;
-  void p.then((v) => {
-    settled = true;
-    value = v;
-  });
-  return { settled: () => settled, value: () => value };
 }
 
 describe.each(kinds)('%s', (_label, make) => {
@@ -77,12 +66,12 @@ describe.each(kinds)('%s', (_label, make) => {
     q.add('a');
     // Not queued while processing: no second worker may get it.
     expect(q.len()).toBe(0);
-    const waiting = probe(q.get());
+    const waiting = track(q.get());
     await flushMicrotasks();
     expect(waiting.settled()).toBe(false);
     q.done(a);
     await flushMicrotasks();
-    expect(waiting.value()).toEqual({ item: 'a', shutdown: false });
+    expect(waiting.value).toEqual({ item: 'a', shutdown: false });
     expect(q.len()).toBe(0);
     q.done('a');
     expect(q.len()).toBe(0);
@@ -130,29 +119,29 @@ describe.each(kinds)('%s', (_label, make) => {
 
   it('wakes a waiting get() when an item is added', async () => {
     const q = strings();
-    const waiting = probe(q.get());
+    const waiting = track(q.get());
     await flushMicrotasks();
     expect(waiting.settled()).toBe(false);
     q.add('a');
     await flushMicrotasks();
-    expect(waiting.value()).toEqual({ item: 'a', shutdown: false });
+    expect(waiting.value).toEqual({ item: 'a', shutdown: false });
     expect(q.len()).toBe(0);
   });
 
   it('serves concurrent waiting getters in the order they called', async () => {
     const q = strings();
-    const getters = [probe(q.get()), probe(q.get()), probe(q.get())];
+    const getters = [track(q.get()), track(q.get()), track(q.get())];
     q.add('x');
     q.add('y');
     await flushMicrotasks();
-    expect(getters.map((g) => g.value())).toEqual([
+    expect(getters.map((g) => g.value)).toEqual([
       { item: 'x', shutdown: false },
       { item: 'y', shutdown: false },
       undefined,
     ]);
     q.add('z');
     await flushMicrotasks();
-    expect(getters[2]!.value()).toEqual({ item: 'z', shutdown: false });
+    expect(getters[2]!.value).toEqual({ item: 'z', shutdown: false });
   });
 
   it('still hands out queued items after shutdown, then reports shutdown', async () => {
@@ -200,7 +189,7 @@ describe.each(kinds)('%s', (_label, make) => {
     q.add('c');
     const a = await item(q.get());
     const b = await item(q.get());
-    const drained = probe(q.shutdownWithDrain());
+    const drained = track(q.shutdownWithDrain());
     expect(q.shuttingDown()).toBe(true);
     q.add('d');
     expect(q.len()).toBe(1);
@@ -217,7 +206,7 @@ describe.each(kinds)('%s', (_label, make) => {
   it('shutdownWithDrain resolves at once when nothing is processing', async () => {
     const q = strings();
     q.add('a');
-    const drained = probe(q.shutdownWithDrain());
+    const drained = track(q.shutdownWithDrain());
     await flushMicrotasks();
     expect(drained.settled()).toBe(true);
     expect(q.len()).toBe(1);
@@ -227,7 +216,7 @@ describe.each(kinds)('%s', (_label, make) => {
     const q = strings();
     q.add('a');
     await q.get();
-    const drained = probe(q.shutdownWithDrain());
+    const drained = track(q.shutdownWithDrain());
     await flushMicrotasks();
     expect(drained.settled()).toBe(false);
     q.shutdown();

@@ -1,21 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
+import { Random } from '@protean/core/testing';
 import { FairRateLimitingQueue } from './FairRateLimitingQueue.js';
 
 /** Strings as items, grouped by their first letter. */
 function lettersQueue(): FairRateLimitingQueue<string> {
   return new FairRateLimitingQueue<string>({ key: (s) => s, group: (s) => s.charAt(0) });
-}
-
-/** Deterministic PRNG (mulberry32), so a failure replays exactly. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 /**
@@ -71,7 +60,9 @@ class FairQueueModel {
 
 describe('FairRateLimitingQueue against a model', () => {
   it.each([1, 2, 3])('matches the model over 20,000 random adds, gets and dones (seed %p)', async (seed) => {
-    const next = random(seed);
+    // Seeded, so a failure replays exactly.
+    const random = new Random(seed);
+    const next = (): number => random.next();
     const q = lettersQueue();
     const model = new FairQueueModel();
     const holding: string[] = [];

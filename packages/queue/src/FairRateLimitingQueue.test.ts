@@ -1,8 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { gvrKey, workItemKey, type GroupVersionResource, type ObjectIdentifiers, type QueueGetResult } from '@protean/core';
+import { gvrKey, workItemKey, type GroupVersionResource, type ObjectIdentifiers } from '@protean/core';
 import { FakeClock } from '@protean/core/testing';
 import { FairRateLimitingQueue } from './FairRateLimitingQueue.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
+import { take, takeNames } from './test-helpers/take.js';
 
 const gvr = (resource: string): GroupVersionResource => ({ group: 'example.com', version: 'v1', resource });
 const WEBAPPS = gvr('webapps');
@@ -12,19 +13,6 @@ const instance = (parent: GroupVersionResource, name: string): ObjectIdentifiers
 
 function parentsQueue(clock = new FakeClock()): FairRateLimitingQueue<ObjectIdentifiers> {
   return new FairRateLimitingQueue<ObjectIdentifiers>({ key: workItemKey, group: (i) => gvrKey(i.gvr), clock });
-}
-
-async function take<T>(q: FairRateLimitingQueue<T>): Promise<T> {
-  const result: QueueGetResult<T> = await q.get();
-  if (result.shutdown) throw new Error('queue unexpectedly shut down');
-  q.done(result.item);
-  return result.item;
-}
-
-async function takeNames(q: FairRateLimitingQueue<ObjectIdentifiers>, count: number): Promise<string[]> {
-  const names: string[] = [];
-  for (let i = 0; i < count; i++) names.push((await take(q)).name);
-  return names;
 }
 
 /** Strings as items, grouped by their first letter. */

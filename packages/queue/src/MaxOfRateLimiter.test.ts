@@ -1,44 +1,24 @@
 import { describe, expect, it } from '@jest/globals';
-import { type RateLimiter } from '@protean/core';
-import { FakeClock } from '@protean/core/testing';
+import { FakeClock, FakeRateLimiter } from '@protean/core/testing';
 import { BucketRateLimiter } from './BucketRateLimiter.js';
 import { ItemExponentialFailureRateLimiter } from './ItemExponentialFailureRateLimiter.js';
 import { MaxOfRateLimiter } from './MaxOfRateLimiter.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
 
-class Scripted implements RateLimiter<string> {
-  calls = 0;
-  forgotten: string[] = [];
-  constructor(
-    private readonly delayMs: number,
-    private readonly requeues: number,
-  ) {}
-  when(): number {
-    this.calls++;
-    return this.delayMs;
-  }
-  forget(item: string): void {
-    this.forgotten.push(item);
-  }
-  numRequeues(): number {
-    return this.requeues;
-  }
-}
-
 describe('MaxOfRateLimiter', () => {
   it('asks every limiter and returns the largest delay', () => {
-    const a = new Scripted(30, 1);
-    const b = new Scripted(70, 4);
-    const c = new Scripted(10, 2);
+    const a = new FakeRateLimiter<string>({ delayMs: 30, requeues: 1 });
+    const b = new FakeRateLimiter<string>({ delayMs: 70, requeues: 4 });
+    const c = new FakeRateLimiter<string>({ delayMs: 10, requeues: 2 });
     const limiter = new MaxOfRateLimiter(a, b, c);
     expect(limiter.when('x')).toBe(70);
-    expect([a.calls, b.calls, c.calls]).toEqual([1, 1, 1]);
+    expect([a.whenCalls.length, b.whenCalls.length, c.whenCalls.length]).toEqual([1, 1, 1]);
     expect(limiter.numRequeues('x')).toBe(4);
   });
 
   it('forwards forget to every limiter', () => {
-    const a = new Scripted(1, 0);
-    const b = new Scripted(2, 0);
+    const a = new FakeRateLimiter<string>({ delayMs: 1, requeues: 0 });
+    const b = new FakeRateLimiter<string>({ delayMs: 2, requeues: 0 });
     new MaxOfRateLimiter(a, b).forget('x');
     expect([a.forgotten, b.forgotten]).toEqual([['x'], ['x']]);
   });
@@ -53,7 +33,10 @@ describe('MaxOfRateLimiter', () => {
   });
 
   it('passes a NaN from any limiter through rather than hiding it', () => {
-    const limiter = new MaxOfRateLimiter(new Scripted(Number.NaN, 0), new Scripted(50, 0));
+    const limiter = new MaxOfRateLimiter(
+      new FakeRateLimiter<string>({ delayMs: Number.NaN, requeues: 0 }),
+      new FakeRateLimiter<string>({ delayMs: 50, requeues: 0 }),
+    );
     expect(limiter.when('x')).toBeNaN();
   });
 

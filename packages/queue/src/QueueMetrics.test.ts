@@ -1,51 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { noopQueueMetricsProvider, type CounterMetric, type GaugeMetric, type HistogramMetric, type QueueMetricsProvider, type SettableGaugeMetric } from '@protean/core';
-import { FakeClock } from '@protean/core/testing';
+import { noopQueueMetricsProvider } from '@protean/core';
+import { FakeClock, QueueMetricsRecorder } from '@protean/core/testing';
 import { BasicWorkQueue } from './BasicWorkQueue.js';
 import { DelayingWorkQueue } from './DelayingWorkQueue.js';
 import { RateLimitingWorkQueue, type RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
 import { fairQueueKinds } from './test-helpers/fairQueueKinds.js';
-
-/** Records every metric update of every queue, by queue name. */
-class RecordingProvider implements QueueMetricsProvider {
-  readonly created: string[] = [];
-  depth = 0;
-  adds = 0;
-  retries = 0;
-  readonly latencySeconds: number[] = [];
-  readonly workSeconds: number[] = [];
-  readonly unfinishedSeconds: number[] = [];
-  readonly longestSeconds: number[] = [];
-
-  newDepthMetric(name: string): GaugeMetric {
-    this.created.push(`depth:${name}`);
-    return { inc: () => void this.depth++, dec: () => void this.depth-- };
-  }
-  newAddsMetric(name: string): CounterMetric {
-    this.created.push(`adds:${name}`);
-    return { inc: () => void this.adds++ };
-  }
-  newLatencyMetric(name: string): HistogramMetric {
-    this.created.push(`latency:${name}`);
-    return { observe: (v) => void this.latencySeconds.push(v) };
-  }
-  newWorkDurationMetric(name: string): HistogramMetric {
-    this.created.push(`workDuration:${name}`);
-    return { observe: (v) => void this.workSeconds.push(v) };
-  }
-  newUnfinishedWorkSecondsMetric(name: string): SettableGaugeMetric {
-    this.created.push(`unfinished:${name}`);
-    return { set: (v) => void this.unfinishedSeconds.push(v) };
-  }
-  newLongestRunningProcessorSecondsMetric(name: string): SettableGaugeMetric {
-    this.created.push(`longest:${name}`);
-    return { set: (v) => void this.longestSeconds.push(v) };
-  }
-  newRetriesMetric(name: string): CounterMetric {
-    this.created.push(`retries:${name}`);
-    return { inc: () => void this.retries++ };
-  }
-}
 
 type Make = <T>(options: RateLimitingWorkQueueOptions<T>) => RateLimitingWorkQueue<T>;
 // The fair queue must report exactly the same metrics, so these run against it too.
@@ -55,9 +14,9 @@ const kinds: readonly (readonly [label: string, make: Make])[] = [
 ];
 
 describe.each(kinds)('queue metrics of %s', (_label, make) => {
-  function metered(): { clock: FakeClock; metrics: RecordingProvider; q: RateLimitingWorkQueue<string> } {
+  function metered(): { clock: FakeClock; metrics: QueueMetricsRecorder; q: RateLimitingWorkQueue<string> } {
     const clock = new FakeClock();
-    const metrics = new RecordingProvider();
+    const metrics = new QueueMetricsRecorder();
     const q = make<string>({ key: (s) => s, name: 'demo', clock, metricsProvider: metrics });
     return { clock, metrics, q };
   }
@@ -143,7 +102,7 @@ describe.each(kinds)('queue metrics of %s', (_label, make) => {
 describe('queue metrics', () => {
   it('refreshes the unfinished-work gauges on a timer when a period is set, and stops it at shutdown', async () => {
     const clock = new FakeClock();
-    const metrics = new RecordingProvider();
+    const metrics = new QueueMetricsRecorder();
     const q = new DelayingWorkQueue<string>({
       key: (s) => s,
       name: 'demo',
@@ -164,7 +123,7 @@ describe('queue metrics', () => {
 
   it('reports nothing and starts no timer for an unnamed queue, as client-go does', async () => {
     const clock = new FakeClock();
-    const metrics = new RecordingProvider();
+    const metrics = new QueueMetricsRecorder();
     const q = new DelayingWorkQueue<string>({ key: (s) => s, clock, metricsProvider: metrics, unfinishedWorkUpdatePeriodMs: 500 });
     q.add('a');
     q.addAfter('b', 10);

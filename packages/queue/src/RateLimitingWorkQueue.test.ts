@@ -1,6 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { type RateLimiter } from '@protean/core';
-import { FakeClock } from '@protean/core/testing';
+import { FakeClock, FakeRateLimiter } from '@protean/core/testing';
 import { ItemExponentialFailureRateLimiter } from './ItemExponentialFailureRateLimiter.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
 import { RateLimitingWorkQueue, type RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
@@ -12,21 +11,6 @@ const kinds: readonly (readonly [label: string, make: Make])[] = [
   ['RateLimitingWorkQueue', (options) => new RateLimitingWorkQueue(options)],
   ...fairQueueKinds,
 ];
-
-/** A limiter that answers whatever the test sets. */
-class FixedLimiter implements RateLimiter<string> {
-  delayMs = 0;
-  forgotten: string[] = [];
-  when(): number {
-    return this.delayMs;
-  }
-  forget(item: string): void {
-    this.forgotten.push(item);
-  }
-  numRequeues(): number {
-    return 7;
-  }
-}
 
 describe.each(kinds)('%s', (_label, make) => {
   it('adds a rate-limited item after the limiter delay, growing per failure', () => {
@@ -71,7 +55,7 @@ describe.each(kinds)('%s', (_label, make) => {
   });
 
   it('forwards forget and numRequeues to the limiter', () => {
-    const rateLimiter = new FixedLimiter();
+    const rateLimiter = new FakeRateLimiter<string>({ requeues: 7 });
     const q = make<string>({ key: (s) => s, clock: new FakeClock(), rateLimiter });
     q.forget('x');
     expect(rateLimiter.forgotten).toEqual(['x']);
@@ -80,7 +64,7 @@ describe.each(kinds)('%s', (_label, make) => {
   });
 
   it('treats a negative limiter delay as "now"', () => {
-    const rateLimiter = new FixedLimiter();
+    const rateLimiter = new FakeRateLimiter<string>();
     rateLimiter.delayMs = -5;
     const q = make<string>({ key: (s) => s, clock: new FakeClock(), rateLimiter });
     q.addRateLimited('a');
@@ -88,7 +72,7 @@ describe.each(kinds)('%s', (_label, make) => {
   });
 
   it.each([Number.NaN, Number.POSITIVE_INFINITY])('rejects a limiter delay of %p, naming the limiter', (delayMs) => {
-    const rateLimiter = new FixedLimiter();
+    const rateLimiter = new FakeRateLimiter<string>();
     rateLimiter.delayMs = delayMs;
     const q = make<string>({ key: (s) => s, clock: new FakeClock(), rateLimiter });
     expect(() => q.addRateLimited('a')).toThrow(QueueArgumentError);

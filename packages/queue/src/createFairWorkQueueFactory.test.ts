@@ -3,6 +3,7 @@ import { type GroupVersionResource, type ObjectIdentifiers, type RateLimitingQue
 import { FakeClock } from '@protean/core/testing';
 import { createFairWorkQueueFactory, type FairWorkQueueOptions } from './createFairWorkQueueFactory.js';
 import { FairRateLimitingQueue } from './FairRateLimitingQueue.js';
+import { takeNames } from './test-helpers/take.js';
 
 const WEBAPPS: GroupVersionResource = { group: 'example.com', version: 'v1', resource: 'webapps' };
 const DATABASES: GroupVersionResource = { group: 'example.com', version: 'v1', resource: 'databases' };
@@ -12,17 +13,6 @@ const options: WorkQueueOptions<ObjectIdentifiers> = { key: (i) => `${i.gvr.reso
 function addParents(q: RateLimitingQueue<ObjectIdentifiers>): void {
   for (let i = 0; i < 3; i++) q.add({ gvr: WEBAPPS, namespace: 'ns', name: `web-${i}` });
   q.add({ gvr: DATABASES, namespace: 'ns', name: 'db-0' });
-}
-
-async function takeNames(q: RateLimitingQueue<ObjectIdentifiers>, count: number): Promise<string[]> {
-  const out: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const r = await q.get();
-    if (r.shutdown) throw new Error('queue unexpectedly shut down');
-    out.push(r.item.name);
-    q.done(r.item);
-  }
-  return out;
 }
 
 describe('createFairWorkQueueFactory', () => {

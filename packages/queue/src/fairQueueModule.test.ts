@@ -1,11 +1,12 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
-import { coreModule, silentLogger, TOKENS, workItemKey, type GroupVersionResource, type ObjectIdentifiers, type QueueMetricsProvider, type RateLimitingQueue, type WorkQueueOptions } from '@protean/core';
-import { FakeClock } from '@protean/core/testing';
+import { coreModule, silentLogger, TOKENS, workItemKey, type GroupVersionResource, type ObjectIdentifiers, type WorkQueueOptions } from '@protean/core';
+import { FakeClock, QueueMetricsRecorder } from '@protean/core/testing';
 import { Container } from 'inversify';
 import { fairQueueModule } from './fairQueueModule.js';
 import { FairRateLimitingQueue } from './FairRateLimitingQueue.js';
 import { queueModule } from './queueModule.js';
+import { takeNames } from './test-helpers/take.js';
 
 const WEBAPPS: GroupVersionResource = { group: 'example.com', version: 'v1', resource: 'webapps' };
 const DATABASES: GroupVersionResource = { group: 'example.com', version: 'v1', resource: 'databases' };
@@ -16,17 +17,6 @@ function fairContainer(): Container {
   const c = new Container();
   c.load(coreModule({}, silentLogger()), queueModule(), fairQueueModule());
   return c;
-}
-
-async function takeNames(q: RateLimitingQueue<ObjectIdentifiers>, count: number): Promise<string[]> {
-  const out: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const r = await q.get();
-    if (r.shutdown) throw new Error('queue unexpectedly shut down');
-    out.push(r.item.name);
-    q.done(r.item);
-  }
-  return out;
 }
 
 describe('fairQueueModule', () => {
@@ -46,22 +36,13 @@ describe('fairQueueModule', () => {
   });
 
   it('uses the container clock and metrics provider', () => {
-    const created: string[] = [];
-    const noop = { inc() {}, dec() {}, set() {}, observe() {} };
-    const provider: QueueMetricsProvider = {
-      newDepthMetric: (n) => (created.push(n), noop),
-      newAddsMetric: (n) => (created.push(n), noop),
-      newLatencyMetric: (n) => (created.push(n), noop),
-      newWorkDurationMetric: (n) => (created.push(n), noop),
-      newUnfinishedWorkSecondsMetric: (n) => (created.push(n), noop),
-      newLongestRunningProcessorSecondsMetric: (n) => (created.push(n), noop),
-      newRetriesMetric: (n) => (created.push(n), noop),
-    };
+    const provider = new QueueMetricsRecorder();
     const clock = new FakeClock();
     const c = fairContainer();
     c.rebind(TOKENS.clock).toConstantValue(clock);
     c.rebind(TOKENS.queueMetricsProvider).toConstantValue(provider);
     const q = c.get(TOKENS.workQueueFactory)(controllerOptions);
+    const created = provider.queueNames();
     expect(created).toEqual(new Array(7).fill('dynamic-controller-queue'));
     q.addRateLimited({ gvr: WEBAPPS, namespace: 'ns', name: 'web-0' }); // default limiter: 5 ms
     clock.advance(4);

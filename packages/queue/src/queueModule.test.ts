@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
-import { coreModule, silentLogger, TOKENS, type CounterMetric, type QueueMetricsProvider, type RateLimitingQueue, type WorkQueueFactory, type WorkQueueOptions } from '@protean/core';
-import { FakeClock } from '@protean/core/testing';
+import { coreModule, silentLogger, TOKENS, type RateLimitingQueue, type WorkQueueFactory, type WorkQueueOptions } from '@protean/core';
+import { FakeClock, QueueMetricsRecorder } from '@protean/core/testing';
 import { Container } from 'inversify';
 import { queueModule } from './queueModule.js';
 import { RateLimitingWorkQueue } from './RateLimitingWorkQueue.js';
@@ -71,20 +71,11 @@ describe('queueModule', () => {
   });
 
   it('reports to the container metrics provider under the queue name', () => {
-    const names: string[] = [];
-    const counter: CounterMetric = { inc: () => {} };
-    const provider: QueueMetricsProvider = {
-      newDepthMetric: (n) => (names.push(n), { inc: () => {}, dec: () => {} }),
-      newAddsMetric: (n) => (names.push(n), counter),
-      newLatencyMetric: (n) => (names.push(n), { observe: () => {} }),
-      newWorkDurationMetric: (n) => (names.push(n), { observe: () => {} }),
-      newUnfinishedWorkSecondsMetric: (n) => (names.push(n), { set: () => {} }),
-      newLongestRunningProcessorSecondsMetric: (n) => (names.push(n), { set: () => {} }),
-      newRetriesMetric: (n) => (names.push(n), counter),
-    };
+    const provider = new QueueMetricsRecorder();
     const c = container();
     c.rebind(TOKENS.queueMetricsProvider).toConstantValue(provider);
     c.get(TOKENS.workQueueFactory)(reqOptions);
+    const names = provider.queueNames();
     expect(names).toEqual(new Array(7).fill('webapps'));
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { DeletedFinalStateUnknown, createLogger, InvalidGroupVersionResourceError, silentLogger, type GroupVersionResource, type HandlerRegistration, type Informer, type InformerSource, type NamespacedName, type PartialObjectMetadata, type ResourceEventHandler, type WatchEvent } from '@protean/core';
-import { FakeClock, flushMicrotasks } from '@protean/core/testing';
+import { DeletedFinalStateUnknown, InvalidGroupVersionResourceError, silentLogger, type GroupVersionResource, type PartialObjectMetadata, type WatchEvent } from '@protean/core';
+import { FakeClock, FakeInformer, FakeInformerSource, FakeStatusError, fakeObject, flushMicrotasks, LogRecorder, Random, track } from '@protean/core/testing';
 import { WatchError } from './WatchError.js';
 import { InformerWatchManager } from './InformerWatchManager.js';
 import type { InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
@@ -9,210 +9,97 @@ const cms: GroupVersionResource = { group: '', version: 'v1', resource: 'configm
 const apps: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
 
 function obj(name: string, labels: Record<string, string> = {}, generation?: number, namespace = 'default'): PartialObjectMetadata {
-  const metadata: PartialObjectMetadata['metadata'] = { name, namespace, labels };
-  if (generation !== undefined) metadata.generation = generation;
-  return { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata };
+  return fakeObject({ name, namespace, labels, ...(generation === undefined ? {} : { generation }) });
 }
 
-/** A hand-driven informer: the test pushes events, syncs it and reports errors. */
-class TestInformer implements Informer {
-  synced = false;
-  stopped = false;
-  runs = 0;
-  readonly handlers = new Map<HandlerRegistration, ResourceEventHandler>();
-  private errorHandler: ((err: Error) => void) | undefined;
-  private readonly cache = new Map<string, PartialObjectMetadata>();
-  constructor(readonly gvr: GroupVersionResource) {}
-
-  run(signal: AbortSignal): void {
-    this.runs++;
-    signal.addEventListener('abort', () => (this.stopped = true));
-  }
-  hasSynced(): boolean {
-    return this.synced;
-  }
-  isStopped(): boolean {
-    return this.stopped;
-  }
-  addEventHandler(h: ResourceEventHandler): HandlerRegistration {
-    for (const o of this.cache.values()) h.onAdd?.(o, !this.synced);
-    const reg: HandlerRegistration = { hasSynced: () => this.synced };
-    this.handlers.set(reg, h);
-    return reg;
-  }
-  removeEventHandler(reg: HandlerRegistration): void {
-    this.handlers.delete(reg);
-  }
-  list(): PartialObjectMetadata[] {
-    return [...this.cache.values()];
-  }
-  get(key: NamespacedName): PartialObjectMetadata | undefined {
-    return this.cache.get(`${key.namespace}/${key.name}`);
-  }
-  setWatchErrorHandler(fn: (err: Error) => void): void {
-    this.errorHandler = fn;
-  }
-
-  prefill(o: PartialObjectMetadata): void {
-    this.cache.set(`${o.metadata.namespace}/${o.metadata.name}`, o);
-  }
-  add(o: PartialObjectMetadata): void {
-    this.prefill(o);
-    for (const h of [...this.handlers.values()]) h.onAdd?.(o, false);
-  }
-  update(oldO: PartialObjectMetadata, newO: PartialObjectMetadata): void {
-    this.prefill(newO);
-    for (const h of [...this.handlers.values()]) h.onUpdate?.(oldO, newO);
-  }
-  remove(o: PartialObjectMetadata | DeletedFinalStateUnknown): void {
-    for (const h of [...this.handlers.values()]) h.onDelete?.(o);
-  }
-  fail(err: Error): void {
-    this.errorHandler?.(err);
-  }
+interface SetupOptions {
+  /** Informers of every GVR sync as soon as they run. Default false: the test syncs them. */
+  readonly autoSync?: boolean;
+  readonly onEvent?: (e: WatchEvent) => void;
 }
 
-class TestSource implements InformerSource {
-  readonly created: TestInformer[] = [];
-  throwNext: Error | undefined;
-  syncImmediately = false;
-  createInformer(gvr: GroupVersionResource): TestInformer {
-    if (this.throwNext !== undefined) {
-      const err = this.throwNext;
-      this.throwNext = undefined;
-      throw err;
-    }
-    const inf = new TestInformer(gvr);
-    inf.synced = this.syncImmediately;
-    this.created.push(inf);
-    return inf;
-  }
-  last(): TestInformer {
-    const inf = this.created.at(-1);
-    if (inf === undefined) throw new Error('no informer created yet');
-    return inf;
-  }
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function setup(options: InformerWatchManagerOptions = {}, onEvent?: (e: WatchEvent) => void) {
+function setup(options: InformerWatchManagerOptions = {}, { autoSync = false, onEvent }: SetupOptions = {}) {
   const clock = new FakeClock();
-  const source = new TestSource();
+  const source = new FakeInformerSource({ autoSync });
   const events: WatchEvent[] = [];
-  const logs: Array<{ level: number; msg: string }> = [];
-  const logger = createLogger({
-    level: 'debug',
-    hooks: {
-      logMethod(args, _method, level) {
-        const msg = args.find((a): a is string => typeof a === 'string') ?? '';
-        logs.push({ level, msg });
-      },
-    },
-  });
-  const wm = new InformerWatchManager(source, 0, onEvent ?? ((e) => events.push(e)), logger, { clock, ...options });
-  return { clock, source, events, logs, wm };
-}
-
-/** Tracks a promise's outcome without awaiting it. */
-function track(p: Promise<void>) {
-  const state: { status: 'pending' | 'resolved' | 'rejected'; error?: unknown } = { status: 'pending' };
-  p.then(
-    () => (state.status = 'resolved'),
-    (err: unknown) => {
-      state.status = 'rejected';
-      state.error = err;
-    },
-  );
-  return state;
+  const log = new LogRecorder('debug');
+  const wm = new InformerWatchManager(source, 0, onEvent ?? ((e) => events.push(e)), log.logger, { clock, ...options });
+  return { clock, source, events, logs: log.records, wm };
 }
 
 describe('InformerWatchManager ownership', () => {
   it('starts the informer on first ensureWatch and resolves only once it has synced', async () => {
     const { clock, source, wm } = setup();
-    expect(source.created).toHaveLength(0);
+    expect(source.informers()).toHaveLength(0);
     const p = track(wm.ensureWatch(cms, 'a'));
-    expect(source.created).toHaveLength(1);
-    expect(source.last().runs).toBe(1);
+    expect(source.informers()).toHaveLength(1);
+    expect(source.informer()!.isRunning()).toBe(true);
     await clock.advanceAsync(500);
-    expect(p.status).toBe('pending');
-    source.last().synced = true;
+    expect(p.state).toBe('pending');
+    source.informer()!.markSynced();
     await clock.advanceAsync(100);
-    expect(p.status).toBe('resolved');
+    expect(p.state).toBe('resolved');
     expect(wm.activeWatchCount()).toBe(1);
   });
 
   it('shares one informer between owners and resolves at once when it has already synced', async () => {
-    const { source, wm } = setup();
-    source.syncImmediately = true;
+    const { source, wm } = setup({}, { autoSync: true });
     await wm.ensureWatch(cms, 'a');
     await wm.ensureWatch(cms, 'b');
-    expect(source.created).toHaveLength(1);
-    expect(wm.getInformer(cms)).toBe(source.last());
+    expect(source.informers()).toHaveLength(1);
+    expect(wm.getInformer(cms)).toBe(source.informer());
   });
 
   it('keeps the informer while any owner remains and stops it, removing its handler, when the last one releases', async () => {
-    const { source, wm } = setup();
-    source.syncImmediately = true;
+    const { source, wm } = setup({}, { autoSync: true });
     await wm.ensureWatch(cms, 'a');
     await wm.ensureWatch(cms, 'b');
-    const inf = source.last();
+    const inf = source.informer()!;
     wm.releaseWatch(cms, 'a');
-    expect(inf.stopped).toBe(false);
+    expect(inf.isStopped()).toBe(false);
     expect(wm.activeWatchCount()).toBe(1);
     wm.releaseWatch(cms, 'b');
-    expect(inf.stopped).toBe(true);
-    expect(inf.handlers.size).toBe(0);
+    expect(inf.isStopped()).toBe(true);
+    expect(inf.handlerCount()).toBe(0);
     expect(wm.activeWatchCount()).toBe(0);
     expect(wm.getInformer(cms)).toBeUndefined();
   });
 
   it('treats owners as a set: a repeated ensureWatch by one owner is undone by one release', async () => {
-    const { source, wm } = setup();
-    source.syncImmediately = true;
+    const { source, wm } = setup({}, { autoSync: true });
     await wm.ensureWatch(cms, 'a');
     await wm.ensureWatch(cms, 'a');
     wm.releaseWatch(cms, 'a');
-    expect(source.last().stopped).toBe(true);
+    expect(source.informer()!.isStopped()).toBe(true);
     expect(wm.activeWatchCount()).toBe(0);
   });
 
   it('ignores a release by an owner that holds nothing', async () => {
-    const { source, wm } = setup();
-    source.syncImmediately = true;
+    const { source, wm } = setup({}, { autoSync: true });
     await wm.ensureWatch(cms, 'a');
     wm.releaseWatch(cms, 'nobody');
     wm.releaseWatch(apps, 'a');
-    expect(source.last().stopped).toBe(false);
+    expect(source.informer()!.isStopped()).toBe(false);
   });
 
   it('builds a fresh informer for an ensureWatch after the last release', async () => {
-    const { source, wm } = setup();
-    source.syncImmediately = true;
+    const { source, wm } = setup({}, { autoSync: true });
     await wm.ensureWatch(cms, 'a');
-    const first = source.last();
+    const first = source.informer()!;
     wm.releaseWatch(cms, 'a');
     await wm.ensureWatch(cms, 'a');
-    expect(source.created).toHaveLength(2);
-    expect(source.last()).not.toBe(first);
-    expect(source.last().runs).toBe(1);
-    expect(wm.getInformer(cms)).toBe(source.last());
+    expect(source.informers()).toHaveLength(2);
+    expect(source.informer()).not.toBe(first);
+    expect(source.informer()!.isRunning()).toBe(true);
+    expect(wm.getInformer(cms)).toBe(source.informer());
   });
 
   it('runs one informer per GVR', async () => {
-    const { source, wm } = setup();
-    source.syncImmediately = true;
+    const { source, wm } = setup({}, { autoSync: true });
     await wm.ensureWatch(cms, 'a');
     await wm.ensureWatch(apps, 'a');
     expect(wm.activeWatchCount()).toBe(2);
-    expect(source.created.map((i) => i.gvr.resource)).toEqual(['configmaps', 'webapps']);
+    expect(source.informers().map((i) => i.gvr.resource)).toEqual(['configmaps', 'webapps']);
   });
 
   it('rejects bad arguments with a TypeError naming them', async () => {
@@ -231,14 +118,14 @@ describe('InformerWatchManager ownership', () => {
     const { source, wm } = setup();
     const err = await wm.ensureWatch(gvr, 'a').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InvalidGroupVersionResourceError);
-    expect(source.created).toEqual([]);
+    expect(source.informers()).toEqual([]);
     expect(wm.activeWatchCount()).toBe(0);
     expect(wm.getInformer(gvr)).toBeUndefined();
   });
 
   it('rejects with an InformerError when the source cannot build the informer, holding nothing', async () => {
     const { source, wm } = setup();
-    source.throwNext = new Error('no such resource kind');
+    source.failNextCreate(new Error('no such resource kind'));
     const err = await wm.ensureWatch(cms, 'a').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WatchError);
     expect((err as WatchError).reason).toBe('InformerError');
@@ -252,16 +139,16 @@ describe('InformerWatchManager sync timeout', () => {
     const { clock, source, wm } = setup({ syncTimeoutMs: 5000 });
     const p = track(wm.ensureWatch(apps, 'a'));
     await clock.advanceAsync(4999);
-    expect(p.status).toBe('pending');
+    expect(p.state).toBe('pending');
     await clock.advanceAsync(1);
-    expect(p.status).toBe('rejected');
+    expect(p.state).toBe('rejected');
     const err = p.error as WatchError;
     expect(err).toBeInstanceOf(WatchError);
     expect(err.name).toBe('WatchError');
     expect(err.reason).toBe('SyncTimeout');
     expect(err.message).toContain('demo.protean.dev/v1/webapps');
     expect(err.gvr).toEqual(apps);
-    expect(source.last().stopped).toBe(true);
+    expect(source.informer()!.isStopped()).toBe(true);
     expect(wm.activeWatchCount()).toBe(0);
   });
 
@@ -271,25 +158,25 @@ describe('InformerWatchManager sync timeout', () => {
     await clock.advanceAsync(2000);
     const b = track(wm.ensureWatch(apps, 'b'));
     await clock.advanceAsync(3000);
-    expect(a.status).toBe('rejected');
-    expect(b.status).toBe('pending');
-    expect(source.last().stopped).toBe(false);
+    expect(a.state).toBe('rejected');
+    expect(b.state).toBe('pending');
+    expect(source.informer()!.isStopped()).toBe(false);
     expect(wm.activeWatchCount()).toBe(1);
-    source.last().synced = true;
+    source.informer()!.markSynced();
     await clock.advanceAsync(100);
-    expect(b.status).toBe('resolved');
+    expect(b.state).toBe('resolved');
     wm.releaseWatch(apps, 'b');
-    expect(source.last().stopped).toBe(true);
+    expect(source.informer()!.isStopped()).toBe(true);
   });
 
   it('names the last informer error in the timeout error', async () => {
     const { clock, source, wm } = setup({ syncTimeoutMs: 1000 });
     const p = track(wm.ensureWatch(apps, 'a'));
-    source.last().fail(new HttpError(500, 'etcd is sad'));
+    source.informer()!.reportWatchError(new FakeStatusError(500, 'etcd is sad'));
     await clock.advanceAsync(1000);
     const err = p.error as WatchError;
     expect(err.message).toContain('etcd is sad');
-    expect(err.cause).toBeInstanceOf(HttpError);
+    expect(err.cause).toBeInstanceOf(FakeStatusError);
     expect(err.status).toBe(500);
   });
 
@@ -299,26 +186,26 @@ describe('InformerWatchManager sync timeout', () => {
     wm.syncTimeoutMs = 0;
     const p = track(wm.ensureWatch(apps, 'a'));
     await clock.advanceAsync(29_999);
-    expect(p.status).toBe('pending');
+    expect(p.state).toBe('pending');
     await clock.advanceAsync(1);
-    expect(p.status).toBe('rejected');
+    expect(p.state).toBe('rejected');
   });
 
   it('turns later callers away at once after a timeout, until the failure window passes', async () => {
     const { clock, source, wm } = setup({ syncTimeoutMs: 1000 });
     const first = track(wm.ensureWatch(apps, 'a'));
     await clock.advanceAsync(1000);
-    expect(first.status).toBe('rejected');
+    expect(first.state).toBe('rejected');
     const err = await wm.ensureWatch(apps, 'b').catch((e: unknown) => e);
     expect((err as WatchError).reason).toBe('BackingOff');
     expect((err as WatchError).cause).toBe(first.error);
-    expect(source.created).toHaveLength(1);
+    expect(source.informers()).toHaveLength(1);
     await clock.advanceAsync(1000);
     const retry = track(wm.ensureWatch(apps, 'b'));
-    expect(source.created).toHaveLength(2);
-    source.last().synced = true;
+    expect(source.informers()).toHaveLength(2);
+    source.informer()!.markSynced();
     await clock.advanceAsync(100);
-    expect(retry.status).toBe('resolved');
+    expect(retry.state).toBe('resolved');
   });
 });
 
@@ -327,11 +214,11 @@ describe('InformerWatchManager refusal and failure memory', () => {
     const { source, wm } = setup();
     const p = track(wm.ensureWatch(apps, 'a'));
     const b = track(wm.ensureWatch(apps, 'b'));
-    const cause = new HttpError(404, 'the server could not find the requested resource');
-    source.last().fail(cause);
+    const cause = new FakeStatusError(404, 'the server could not find the requested resource');
+    source.informer()!.reportWatchError(cause);
     await flushMicrotasks();
-    expect(p.status).toBe('rejected');
-    expect(b.status).toBe('rejected');
+    expect(p.state).toBe('rejected');
+    expect(b.state).toBe('rejected');
     const err = p.error as WatchError;
     expect(err).toBeInstanceOf(WatchError);
     expect(err.reason).toBe('NotFound');
@@ -339,82 +226,81 @@ describe('InformerWatchManager refusal and failure memory', () => {
     expect(err.cause).toBe(cause);
     expect(err.gvr).toEqual(apps);
     expect(err.message).toMatch(/demo\.protean\.dev\/v1\/webapps.*could not find/);
-    expect(source.last().stopped).toBe(true);
+    expect(source.informer()!.isStopped()).toBe(true);
     expect(wm.activeWatchCount()).toBe(0);
   });
 
   it('fails fast on 403 as Forbidden, but keeps waiting through a 500', async () => {
     const { source, wm } = setup();
     const p = track(wm.ensureWatch(cms, 'a'));
-    source.last().fail(new HttpError(500, 'internal'));
+    source.informer()!.reportWatchError(new FakeStatusError(500, 'internal'));
     await flushMicrotasks();
-    expect(p.status).toBe('pending');
-    source.last().fail(new HttpError(403, 'configmaps is forbidden'));
+    expect(p.state).toBe('pending');
+    source.informer()!.reportWatchError(new FakeStatusError(403, 'configmaps is forbidden'));
     await flushMicrotasks();
-    expect(p.status).toBe('rejected');
+    expect(p.state).toBe('rejected');
     expect((p.error as WatchError).reason).toBe('Forbidden');
   });
 
   it('ignores informer errors after the first sync (the informer retries on its own)', async () => {
-    const { source, wm } = setup();
-    source.syncImmediately = true;
+    const { source, wm } = setup({}, { autoSync: true });
     await wm.ensureWatch(cms, 'a');
-    source.last().fail(new HttpError(404, 'gone'));
-    expect(source.last().stopped).toBe(false);
+    source.informer()!.reportWatchError(new FakeStatusError(404, 'gone'));
+    expect(source.informer()!.isStopped()).toBe(false);
     await expect(wm.ensureWatch(cms, 'b')).resolves.toBeUndefined();
   });
 
   it('rejects later callers at once with the remembered cause, doubling the window per consecutive failure', async () => {
     const { clock, source, wm } = setup();
-    const notFound = new HttpError(404, 'not served');
+    const notFound = new FakeStatusError(404, 'not served');
     const first = track(wm.ensureWatch(apps, 'a'));
-    source.last().fail(notFound);
+    source.informer()!.reportWatchError(notFound);
     await flushMicrotasks();
-    expect(first.status).toBe('rejected');
+    expect(first.state).toBe('rejected');
 
     const fast = (await wm.ensureWatch(apps, 'b').catch((e: unknown) => e)) as WatchError;
     expect(fast.reason).toBe('BackingOff');
     expect(fast.status).toBe(404);
     expect(fast.message).toContain('not served');
-    expect(source.created).toHaveLength(1);
+    expect(source.informers()).toHaveLength(1);
 
     await clock.advanceAsync(1000);
     const second = track(wm.ensureWatch(apps, 'b'));
-    expect(source.created).toHaveLength(2);
-    source.last().fail(notFound);
+    expect(source.informers()).toHaveLength(2);
+    source.informer()!.reportWatchError(notFound);
     await flushMicrotasks();
-    expect(second.status).toBe('rejected');
+    expect(second.state).toBe('rejected');
 
     await clock.advanceAsync(1000);
     await expect(wm.ensureWatch(apps, 'c')).rejects.toMatchObject({ reason: 'BackingOff' });
     await clock.advanceAsync(1000);
     const third = track(wm.ensureWatch(apps, 'c'));
-    expect(source.created).toHaveLength(3);
-    source.last().synced = true;
+    expect(source.informers()).toHaveLength(3);
+    source.informer()!.markSynced();
     await clock.advanceAsync(100);
-    expect(third.status).toBe('resolved');
+    expect(third.state).toBe('resolved');
   });
 
   it('forgets past failures after a successful sync', async () => {
     const { clock, source, wm } = setup({ failureBackoff: { initialMs: 1000, maxMs: 60_000 } });
     for (let i = 0; i < 3; i++) {
       const p = track(wm.ensureWatch(apps, 'a'));
-      source.last().fail(new HttpError(404, 'not served'));
+      source.informer()!.reportWatchError(new FakeStatusError(404, 'not served'));
       await flushMicrotasks();
-      expect(p.status).toBe('rejected');
+      expect(p.state).toBe('rejected');
       await clock.advanceAsync(60_000);
     }
-    source.syncImmediately = true;
+    source.setAutoSync(apps, true);
     await wm.ensureWatch(apps, 'a');
     wm.releaseWatch(apps, 'a');
-    source.syncImmediately = false;
+    source.setAutoSync(apps, false);
     const p = track(wm.ensureWatch(apps, 'a'));
-    source.last().fail(new HttpError(404, 'not served'));
+    source.informer()!.reportWatchError(new FakeStatusError(404, 'not served'));
     await flushMicrotasks();
-    expect(p.status).toBe('rejected');
+    expect(p.state).toBe('rejected');
     await clock.advanceAsync(1000);
     const after = track(wm.ensureWatch(apps, 'a'));
-    expect(after.status).toBe('pending');
+    expect(after.state).toBe('pending');
   });
 });
 
@@ -424,27 +310,28 @@ describe('InformerWatchManager concurrent ensure and release', () => {
     const p = track(wm.ensureWatch(cms, 'a'));
     wm.releaseWatch(cms, 'a');
     await flushMicrotasks();
-    expect(p.status).toBe('rejected');
+    expect(p.state).toBe('rejected');
     expect((p.error as WatchError).reason).toBe('Released');
-    expect(source.last().stopped).toBe(true);
+    expect(source.informer()!.isStopped()).toBe(true);
     expect(wm.activeWatchCount()).toBe(0);
   });
 
   it('ensure A, release A, ensure B: B waits on a fresh informer, not on the stopped one', async () => {
     const { clock, source, wm } = setup();
     const a = track(wm.ensureWatch(cms, 'a'));
-    const old = source.last();
+    const old = source.informer()!;
+    // The stale informer syncs (before its release: a stopped fake informer ignores markSynced).
+    old.markSynced();
     wm.releaseWatch(cms, 'a');
     const b = track(wm.ensureWatch(cms, 'b'));
-    expect(source.created).toHaveLength(2);
-    old.synced = true;
+    expect(source.informers()).toHaveLength(2);
     await clock.advanceAsync(200);
-    expect(b.status).toBe('pending');
-    source.last().synced = true;
+    expect(b.state).toBe('pending');
+    source.informer()!.markSynced();
     await clock.advanceAsync(100);
-    expect(a.status).toBe('rejected');
-    expect(b.status).toBe('resolved');
-    expect(wm.getInformer(cms)).toBe(source.last());
+    expect(a.state).toBe('rejected');
+    expect(b.state).toBe('resolved');
+    expect(wm.getInformer(cms)).toBe(source.informer());
   });
 
   it('ensure A, ensure B, release A: B still gets the informer when it syncs', async () => {
@@ -453,12 +340,12 @@ describe('InformerWatchManager concurrent ensure and release', () => {
     const b = track(wm.ensureWatch(cms, 'b'));
     wm.releaseWatch(cms, 'a');
     await flushMicrotasks();
-    expect(a.status).toBe('rejected');
-    expect(source.last().stopped).toBe(false);
-    source.last().synced = true;
+    expect(a.state).toBe('rejected');
+    expect(source.informer()!.isStopped()).toBe(false);
+    source.informer()!.markSynced();
     await clock.advanceAsync(100);
-    expect(b.status).toBe('resolved');
-    expect(source.created).toHaveLength(1);
+    expect(b.state).toBe('resolved');
+    expect(source.informers()).toHaveLength(1);
     expect(wm.activeWatchCount()).toBe(1);
   });
 
@@ -467,21 +354,18 @@ describe('InformerWatchManager concurrent ensure and release', () => {
     const first = track(wm.ensureWatch(cms, 'a'));
     wm.releaseWatch(cms, 'a');
     const second = track(wm.ensureWatch(cms, 'a'));
-    source.last().synced = true;
+    source.informer()!.markSynced();
     await clock.advanceAsync(100);
-    expect(first.status).toBe('rejected');
-    expect(second.status).toBe('resolved');
+    expect(first.state).toBe('rejected');
+    expect(second.state).toBe('resolved');
     wm.releaseWatch(cms, 'a');
     expect(wm.activeWatchCount()).toBe(0);
   });
 
   it('never leaves an informer without an owner or an owner without an informer, over random interleavings', async () => {
     const { clock, source, wm } = setup({ syncTimeoutMs: 700 });
-    let seed = 42;
-    const rand = (n: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
-    };
+    const random = new Random(42);
+    const rand = (n: number): number => random.int(n);
     const owners = ['a', 'b', 'c'];
     const held = new Map<string, 'pending' | 'held'>();
     for (let step = 0; step < 400; step++) {
@@ -497,14 +381,14 @@ describe('InformerWatchManager concurrent ensure and release', () => {
       } else if (op === 1) {
         wm.releaseWatch(cms, owner);
         held.delete(owner);
-      } else if (op === 2 && source.created.length > 0) {
-        source.last().synced = true;
+      } else if (op === 2 && source.informers().length > 0) {
+        source.informer()!.markSynced();
       } else {
         await clock.advanceAsync(100 * (1 + rand(3)));
       }
       await flushMicrotasks();
       const informer = wm.getInformer(cms);
-      const live = source.created.filter((i) => !i.stopped);
+      const live = source.informers().filter((i) => !i.isStopped());
       expect(live.length).toBe(informer === undefined ? 0 : 1);
       if (informer !== undefined) expect(live[0]).toBe(informer);
       // Every owner that believes it holds the watch has a running, synced informer.
@@ -516,14 +400,13 @@ describe('InformerWatchManager concurrent ensure and release', () => {
 
 describe('InformerWatchManager events', () => {
   it('emits one normalized event per informer event, with copied labels and generations', async () => {
-    const { source, events, wm } = setup();
-    source.syncImmediately = true;
+    const { source, events, wm } = setup({}, { autoSync: true });
     await wm.ensureWatch(cms, 'a');
-    const inf = source.last();
+    const inf = source.informer()!;
     const v1 = obj('x', { app: 'web' }, 1);
     inf.add(v1);
-    inf.update(v1, obj('x', { app: 'api' }, 2));
-    inf.remove(obj('x', { app: 'api' }, 2));
+    inf.update(obj('x', { app: 'api' }, 2));
+    inf.delete(obj('x', { app: 'api' }, 2));
     expect(events).toEqual([
       { type: 'add', gvr: cms, name: 'x', namespace: 'default', labels: { app: 'web' }, generation: 1 },
       { type: 'update', gvr: cms, name: 'x', namespace: 'default', labels: { app: 'api' }, oldLabels: { app: 'web' }, generation: 2, oldGeneration: 1 },
@@ -534,12 +417,15 @@ describe('InformerWatchManager events', () => {
   });
 
   it('unwraps delete tombstones, using the key when the tombstone has no object', async () => {
-    const { source, events, wm } = setup();
-    source.syncImmediately = true;
+    const { source, events, wm } = setup({}, { autoSync: true });
     await wm.ensureWatch(cms, 'a');
-    source.last().remove(new DeletedFinalStateUnknown('default/x', obj('x', { app: 'web' })));
-    source.last().remove(new DeletedFinalStateUnknown('kube-system/y', undefined));
-    source.last().remove(new DeletedFinalStateUnknown('cluster-thing', undefined));
+    // Tombstones of objects the informer's cache no longer holds: handed to its handlers directly.
+    const deliverDelete = (tombstone: DeletedFinalStateUnknown): void => {
+      for (const h of source.informer()!.handlers()) h.onDelete?.(tombstone);
+    };
+    deliverDelete(new DeletedFinalStateUnknown('default/x', obj('x', { app: 'web' })));
+    deliverDelete(new DeletedFinalStateUnknown('kube-system/y', undefined));
+    deliverDelete(new DeletedFinalStateUnknown('cluster-thing', undefined));
     expect(events.map((e) => [e.type, e.namespace, e.name, e.labels])).toEqual([
       ['delete', 'default', 'x', { app: 'web' }],
       ['delete', 'kube-system', 'y', {}],
@@ -549,9 +435,9 @@ describe('InformerWatchManager events', () => {
 
   it('emits the replay of an informer that already holds objects', async () => {
     const clock = new FakeClock();
-    const inf = new TestInformer(cms);
-    inf.prefill(obj('pre'));
-    inf.synced = true;
+    const inf = new FakeInformer(cms);
+    inf.add(obj('pre'));
+    inf.markSynced();
     const events: WatchEvent[] = [];
     const wm = new InformerWatchManager({ createInformer: () => inf }, 0, (e) => events.push(e), silentLogger(), { clock });
     await wm.ensureWatch(cms, 'a');
@@ -560,17 +446,15 @@ describe('InformerWatchManager events', () => {
 
   it('flags the adds of the initial list and the updates of a resync, and nothing else', async () => {
     const { clock, source, events, wm } = setup();
+    const listed = source.add(cms, { name: 'listed', namespace: 'default', generation: 1 });
     const pending = track(wm.ensureWatch(cms, 'a'));
-    const inf = source.last();
-    const listed = obj('listed', {}, 1);
-    for (const h of inf.handlers.values()) h.onAdd?.(listed, true);
-    inf.synced = true;
-    inf.prefill(listed);
+    const inf = source.informer()!;
+    inf.markSynced(); // the initial list: `listed`, as an add flagged isInInitialList
     await clock.advanceAsync(100);
-    expect(pending.status).toBe('resolved');
+    expect(pending.state).toBe('resolved');
     inf.add(obj('later', {}, 1));
-    inf.update(listed, listed); // a resync replays the cached object as an update to itself
-    inf.update(listed, obj('listed', { changed: 'yes' }, 1));
+    inf.update(listed); // a resync replays the cached object as an update to itself
+    inf.update(obj('listed', { changed: 'yes' }, 1));
     expect(events.map((e) => [e.type, e.name, e.initialList, e.resync])).toEqual([
       ['add', 'listed', true, undefined],
       ['add', 'later', undefined, undefined],
@@ -581,24 +465,28 @@ describe('InformerWatchManager events', () => {
 
   it('logs an onEvent that throws and keeps delivering later events', async () => {
     const delivered: string[] = [];
-    const { source, logs, wm } = setup({}, (e) => {
-      delivered.push(e.name);
-      if (e.name === 'bad') throw new Error('consumer bug');
-    });
-    source.syncImmediately = true;
+    const { source, logs, wm } = setup(
+      {},
+      {
+        autoSync: true,
+        onEvent: (e) => {
+          delivered.push(e.name);
+          if (e.name === 'bad') throw new Error('consumer bug');
+        },
+      },
+    );
     await wm.ensureWatch(cms, 'a');
-    source.last().add(obj('bad'));
-    source.last().add(obj('good'));
+    source.informer()!.add(obj('bad'));
+    source.informer()!.add(obj('good'));
     expect(delivered).toEqual(['bad', 'good']);
-    expect(logs.some((l) => l.level === 50 && l.msg.includes('onEvent threw'))).toBe(true);
+    expect(logs.some((l) => l.level === 50 && l.msg?.includes('onEvent threw'))).toBe(true);
   });
 
   it('emits nothing for an informer after its last owner released it', async () => {
-    const { source, events, wm } = setup();
-    source.syncImmediately = true;
+    const { source, events, wm } = setup({}, { autoSync: true });
     await wm.ensureWatch(cms, 'a');
-    const inf = source.last();
-    const staleHandlers = [...inf.handlers.values()];
+    const inf = source.informer()!;
+    const staleHandlers = inf.handlers();
     wm.releaseWatch(cms, 'a');
     for (const h of staleHandlers) h.onAdd?.(obj('late'), false);
     expect(events).toEqual([]);
@@ -608,14 +496,13 @@ describe('InformerWatchManager events', () => {
 describe('InformerWatchManager shutdown', () => {
   it('stops every informer, rejects pending callers, and rejects later calls', async () => {
     const { source, wm } = setup();
-    source.syncImmediately = true;
+    source.setAutoSync(cms, true);
     await wm.ensureWatch(cms, 'a');
-    source.syncImmediately = false;
     const pending = track(wm.ensureWatch(apps, 'a'));
     wm.shutdown();
     await flushMicrotasks();
-    expect(source.created.every((i) => i.stopped)).toBe(true);
-    expect(pending.status).toBe('rejected');
+    expect(source.informers().every((i) => i.isStopped())).toBe(true);
+    expect(pending.state).toBe('rejected');
     expect((pending.error as WatchError).reason).toBe('Shutdown');
     expect(wm.activeWatchCount()).toBe(0);
     await expect(wm.ensureWatch(cms, 'b')).rejects.toMatchObject({ reason: 'Shutdown' });
@@ -625,13 +512,13 @@ describe('InformerWatchManager shutdown', () => {
   it('leaves no timer behind once everything is released', async () => {
     const { clock, source, wm } = setup();
     const p = track(wm.ensureWatch(cms, 'a'));
-    source.last().synced = true;
+    source.informer()!.markSynced();
     await clock.advanceAsync(100);
-    expect(p.status).toBe('resolved');
+    expect(p.state).toBe('resolved');
     const q = track(wm.ensureWatch(apps, 'b'));
     wm.releaseWatch(apps, 'b');
     await flushMicrotasks();
-    expect(q.status).toBe('rejected');
+    expect(q.state).toBe('rejected');
     expect(clock.pendingTimers()).toBe(0);
   });
 });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { createLogger } from '@protean/core';
-import { FakeClock } from '@protean/core/testing';
+import { FakeClock, LogRecorder } from '@protean/core/testing';
 import { KubernetesRequestError } from './KubernetesRequestError.js';
 import { RetryPolicy } from './RetryPolicy.js';
 
@@ -10,11 +9,10 @@ const http = (status: number, retryAfter?: string): KubernetesRequestError =>
 const net = (reason: string): KubernetesRequestError => new KubernetesRequestError(gvr, 'WATCH', reason, { reason });
 
 function setup() {
-  const levels: number[] = [];
-  const logger = createLogger({ level: 'debug', hooks: { logMethod: (_a, _m, level) => void levels.push(level) } });
+  const log = new LogRecorder('debug');
   const clock = new FakeClock();
-  const policy = new RetryPolicy(logger, { clock, random: () => 0.5, backoff: { initialMs: 100, maxMs: 1000, resetAfterMs: 60_000 }, notServedMaxBackoffMs: 5000 });
-  return { policy, levels, clock };
+  const policy = new RetryPolicy(log.logger, { clock, random: () => 0.5, backoff: { initialMs: 100, maxMs: 1000, resetAfterMs: 60_000 }, notServedMaxBackoffMs: 5000 });
+  return { policy, log, clock };
 }
 
 describe('RetryPolicy', () => {
@@ -53,14 +51,15 @@ describe('RetryPolicy', () => {
   });
 
   it('warns once per outage and logs the recovery', () => {
-    const { policy, levels } = setup();
+    const { policy, log } = setup();
+    const levels = (): number[] => log.records.map((r) => r.level);
     policy.onFailure(http(404));
     policy.onFailure(http(404));
     policy.onFailure(http(404));
-    expect(levels.filter((l) => l === 40)).toHaveLength(1);
+    expect(levels().filter((l) => l === 40)).toHaveLength(1);
     policy.succeeded();
-    expect(levels.filter((l) => l === 30)).toHaveLength(1);
+    expect(levels().filter((l) => l === 30)).toHaveLength(1);
     policy.onFailure(http(500));
-    expect(levels.filter((l) => l === 40)).toHaveLength(2);
+    expect(levels().filter((l) => l === 40)).toHaveLength(2);
   });
 });

@@ -1,13 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { DeletedFinalStateUnknown, type GroupVersionResource, type PartialObjectMetadata } from '@protean/core';
+import { fakeObject } from '@protean/core/testing';
 import { toWatchEvent } from './toWatchEvent.js';
 
 const cms: GroupVersionResource = { group: '', version: 'v1', resource: 'configmaps' };
 
 function obj(name: string, resourceVersion?: string, labels: Record<string, string> = {}): PartialObjectMetadata {
-  const metadata: PartialObjectMetadata['metadata'] = { name, namespace: 'ns', labels };
-  if (resourceVersion !== undefined) metadata.resourceVersion = resourceVersion;
-  return { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata };
+  return fakeObject({ name, namespace: 'ns', labels, ...(resourceVersion === undefined ? {} : { resourceVersion }) });
 }
 
 describe('toWatchEvent', () => {

@@ -1,14 +1,8 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
-import {
-  coreModule,
-  silentLogger,
-  TOKENS,
-  type GroupVersionResource,
-  type Informer,
-  type InformerSource,
-} from '@protean/core';
+import { coreModule, silentLogger, TOKENS } from '@protean/core';
+import { FakeInformerSource } from '@protean/core/testing';
 import { Container } from 'inversify';
 import { KubernetesInformerSource } from './KubernetesInformerSource.js';
 import { InformerWatchManager } from './InformerWatchManager.js';
@@ -43,29 +37,14 @@ describe('watchManagerModule', () => {
   });
 
   it('lets a rebind of TOKENS.informerSource replace the source the watch manager uses', async () => {
-    const created: GroupVersionResource[] = [];
-    const mySource: InformerSource = {
-      createInformer(gvr): Informer {
-        created.push(gvr);
-        return {
-          gvr,
-          run: () => undefined,
-          hasSynced: () => true,
-          isStopped: () => false,
-          addEventHandler: () => ({ hasSynced: () => true }),
-          removeEventHandler: () => undefined,
-          list: () => [],
-          get: () => undefined,
-          setWatchErrorHandler: () => undefined,
-        };
-      },
-    };
+    const mySource = new FakeInformerSource();
     const c = container();
     c.rebind(TOKENS.informerSource).toConstantValue(mySource);
     const source = c.get(TOKENS.informerSource);
     expect(source).toBe(mySource);
     const watchManager = c.get(TOKENS.watchManagerFactory)({ source, resyncPeriodMs: 0, onEvent: () => undefined, logger: silentLogger() });
     await watchManager.ensureWatch({ group: '', version: 'v1', resource: 'configmaps' }, 'owner');
+    const created = mySource.informers().map((i) => i.gvr);
     expect(created).toEqual([{ group: '', version: 'v1', resource: 'configmaps' }]);
     watchManager.shutdown();
   });

@@ -10,6 +10,6 @@ export const configmaps: GroupVersionResource = { group: '', version: 'v1', reso
 export const app1: NamespacedName = { namespace: 'default', name: 'app1' };
 export const app2: NamespacedName = { namespace: 'default', name: 'app2' };
 
-/** How RecordingEnqueue prints an instance of `webapps`. */
+/** How `EnqueueRecorder.keys()` prints an instance of `webapps`. */
 export const APP1 = 'demo.protean.dev/v1/webapps default/app1';
 export const APP2 = 'demo.protean.dev/v1/webapps default/app2';

@@ -1,18 +1,17 @@
 import { silentLogger, type GroupVersionResource, type WatchEvent } from '@protean/core';
+import { EnqueueRecorder, FakeWatchManager } from '@protean/core/testing';
 import { IndexedWatchCoordinator } from '../IndexedWatchCoordinator.js';
-import { FakeWatchManager } from './FakeWatchManager.js';
-import { RecordingEnqueue } from './RecordingEnqueue.js';
 
-/** A coordinator wired to a fake watch manager and a recording enqueue. */
+/** A coordinator wired to a fake watch manager and an enqueue recorder. */
 export interface Harness {
   readonly coordinator: IndexedWatchCoordinator;
   readonly watchManager: FakeWatchManager;
-  readonly enqueued: RecordingEnqueue;
+  readonly enqueued: EnqueueRecorder;
 }
 
 export function newHarness(mode: 'auto' | 'manual' = 'auto'): Harness {
-  const watchManager = new FakeWatchManager(mode);
-  const enqueued = new RecordingEnqueue();
+  const watchManager = new FakeWatchManager({ sync: mode });
+  const enqueued = new EnqueueRecorder();
   const coordinator = new IndexedWatchCoordinator(watchManager, enqueued.enqueue, silentLogger());
   return { coordinator, watchManager, enqueued };
 }

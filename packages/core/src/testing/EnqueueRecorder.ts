@@ -1,5 +1,7 @@
 import {
   gvrEquals,
+  gvrKey,
+  namespacedNameKey,
   type EnqueueFunc,
   type GroupVersionResource,
   type NamespacedName,
@@ -12,8 +14,9 @@ export interface EnqueueCall {
 }
 
 /**
- * Records the calls of an {@link EnqueueFunc}: hand `recorder.enqueue` to an
- * watch coordinator under test and assert on `calls` or `instances(gvr)`.
+ * Records the calls of an {@link EnqueueFunc}: hand `recorder.enqueue` to a
+ * watch coordinator under test and assert on `calls`, `instances(gvr)`, or
+ * the printed `keys()` (`take()` to assert on each step's calls alone).
  * Easy to get wrong: `enqueue` is a bound property, pass it as is (not
  * `recorder.enqueue.bind(...)`); duplicates are kept, in call order.
  */
@@ -27,6 +30,21 @@ export class EnqueueRecorder {
   /** The instances enqueued for `parentGVR`, in call order, duplicates included. */
   instances(parentGVR: GroupVersionResource): NamespacedName[] {
     return this.calls.filter((c) => gvrEquals(c.parentGVR, parentGVR)).map((c) => c.instance);
+  }
+
+  /**
+   * Every call as `group/version/resource namespace/name` (the parent GVR's
+   * `gvrKey`, then the instance's `namespacedNameKey`), in call order.
+   */
+  keys(): string[] {
+    return this.calls.map((c) => `${gvrKey(c.parentGVR)} ${namespacedNameKey(c.instance)}`);
+  }
+
+  /** The {@link keys} so far, sorted, and forgets them (as {@link clear} does). */
+  take(): string[] {
+    const keys = this.keys().sort();
+    this.clear();
+    return keys;
   }
 
   clear(): void {

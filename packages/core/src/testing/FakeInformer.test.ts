@@ -183,4 +183,20 @@ describe('FakeInformer', () => {
     expect(() => informer.update(fakeObject({ name: 'ghost', namespace: 'ns' }))).toThrow(/ns\/ghost/);
     expect(() => informer.delete({ namespace: 'ns', name: 'ghost' })).toThrow(FakeInformerError);
   });
+
+  it('hands out its current handlers, oldest first, so a test can call one after it was removed', () => {
+    const informer = new FakeInformer(gvr);
+    running(informer);
+    const first: Seen[] = [];
+    const second: Seen[] = [];
+    const reg = informer.addEventHandler(recordingHandler(first));
+    informer.addEventHandler(recordingHandler(second));
+    const handlers = informer.handlers();
+    expect(handlers).toHaveLength(2);
+    informer.removeEventHandler(reg);
+    expect(informer.handlers()).toEqual([handlers[1]]);
+    handlers[0]!.onAdd?.(fakeObject({ name: 'late' }), false);
+    expect(first).toEqual([['add', 'late', false]]);
+    expect(second).toEqual([]);
+  });
 });

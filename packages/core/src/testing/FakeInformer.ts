@@ -125,6 +125,14 @@ export class FakeInformer implements Informer {
     return this.registrations.size;
   }
 
+  /**
+   * The handlers currently added, oldest first: to call one directly, e.g.
+   * to deliver an event late, after its registration was removed.
+   */
+  handlers(): ResourceEventHandler[] {
+    return [...this.registrations].map((reg) => reg.handler);
+  }
+
   list(): PartialObjectMetadata[] {
     return [...this.store.values()];
   }

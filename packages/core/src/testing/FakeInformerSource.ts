@@ -34,6 +34,7 @@ export class FakeInformerSource implements InformerSource {
   private readonly created: FakeInformer[] = [];
   private readonly autoSyncByGvr = new Map<string, boolean>();
   private readonly syncFailures = new Map<string, Error>();
+  private createFailure: Error | undefined;
   private readonly autoSync: boolean;
   private nextResourceVersion = 1;
   private nextUid = 1;
@@ -43,6 +44,11 @@ export class FakeInformerSource implements InformerSource {
   }
 
   createInformer(gvr: GroupVersionResource, opts: InformerOptions): FakeInformer {
+    const failure = this.createFailure;
+    if (failure !== undefined) {
+      this.createFailure = undefined;
+      throw failure;
+    }
     const key = gvrKey(gvr);
     const syncError = this.syncFailures.get(key);
     const informer = new FakeInformer(gvr, {
@@ -62,8 +68,8 @@ export class FakeInformerSource implements InformerSource {
     return this.created.filter((i) => gvrKey(i.gvr) === key);
   }
 
-  /** The newest informer created for `gvr`, whether running or stopped. */
-  informer(gvr: GroupVersionResource): FakeInformer | undefined {
+  /** The newest informer created for `gvr` (for any GVR when omitted), whether running or stopped. */
+  informer(gvr?: GroupVersionResource): FakeInformer | undefined {
     return this.informers(gvr).at(-1);
   }
 
@@ -87,6 +93,15 @@ export class FakeInformerSource implements InformerSource {
     for (const informer of this.runningInformers(gvr)) {
       if (!informer.hasSynced()) informer.failSync(err);
     }
+  }
+
+  /**
+   * Makes the next `createInformer` call (of any GVR) throw `err` and create
+   * nothing, as a source that cannot build an informer does (a bad
+   * kubeconfig, an unknown kind); later calls succeed again.
+   */
+  failNextCreate(err: Error): void {
+    this.createFailure = err;
   }
 
   /** Lets informers of `gvr` created from now on sync again. */

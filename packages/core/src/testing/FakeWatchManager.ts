@@ -16,69 +16,125 @@ export interface WatchManagerCall {
   readonly ownerId: string;
 }
 
+/** Options of a {@link FakeWatchManager}. */
+export interface FakeWatchManagerOptions {
+  /** Receives what a test passes to {@link FakeWatchManager.emit}. Default: nothing. */
+  readonly onEvent?: EventHandler;
+  /**
+   * `auto` (default): every `ensureWatch` resolves at once. `manual`: each
+   * one waits until the test settles it with
+   * {@link FakeWatchManager.resolveSync} or {@link FakeWatchManager.rejectSync}.
+   */
+  readonly sync?: 'auto' | 'manual';
+}
+
 interface Watch {
   readonly informer: FakeInformer;
   readonly abort: AbortController;
   readonly owners: Set<string>;
 }
 
+interface PendingSync {
+  readonly key: string;
+  readonly ownerId: string;
+  readonly resolve: () => void;
+  readonly reject: (err: Error) => void;
+}
+
 /**
- * A {@link WatchManager} without informer plumbing, for testing an event
- * watch coordinator or a controller layer in isolation: it records `ensureWatch` and
- * `releaseWatch` calls and owners per GVR, syncs at once (unless told to
- * fail with {@link failEnsure}), and delivers only what a test passes to
- * {@link emit}.
+ * A {@link WatchManager} without informer plumbing, for testing a watch
+ * coordinator or a controller layer in isolation. It has the owner-set
+ * semantics of `InformerWatchManager`: `ensureWatch` adds the owner at once,
+ * a failed sync drops only that owner, and a GVR's informer runs while any
+ * owner remains. It records every `ensureWatch` and `releaseWatch` call,
+ * and delivers only what a test passes to {@link emit}.
+ *
+ * Syncs succeed at once (`sync: 'auto'`, the default) or wait for
+ * {@link resolveSync}/{@link rejectSync} (`sync: 'manual'`). To make them
+ * fail: {@link failEnsure} refuses a GVR until lifted, {@link failNext}
+ * fails the next sync of a GVR once.
  *
  * Easy to get wrong: objects pushed to its informers produce no events
- * (those informers only serve `getInformer(gvr).list()`); use `emit`.
+ * (those informers only serve `getInformer(gvr).list()`); use `emit`. And
+ * `anomalies` collects contract breaches by the caller (releasing a GVR it
+ * does not own); tests should assert it stays empty.
  */
 export class FakeWatchManager implements WatchManager {
   readonly calls: WatchManagerCall[] = [];
+  /** Contract breaches by the caller, e.g. `release of apps/v1/deployments by non-owner x`. */
+  readonly anomalies: string[] = [];
+  private readonly onEvent: EventHandler;
+  private readonly sync: 'auto' | 'manual';
   private readonly watches = new Map<string, Watch>();
   private readonly failures = new Map<string, Error>();
+  private readonly planned = new Map<string, Error>();
+  private readonly pending: PendingSync[] = [];
   private stopped = false;
 
-  constructor(private readonly onEvent: EventHandler = () => {}) {}
+  /** Takes the options, or just the `onEvent` handler. */
+  constructor(options: FakeWatchManagerOptions | EventHandler = {}) {
+    const opts = typeof options === 'function' ? { onEvent: options } : options;
+    this.onEvent = opts.onEvent ?? (() => {});
+    this.sync = opts.sync ?? 'auto';
+  }
 
   ensureWatch(gvr: GroupVersionResource, ownerId: string): Promise<void> {
     this.calls.push({ op: 'ensure', gvr, ownerId });
     const key = gvrKey(gvr);
-    if (this.stopped) return Promise.reject(new FakeInformerError(`cannot watch ${key}: the watch manager is shut down`));
+    if (this.stopped) return Promise.reject(shutDownError(key));
     const failure = this.failures.get(key);
     if (failure !== undefined) {
       return Promise.reject(new FakeInformerError(`cannot watch ${key}: ${failure.message}`, { cause: failure }));
     }
-    let watch = this.watches.get(key);
-    if (watch === undefined) {
-      watch = { informer: new FakeInformer(gvr), abort: new AbortController(), owners: new Set() };
-      watch.informer.run(watch.abort.signal);
-      this.watches.set(key, watch);
+    this.watchOf(gvr, key).owners.add(ownerId);
+    const planned = this.planned.get(key);
+    if (planned !== undefined) {
+      this.planned.delete(key);
+      return Promise.resolve().then(() => {
+        this.drop(key, ownerId);
+        throw planned;
+      });
     }
-    watch.owners.add(ownerId);
-    return Promise.resolve();
+    if (this.sync === 'auto') return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({
+        key,
+        ownerId,
+        resolve,
+        reject: (err) => {
+          this.drop(key, ownerId);
+          reject(err);
+        },
+      });
+    });
   }
 
   releaseWatch(gvr: GroupVersionResource, ownerId: string): void {
     this.calls.push({ op: 'release', gvr, ownerId });
     const key = gvrKey(gvr);
-    const watch = this.watches.get(key);
-    if (watch === undefined || !watch.owners.delete(ownerId) || watch.owners.size > 0) return;
-    watch.abort.abort();
-    this.watches.delete(key);
+    if (this.watches.get(key)?.owners.has(ownerId) !== true) {
+      // After shutdown nobody owns anything; a late release is no breach.
+      if (!this.stopped) this.anomalies.push(`release of ${key} by non-owner ${ownerId}`);
+      return;
+    }
+    this.drop(key, ownerId);
   }
 
   getInformer(gvr: GroupVersionResource): Informer | undefined {
     return this.watches.get(gvrKey(gvr))?.informer;
   }
 
+  /** Number of GVRs with at least one owner, syncing or synced (a running informer in `InformerWatchManager`). */
   activeWatchCount(): number {
     return this.watches.size;
   }
 
+  /** Stops every informer, rejects the syncs still waiting, and makes later `ensureWatch` calls reject. */
   shutdown(): void {
     this.stopped = true;
     for (const watch of this.watches.values()) watch.abort.abort();
     this.watches.clear();
+    for (const p of this.pending.splice(0)) p.reject(shutDownError(p.key));
   }
 
   /** True once {@link shutdown} was called. */
@@ -91,14 +147,93 @@ export class FakeWatchManager implements WatchManager {
     return [...(this.watches.get(gvrKey(gvr))?.owners ?? [])];
   }
 
-  /** Makes `ensureWatch(gvr, ...)` reject with `err` as cause; `undefined` lifts it. */
+  /** True while `ownerId` (any owner when omitted) holds `gvr`, syncing or synced. */
+  isWatching(gvr: GroupVersionResource, ownerId?: string): boolean {
+    const owners = this.watches.get(gvrKey(gvr))?.owners;
+    if (owners === undefined) return false;
+    return ownerId === undefined || owners.has(ownerId);
+  }
+
+  /**
+   * Makes every `ensureWatch(gvr, ...)` reject at once, with a
+   * {@link FakeInformerError} naming the GVR and `err` as cause, holding
+   * nothing; `undefined` lifts it.
+   */
   failEnsure(gvr: GroupVersionResource, err: Error | undefined): void {
     if (err === undefined) this.failures.delete(gvrKey(gvr));
     else this.failures.set(gvrKey(gvr), err);
+  }
+
+  /**
+   * Makes the next `ensureWatch` of `gvr` fail its sync with `err` itself
+   * (in both sync modes): the owner is added, then dropped on a microtask
+   * as the promise rejects, as `InformerWatchManager` does.
+   */
+  failNext(gvr: GroupVersionResource, err: Error): void {
+    this.planned.set(gvrKey(gvr), err);
+  }
+
+  /** Number of syncs waiting in `manual` mode, for one GVR when given. */
+  pendingSyncs(gvr?: GroupVersionResource): number {
+    const key = gvr === undefined ? undefined : gvrKey(gvr);
+    return this.pending.filter((p) => key === undefined || p.key === key).length;
+  }
+
+  /**
+   * Completes the oldest waiting sync of `gvr` (its informer turns synced).
+   * @throws FakeInformerError when no sync of `gvr` is waiting.
+   */
+  resolveSync(gvr: GroupVersionResource): void {
+    const p = this.take(gvr);
+    this.watches.get(p.key)?.informer.markSynced();
+    p.resolve();
+  }
+
+  /**
+   * Fails the oldest waiting sync of `gvr` with `err`; its owner is dropped
+   * as `InformerWatchManager` drops it.
+   * @throws FakeInformerError when no sync of `gvr` is waiting.
+   */
+  rejectSync(gvr: GroupVersionResource, err: Error): void {
+    this.take(gvr).reject(err);
+  }
+
+  /** Number of recorded calls of one kind, for one GVR when given. */
+  count(op: WatchManagerCall['op'], gvr?: GroupVersionResource): number {
+    const key = gvr === undefined ? undefined : gvrKey(gvr);
+    return this.calls.filter((c) => c.op === op && (key === undefined || gvrKey(c.gvr) === key)).length;
   }
 
   /** Delivers `event` to the watch manager's `onEvent`, as an informer event would. */
   emit(event: WatchEvent): void {
     this.onEvent(event);
   }
+
+  private watchOf(gvr: GroupVersionResource, key: string): Watch {
+    let watch = this.watches.get(key);
+    if (watch === undefined) {
+      watch = { informer: new FakeInformer(gvr, { autoSync: this.sync === 'auto' }), abort: new AbortController(), owners: new Set() };
+      watch.informer.run(watch.abort.signal);
+      this.watches.set(key, watch);
+    }
+    return watch;
+  }
+
+  private take(gvr: GroupVersionResource): PendingSync {
+    const key = gvrKey(gvr);
+    const i = this.pending.findIndex((p) => p.key === key);
+    if (i < 0) throw new FakeInformerError(`no sync of ${key} is waiting`);
+    return this.pending.splice(i, 1)[0]!;
+  }
+
+  private drop(key: string, ownerId: string): void {
+    const watch = this.watches.get(key);
+    if (watch === undefined || !watch.owners.delete(ownerId) || watch.owners.size > 0) return;
+    watch.abort.abort();
+    this.watches.delete(key);
+  }
+}
+
+function shutDownError(key: string): FakeInformerError {
+  return new FakeInformerError(`cannot watch ${key}: the watch manager is shut down`);
 }

@@ -1,4 +1,10 @@
-/** A small seeded PRNG (mulberry32), so randomized tests replay exactly. */
+/**
+ * A small seeded pseudo-random generator (mulberry32), so a randomized or
+ * property-style test replays exactly from its seed: print the seed in the
+ * test name or failure message, and a failure reproduces.
+ * Easy to get wrong: one instance is one sequence; draw from it in a fixed
+ * order (not from concurrently racing callbacks) or runs stop replaying.
+ */
 export class Random {
   private state: number;
 
@@ -15,14 +21,17 @@ export class Random {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
 
+  /** An integer in [0, n). */
   int(n: number): number {
     return Math.floor(this.next() * n);
   }
 
+  /** One of `items`, each as likely. */
   pick<T>(items: readonly T[]): T {
     return items[this.int(items.length)]!;
   }
 
+  /** True with probability `p`. */
   chance(p: number): boolean {
     return this.next() < p;
   }
