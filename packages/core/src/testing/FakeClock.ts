@@ -43,13 +43,7 @@ export class FakeClock implements Clock {
   advance(ms: number): void {
     if (!(ms >= 0)) throw new RangeError(`FakeClock.advance: ms must be >= 0, got ${String(ms)}`);
     const target = this.time + ms;
-    for (;;) {
-      const next = this.earliestDue(target);
-      if (next === undefined) break;
-      this.timers.splice(this.timers.indexOf(next), 1);
-      this.time = next.at;
-      next.fn();
-    }
+    while (this.fireNext(target));
     this.time = target;
   }
 
@@ -61,16 +55,19 @@ export class FakeClock implements Clock {
     if (!(ms >= 0)) throw new RangeError(`FakeClock.advanceAsync: ms must be >= 0, got ${String(ms)}`);
     const target = this.time + ms;
     await flushMicrotasks();
-    for (;;) {
-      const next = this.earliestDue(target);
-      if (next === undefined) break;
-      this.timers.splice(this.timers.indexOf(next), 1);
-      this.time = next.at;
-      next.fn();
-      await flushMicrotasks();
-    }
+    while (this.fireNext(target)) await flushMicrotasks();
     this.time = target;
     await flushMicrotasks();
+  }
+
+  /** Fires the earliest timer due by `target`, moving time to it; false when none is due. */
+  private fireNext(target: number): boolean {
+    const next = this.earliestDue(target);
+    if (next === undefined) return false;
+    this.timers.splice(this.timers.indexOf(next), 1);
+    this.time = next.at;
+    next.fn();
+    return true;
   }
 
   private earliestDue(target: number): FakeTimer | undefined {
