@@ -2,8 +2,6 @@ import type { GroupVersionResource, InstancePass, InstanceWatcher, NamespacedNam
 
 /** The coordinator side of a pass. Internal to the package. */
 export interface PassHost {
-  /** Increases on every `watch` and `done` of any instance. */
-  activity(): number;
   forInstance(parentGVR: GroupVersionResource, instance: NamespacedName): InstanceWatcher;
   /** Settles the instance's cycle unless it was settled after `since` with nothing declared later. */
   endPass(parentGVR: GroupVersionResource, instance: NamespacedName, since: number, commit: boolean): void;
@@ -13,20 +11,19 @@ export interface PassHost {
  * The {@link InstancePass} `IndexedWatchCoordinator.beginPass` hands out: a
  * watcher of the instance created on first use (most passes of most
  * instances declare nothing new), and the coordinator's activity count at
- * the start of the pass, so `end` can tell whether the handler settled the
- * cycle itself. Internal to the package.
+ * the start of the pass (it increases on every `watch` and `done` of any
+ * instance), so `end` can tell whether the handler settled the cycle itself.
+ * Internal to the package.
  */
 export class CoordinatorPass implements InstancePass {
   private inner: InstanceWatcher | undefined;
-  private readonly startedAt: number;
 
   constructor(
     private readonly host: PassHost,
     private readonly parentGVR: GroupVersionResource,
     private readonly instance: NamespacedName,
-  ) {
-    this.startedAt = host.activity();
-  }
+    private readonly startedAt: number,
+  ) {}
 
   watch(req: WatchRequest): Promise<void> {
     this.inner ??= this.host.forInstance(this.parentGVR, this.instance);

@@ -6,15 +6,15 @@ import type { WatchEntry } from './WatchEntry.js';
 const RESOLVED: Promise<void> = Promise.resolve();
 
 /**
- * The per-GVR request tables and the coordinator's ownership of each GVR's
- * informer in the watch manager. One `ensureWatch` per GVR is in flight at
- * most, and every `watch()` of that GVR shares it; a GVR is released only
- * when it has no request left and no sync in flight, so the watch manager never
- * sees a release racing an ensure of the same owner.
+ * The per-GVR request tables (the routing path's `get` is the table's own)
+ * and the coordinator's ownership of each GVR's informer in the watch
+ * manager. One `ensureWatch` per GVR is in flight at most, and every
+ * `watch()` of that GVR shares it; a GVR is released only when it has no
+ * request left and no sync in flight, so the watch manager never sees a
+ * release racing an ensure of the same owner.
  * Internal to the package.
  */
-export class GvrOwnership {
-  private readonly gvrs = new GvrTable<GvrWatches>();
+export class GvrOwnership extends GvrTable<GvrWatches> {
   /** GVRs whose ownership ended during the current operation; see {@link flush}. */
   private readonly releases: GroupVersionResource[] = [];
 
@@ -24,18 +24,16 @@ export class GvrOwnership {
     private readonly log: Logger,
     /** Takes a request whose sync failed out of its instance and the indexes. */
     private readonly dropEntry: (entry: WatchEntry) => void,
-  ) {}
-
-  get(gvr: GroupVersionResource): GvrWatches | undefined {
-    return this.gvrs.get(gvr);
+  ) {
+    super();
   }
 
   /** The table of the entry's GVR, created (not yet owned) if needed. */
   open(entry: WatchEntry): GvrWatches {
-    let g = this.gvrs.get(entry.gvr);
+    let g = this.get(entry.gvr);
     if (g === undefined) {
       g = new GvrWatches(entry.gvr, entry.gvrKey);
-      this.gvrs.set(entry.gvr, g);
+      this.set(entry.gvr, g);
     }
     return g;
   }
@@ -45,13 +43,13 @@ export class GvrOwnership {
     switch (g.phase) {
       case 'owned':
         g.phase = 'idle';
-        this.gvrs.delete(g.gvr);
+        this.delete(g.gvr);
         // Deferred to the end of the caller's operation (flush), which may
         // still be walking instance state.
         this.releases.push(g.gvr);
         break;
       case 'idle':
-        this.gvrs.delete(g.gvr);
+        this.delete(g.gvr);
         break;
       case 'ensuring':
         // The watch manager is still adding us as an owner; settle() decides.
@@ -92,7 +90,7 @@ export class GvrOwnership {
     }
     // Every request left while the informer was syncing.
     g.phase = 'idle';
-    if (this.gvrs.get(g.gvr) === g) this.gvrs.delete(g.gvr);
+    if (this.get(g.gvr) === g) this.delete(g.gvr);
     this.release(g.gvr);
   }
 
@@ -106,7 +104,7 @@ export class GvrOwnership {
     g.phase = 'idle';
     this.log.warn({ err, gvr: g.key, requests: g.entries.size }, 'cannot watch child resource; dropping its requests');
     for (const entry of [...g.entries]) this.dropEntry(entry);
-    if (g.entries.size === 0 && this.gvrs.get(g.gvr) === g) this.gvrs.delete(g.gvr);
+    if (g.entries.size === 0 && this.get(g.gvr) === g) this.delete(g.gvr);
     this.flush();
     throw err;
   }

@@ -1,6 +1,5 @@
-import type { GroupVersionResource, WatchEvent } from '@protean/core';
+import type { GroupVersionResource } from '@protean/core';
 import { CollectionIndex } from './CollectionIndex.js';
-import type { InstanceState } from './InstanceState.js';
 import { ScalarIndex } from './ScalarIndex.js';
 import type { WatchEntry } from './WatchEntry.js';
 
@@ -14,7 +13,9 @@ export type OwnershipPhase = 'idle' | 'ensuring' | 'owned';
 
 /**
  * Every indexed request of one GVR (scalar and collection indexes) plus the
- * coordinator's ownership of that GVR's informer. Internal to the package.
+ * coordinator's ownership of that GVR's informer. Routing reads the two
+ * indexes directly (`IndexedWatchCoordinator.routeEvent`). Internal to the
+ * package.
  */
 export class GvrWatches {
   readonly gvr: GroupVersionResource;
@@ -45,11 +46,5 @@ export class GvrWatches {
     if (entry.selector === undefined) this.scalar.remove(entry);
     else this.collection.remove(entry);
     return true;
-  }
-
-  /** Appends each instance the event concerns to `out`, once per `stamp`. */
-  collect(event: WatchEvent, stamp: number, out: InstanceState[]): void {
-    if (this.scalar.size !== 0) this.scalar.collect(event.namespace, event.name, stamp, out);
-    this.collection.collect(event, stamp, out);
   }
 }

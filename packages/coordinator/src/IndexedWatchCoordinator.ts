@@ -69,7 +69,6 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
     done: (watcher, commit) => this.doneFor(watcher, commit),
   };
   private readonly passHost: PassHost = {
-    activity: () => this.activityCount,
     forInstance: (parentGVR, instance) => this.forInstance(parentGVR, instance),
     endPass: (parentGVR, instance, since, commit) => this.endPass(parentGVR, instance, since, commit),
   };
@@ -109,7 +108,7 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
    * the instance) is left alone.
    */
   beginPass(parentGVR: GroupVersionResource, instance: NamespacedName): InstancePass {
-    return new CoordinatorPass(this.passHost, parentGVR, instance);
+    return new CoordinatorPass(this.passHost, parentGVR, instance, this.activityCount);
   }
 
   /**
@@ -131,7 +130,9 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
     // The scratch array saves an allocation per event; an enqueue callback
     // that routes another event re-entrantly gets a fresh one.
     const matched = this.routing ? [] : this.scratch;
-    g.collect(event, stamp, matched);
+    // Each instance the event concerns, once per stamp: scalar requests by namespace and name, then collection requests.
+    if (g.scalar.size !== 0) g.scalar.collect(event.namespace, event.name, stamp, matched);
+    g.collection.collect(event, stamp, matched);
     if (matched.length === 0) return;
     if (this.log.isLevelEnabled('debug')) {
       this.log.debug({ gvr: g.key, namespace: event.namespace, name: event.name, type: event.type, instances: matched.length }, 'routed event');

@@ -97,18 +97,17 @@ export class DynamicController {
     this.#watchCoordinator = watchCoordinatorFactory({
       watchManager: this.watchManager,
       enqueue: (parentGVR, instance) => {
-        this.enqueue(parentGVR, instance.namespace, instance.name);
+        this.queue.add({ gvr: parentGVR, namespace: instance.namespace, name: instance.name });
       },
       logger,
     });
     this.workers = new WorkerPool({
       queue: this.queue,
       queueMaxRetries: this.config.queueMaxRetries,
-      handlerFor: (gvr) => this.parents.get(gvrKey(gvr)),
-      instanceExists: (item) => this.watchManager.getInformer(item.gvr)?.get(item) !== undefined,
-      beginPass: (item) => this.#watchCoordinator.beginPass(item.gvr, item),
-      // Also after a handler that ran across deregister, so the watches it declared do not leak.
-      forgetInstance: (item) => this.#watchCoordinator.removeInstance(item.gvr, item),
+      parents: this.parents,
+      watchManager: this.watchManager,
+      // Also forgets an instance after a handler that ran across deregister, so the watches it declared do not leak.
+      watchCoordinator: this.#watchCoordinator,
       signal: this.handlerAbort.signal,
       clock,
       observer: this.observer,
@@ -215,7 +214,7 @@ export class DynamicController {
     if (this.parents.get(key) !== entry) return; // deregistered or replaced while syncing
     if (informerExisted) {
       for (const obj of this.watchManager.getInformer(gvr)?.list() ?? []) {
-        this.enqueue(gvr, obj.metadata.namespace ?? '', obj.metadata.name);
+        this.queue.add({ gvr, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name });
       }
     }
     this.log.info({ gvr: key, swapped: previous !== undefined }, 'parent registered');
@@ -306,7 +305,7 @@ export class DynamicController {
     this.notify((o) => o.onParentEvent?.(event.gvr, event.type));
     if (event.type === 'update' && !this.updateNeedsReconcile(event)) return;
     if (event.type === 'delete') this.forgetDeleted(event);
-    this.enqueue(event.gvr, event.namespace, event.name);
+    this.queue.add({ gvr: event.gvr, namespace: event.namespace, name: event.name });
   }
 
   /**
@@ -329,10 +328,6 @@ export class DynamicController {
     // A resource that does not track generation (ConfigMap-like) has no other way to show a spec change.
     if (update.generation === undefined || update.oldGeneration === undefined) return true;
     return update.generation !== update.oldGeneration;
-  }
-
-  private enqueue(gvr: GroupVersionResource, namespace: string, name: string): void {
-    this.queue.add({ gvr, namespace, name });
   }
 
   private async shutdown(workers: Promise<void>, reason: unknown): Promise<void> {

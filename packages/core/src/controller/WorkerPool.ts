@@ -1,6 +1,6 @@
 import { apiStatusOf, summarizeError } from '../apiStatus.js';
 import type { Clock } from '../clock.js';
-import type { InstancePass, QueueGetResult, RateLimitingQueue } from '../contracts/index.js';
+import type { InstancePass, QueueGetResult, RateLimitingQueue, WatchCoordinator, WatchManager } from '../contracts/index.js';
 import { gvrKey, namespacedNameKey, type GroupVersionResource, type ObjectIdentifiers } from '../gvr.js';
 import type { Handler, ReconcileContext } from '../handler.js';
 import type { Logger } from '../logger.js';
@@ -22,23 +22,17 @@ export interface ParentHandler {
 export interface WorkerPoolDeps {
   readonly queue: RateLimitingQueue<ObjectIdentifiers>;
   readonly queueMaxRetries: number;
-  /** The current handler of a parent GVR; `undefined` once deregistered. */
-  readonly handlerFor: (gvr: GroupVersionResource) => ParentHandler | undefined;
+  /** The current handler of each parent GVR, by `gvrKey`; a deregistered GVR has none. Read, never written. */
+  readonly parents: ReadonlyMap<string, ParentHandler>;
+  /** Whose informer caches tell whether an instance still exists. */
+  readonly watchManager: WatchManager;
   /**
-   * True when the instance is still in its parent's informer cache. After
-   * every pass of an instance that is gone, its watch coordinator state is forgotten.
-   * A handler failing with NotFound for an instance that still exists most
-   * likely hit a missing child or subresource, which is worth a warning.
+   * Starts each pass (`ctx.watcher`, ended by the worker) and forgets the
+   * state of an instance that is gone from its parent's cache, or whose
+   * handler returned after its parent GVR was deregistered (whatever it
+   * declared since belongs to no one).
    */
-  readonly instanceExists: (item: ObjectIdentifiers) => boolean;
-  /** Starts a pass of the instance on the watch coordinator: `ctx.watcher`, ended by the worker. */
-  readonly beginPass: (item: ObjectIdentifiers) => InstancePass;
-  /**
-   * Drops the watch coordinator's state of an instance: one that is gone from
-   * its parent's cache, or one whose handler returned after its parent GVR
-   * was deregistered (whatever it declared since belongs to no one).
-   */
-  readonly forgetInstance: (item: ObjectIdentifiers) => void;
+  readonly watchCoordinator: WatchCoordinator;
   /** Every handler's `ctx.signal`; once aborted, workers stop running handlers. */
   readonly signal: AbortSignal;
   readonly clock: Clock;
@@ -114,7 +108,7 @@ export class WorkerPool {
       // kro-diff: items still queued at shutdown are released without running a handler whose signal is aborted
       // (the next controller to start reconciles them); kro would start them with an aborted context.
       if (this.deps.signal.aborted) return;
-      const parent = this.deps.handlerFor(item.gvr);
+      const parent = this.deps.parents.get(gvrKey(item.gvr));
       if (parent === undefined) {
         queue.forget(item);
         logger.debug({ item: key }, 'dropping item of a parent that is not registered');
@@ -131,7 +125,7 @@ export class WorkerPool {
       // kro-diff: an instance deleted while its handler ran, or deregistered meanwhile, is forgotten after the pass,
       // so its watches do not hold their informers forever; kro forgets an instance only when its handler reports
       // NotFound, and so leaks the watches of a handler that ran across deregister.
-      if (this.deps.handlerFor(item.gvr) === undefined || !this.deps.instanceExists(item)) this.deps.forgetInstance(item);
+      if (!this.deps.parents.has(gvrKey(item.gvr)) || !this.instanceExists(item)) this.deps.watchCoordinator.removeInstance(item.gvr, item);
     } catch (err) {
       logger.error({ err, item: key }, 'processing a work item failed');
     } finally {
@@ -144,8 +138,18 @@ export class WorkerPool {
     }
   }
 
+  /**
+   * True when the instance is still in its parent's informer cache. After
+   * every pass of an instance that is gone, its watch coordinator state is forgotten.
+   * A handler failing with NotFound for an instance that still exists most
+   * likely hit a missing child or subresource, which is worth a warning.
+   */
+  private instanceExists(item: ObjectIdentifiers): boolean {
+    return this.deps.watchManager.getInformer(item.gvr)?.get(item) !== undefined;
+  }
+
   private async reconcile(parent: ParentHandler, item: ObjectIdentifiers, key: string): Promise<ReconcileOutcome> {
-    const watcher = this.deps.beginPass(item);
+    const watcher = this.deps.watchCoordinator.beginPass(item.gvr, item);
     const base = this.deps.logger;
     let logger: Logger | undefined;
     const ctx: ReconcileContext = {
@@ -199,7 +203,7 @@ export class WorkerPool {
       case 'not_found':
         // As in the seed system, a NotFound means the instance is gone: forget it.
         // When the instance is still cached, the 404 came from something else; say so.
-        if (this.deps.instanceExists(item)) {
+        if (this.instanceExists(item)) {
           logger.warn(
             { ...errorFields(err), item: key },
             `handler failed with NotFound but instance ${key} still exists; treating it as deleted and not retrying (wrap the error to retry)`,
