@@ -35,14 +35,13 @@ export function jestConfig(overrides = {}) {
 
 /**
  * The real-cluster tier: only `*.real.test.ts`, one file at a time (each
- * starts its own kube-apiserver + etcd), with timeouts sized for them.
+ * starts its own kube-apiserver + etcd; run them with `--runInBand`), with timeouts sized for them.
  */
 export function jestRealConfig(overrides = {}) {
   return jestConfig({
     testMatch: ['<rootDir>/src/**/*.real.test.ts'],
     testPathIgnorePatterns: ['/node_modules/'],
     testTimeout: 120000,
-    maxWorkers: 1,
     ...overrides,
   });
 }

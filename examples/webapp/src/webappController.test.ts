@@ -146,6 +146,8 @@ describe('the WebApp handler', () => {
 
     await t.waitFor(() => t.watchCoordinator.instanceWatchCount() === 0);
     await t.waitFor(() => t.watchManager.activeWatchCount() === 1); // only the parent informer is left
+    // The watches go as soon as the delete arrives; the handler's last pass, which sees the instance gone, follows.
+    await t.waitFor(() => results.at(-1)?.result.outcome === 'deleted');
     expect(results.at(-1)).toEqual({ instance: `${NS}/shop`, result: { outcome: 'deleted' } });
   });
 });
