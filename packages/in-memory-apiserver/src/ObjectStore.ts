@@ -5,6 +5,7 @@ import { recordManagedFields } from './managedFields.js';
 import { canonicalOrder, changed, normaliseBody, nowTimestamp, prepareCreate, prepareUpdate, resolveNamespace } from './objectRules.js';
 import { objectKey, ResourceTable, type StoreEvent } from './ResourceTable.js';
 import { toServedResource, type ServedResource } from './ServedResource.js';
+import { validateLease } from './validateLease.js';
 import { alreadyExists, badRequest, conflict, invalid, notFound } from './statusErrors.js';
 import type { KubeObject, ResourceDefinition } from './types.js';
 
@@ -34,6 +35,7 @@ export interface DeletePreconditions {
 const NAMESPACES_KEY = gvrKey({ group: '', version: 'v1', resource: 'namespaces' });
 const SECRETS_KEY = gvrKey({ group: '', version: 'v1', resource: 'secrets' });
 const CRD_KEY = gvrKey(CRD_GVR);
+const LEASES_KEY = gvrKey({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' });
 const DIRECT_MANAGER = 'protean-test';
 
 /**
@@ -123,6 +125,7 @@ export class ObjectStore {
       throw notFound({ group: '', resource: 'namespaces' }, namespace);
     }
     const obj = prepareCreate(def, input, namespace);
+    if (def.key === LEASES_KEY) validateLease(def, obj);
     const key = objectKey(namespace, obj.metadata.name);
     if (table.has(key)) throw alreadyExists(def, obj.metadata.name);
     if (def.key === NAMESPACES_KEY) defaultNamespace(obj);
@@ -182,6 +185,7 @@ export class ObjectStore {
   private applyUpdate(table: ResourceTable, old: KubeObject, input: KubeObject, opts: WriteOptions): KubeObject {
     const def = table.def;
     const next = prepareUpdate(def, old, input, opts.subresource);
+    if (def.key === LEASES_KEY) validateLease(def, next);
     if (def.key === NAMESPACES_KEY && opts.subresource === undefined) {
       next.metadata.labels = { ...(next.metadata.labels ?? {}), 'kubernetes.io/metadata.name': next.metadata.name };
       next['spec'] = structuredClone(old['spec']);

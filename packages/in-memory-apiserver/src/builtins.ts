@@ -15,6 +15,10 @@ export const BUILTIN_RESOURCES: readonly ResourceDefinition[] = [
     tracksGeneration: false, deleteReturnsObject: false, allowUnconditionalUpdate: true, builtin: true,
   },
   {
+    group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true,
+    tracksGeneration: false, deleteReturnsObject: false, allowUnconditionalUpdate: false, builtin: true,
+  },
+  {
     group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition',
     namespaced: false, hasStatusSubresource: true, shortNames: ['crd', 'crds'], tracksGeneration: true,
     deleteReturnsObject: true, allowUnconditionalUpdate: false, builtin: true,

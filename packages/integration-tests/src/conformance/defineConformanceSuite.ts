@@ -5,6 +5,7 @@ import type { ConformanceTarget } from './ConformanceTarget.js';
 import { crudTests } from './crudTests.js';
 import { discoveryTests } from './discoveryTests.js';
 import { expiryTests } from './expiryTests.js';
+import { leaseTests } from './leaseTests.js';
 import { listTests } from './listTests.js';
 import { namespaceTests } from './namespaceTests.js';
 import { SuiteContext } from './SuiteContext.js';
@@ -14,7 +15,7 @@ import { watchTests } from './watchTests.js';
  * Defines the API conformance suite for one target: the same HTTP-level
  * tests (CRUD, resourceVersion and generation rules, status subresource,
  * selectors, pagination, metadata-only responses, watch replay, bookmarks,
- * timeouts, 410 Expired, discovery, CRDs, Status bodies) run against the
+ * timeouts, 410 Expired, discovery, CRDs, Status bodies, leases) run against the
  * in-memory server and a real kube-apiserver, so the fake cannot drift.
  *
  * Easy to get wrong: the two describe blocks each start their own server;
@@ -30,6 +31,7 @@ export function defineConformanceSuite(target: ConformanceTarget): void {
     watchTests(ctx);
     discoveryTests(ctx);
     clientNodeTests(ctx);
+    leaseTests(ctx);
     // Last: compaction expires every resourceVersion issued so far.
     expiryTests(ctx);
   });
