@@ -109,6 +109,7 @@ export class DynamicController {
       // Also forgets an instance after a handler that ran across deregister, so the watches it declared do not leak.
       watchCoordinator: this.#watchCoordinator,
       signal: this.handlerAbort.signal,
+      reconcileTimeoutMs: this.config.reconcileTimeoutMs,
       clock,
       observer: this.observer,
       logger: this.log,

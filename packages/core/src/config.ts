@@ -16,9 +16,18 @@ export interface Config {
   readonly burstLimit: number;
   /** How long shutdown waits for in-flight handlers; 0 waits without limit. */
   readonly queueShutdownTimeoutMs: number;
+  /**
+   * How long one handler pass may run: its `ctx.signal` aborts after this
+   * long (with a `ReconcileTimeoutError`) and the pass counts as failed,
+   * retried with backoff. 0 sets no limit. Default 5 minutes.
+   *
+   * Easy to get wrong: the limit works through `ctx.signal`; a handler that
+   * ignores the signal keeps its worker until it returns.
+   */
+  readonly reconcileTimeoutMs: number;
 }
 
-/** The seed system's defaults. */
+/** The seed system's defaults, plus a 5-minute `reconcileTimeoutMs` (the seed has no per-reconcile limit). */
 export const defaultConfig: Config = Object.freeze({
   workers: 1,
   resyncPeriodMs: 10 * 60 * 60 * 1000,
@@ -28,6 +37,7 @@ export const defaultConfig: Config = Object.freeze({
   rateLimit: 10,
   burstLimit: 100,
   queueShutdownTimeoutMs: 60 * 1000,
+  reconcileTimeoutMs: 5 * 60 * 1000,
 });
 
 /** Thrown when a {@link Config} field is out of range; names the field and value. */
@@ -57,5 +67,6 @@ export function resolveConfig(partial: Partial<Config> = {}): Config {
   check('rateLimit', (v) => v > 0, 'must be > 0');
   check('burstLimit', (v) => int(v) && v >= 1, 'must be an integer >= 1');
   check('queueShutdownTimeoutMs', (v) => v >= 0, 'must be >= 0 (0 waits without limit)');
+  check('reconcileTimeoutMs', (v) => v >= 0 && Number.isFinite(v), 'must be a finite number >= 0 (0 sets no limit)');
   return Object.freeze(config);
 }

@@ -4,7 +4,11 @@ import type { Logger } from './logger.js';
 
 /** What a {@link Handler} gets besides the instance it reconciles. */
 export interface ReconcileContext {
-  /** Aborts when the controller shuts down; pass it to every API call. */
+  /**
+   * Aborts when the controller shuts down or when the pass runs longer than
+   * the config's `reconcileTimeoutMs` (reason: a `ReconcileTimeoutError`);
+   * pass it to every API call.
+   */
   readonly signal: AbortSignal;
   /** A child logger carrying the parent GVR and the instance. */
   readonly logger: Logger;

@@ -6,6 +6,7 @@ export * from './controller/ControllerObserver.js';
 export * from './controller/ControllerStateError.js';
 export type * from './controller/DynamicControllerOptions.js';
 export * from './controller/ParentSyncError.js';
+export * from './controller/ReconcileTimeoutError.js';
 export * from './controller/ShutdownTimeoutError.js';
 export * from './controller/workItemKey.js';
 export * from './coreModule.js';

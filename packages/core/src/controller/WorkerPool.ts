@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import { classifyHandlerError } from './classifyHandlerError.js';
 import type { ControllerObserver, ReconcileOutcome } from './ControllerObserver.js';
 import { notifyObserver } from './notifyObserver.js';
+import { ReconcileTimeoutError } from './ReconcileTimeoutError.js';
 import { workItemKey } from './workItemKey.js';
 
 /** Longest run of back-to-back work items before a worker yields to the event loop. */
@@ -35,6 +36,8 @@ export interface WorkerPoolDeps {
   readonly watchCoordinator: WatchCoordinator;
   /** Every handler's `ctx.signal`; once aborted, workers stop running handlers. */
   readonly signal: AbortSignal;
+  /** Per-pass limit (the config's `reconcileTimeoutMs`): `ctx.signal` also aborts after this long. 0 or unset: none. */
+  readonly reconcileTimeoutMs?: number;
   readonly clock: Clock;
   readonly observer: ControllerObserver;
   readonly logger: Logger;
@@ -152,8 +155,9 @@ export class WorkerPool {
     const watcher = this.deps.watchCoordinator.beginPass(item.gvr, item);
     const base = this.deps.logger;
     let logger: Logger | undefined;
+    const limit = this.passLimit(parent.gvr, item);
     const ctx: ReconcileContext = {
-      signal: this.deps.signal,
+      signal: limit.signal,
       // Built on first use: most handlers never log, and a pino child per item is not free.
       get logger() {
         return (logger ??= base.child({ gvr: gvrKey(parent.gvr), instance: namespacedNameKey(item) }));
@@ -167,13 +171,50 @@ export class WorkerPool {
       const pending = parent.handler({ namespace: item.namespace, name: item.name }, ctx);
       thrownSync = false;
       await pending;
+      // A pass that outlived its limit failed, even if the handler swallowed the abort.
+      const timedOut = limit.timedOut();
+      if (timedOut !== undefined) throw timedOut;
       this.deps.queue.forget(item);
       outcome = 'success';
     } catch (err) {
-      outcome = this.handleFailure(item, key, err, thrownSync);
+      outcome = this.handleFailure(item, key, limit.timedOut() ?? err, thrownSync);
+    } finally {
+      limit.dispose();
     }
     this.settle(item, watcher, outcome);
     return outcome;
+  }
+
+  /**
+   * The pass's `ctx.signal`: the shutdown signal, or, with a
+   * `reconcileTimeoutMs`, a signal that also aborts (with a
+   * {@link ReconcileTimeoutError}) when the pass outlives it. `dispose`
+   * clears the timer and the listener on the shutdown signal.
+   */
+  private passLimit(gvr: GroupVersionResource, item: ObjectIdentifiers): PassLimit {
+    const { signal: shutdown, clock } = this.deps;
+    // kro-diff: a pass has a time limit (reconcileTimeoutMs, default 5 min): ctx.signal aborts at it and the pass is
+    // retried with backoff; kro's handler context is cancelled only at shutdown, so one hung handler holds its worker.
+    const limitMs = this.deps.reconcileTimeoutMs ?? 0;
+    if (!(limitMs > 0)) return { signal: shutdown, timedOut: () => undefined, dispose: () => undefined };
+    const abort = new AbortController();
+    let timeout: ReconcileTimeoutError | undefined;
+    const onShutdown = (): void => abort.abort(shutdown.reason);
+    if (shutdown.aborted) onShutdown();
+    else shutdown.addEventListener('abort', onShutdown, { once: true });
+    const timer = clock.setTimeout(() => {
+      if (abort.signal.aborted) return;
+      timeout = new ReconcileTimeoutError(gvr, item, limitMs);
+      abort.abort(timeout);
+    }, limitMs);
+    return {
+      signal: abort.signal,
+      timedOut: () => timeout,
+      dispose: () => {
+        clock.clearTimeout(timer);
+        shutdown.removeEventListener('abort', onShutdown);
+      },
+    };
   }
 
   /**
@@ -247,6 +288,13 @@ export class WorkerPool {
   private notify(call: (observer: ControllerObserver) => void): void {
     notifyObserver(this.deps.observer, this.deps.logger, call);
   }
+}
+
+/** The signal of one pass and whether its time limit ran out. */
+interface PassLimit {
+  readonly signal: AbortSignal;
+  timedOut(): ReconcileTimeoutError | undefined;
+  dispose(): void;
 }
 
 /**
