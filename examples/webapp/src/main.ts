@@ -55,3 +55,20 @@ process.exitCode = await runCli(process.argv.slice(2), {
 });
 finished = true;
 clearInterval(parentWatch);
+
+/** Resolves once everything written to `stream` so far has been handed to the OS (or the write failed). */
+const flushed = (stream: NodeJS.WriteStream): Promise<void> =>
+  new Promise((resolve) => {
+    stream.write('', () => resolve());
+  });
+
+// Exit explicitly rather than by letting the event loop drain. On a drained loop Node
+// closes the signal handles while tearing down, which restores the default action
+// (death) for SIGINT and SIGTERM for the last milliseconds of the process. The copy of
+// Ctrl-C that pnpm forwards to its script often arrives in exactly that window on a
+// busy machine: node then dies of SIGINT after a clean stop, and pnpm, seeing its child
+// killed by a signal, kills itself with it. process.exit() leaves the handlers
+// installed until the process is gone, so a late copy is swallowed (or, before this
+// point, exits through onSignal with the code already set).
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+process.exit();
