@@ -1,7 +1,9 @@
 import { inject, injectable, optional } from 'inversify';
+import { errorMessage } from './apiStatus.js';
 import { realClock, type Clock } from './clock.js';
 import { resolveConfig, type Config } from './config.js';
 import type {
+  Leadership,
   WatchCoordinator,
   WatchCoordinatorFactory,
   RateLimitingQueue,
@@ -15,6 +17,7 @@ import type { DynamicControllerOptions } from './controller/DynamicControllerOpt
 import { ParentSyncError } from './controller/ParentSyncError.js';
 import { notifyObserver } from './controller/notifyObserver.js';
 import { ShutdownTimeoutError } from './controller/ShutdownTimeoutError.js';
+import { TermQueues } from './controller/TermQueues.js';
 import { workItemKey } from './controller/workItemKey.js';
 import { WorkerPool, type ParentHandler } from './controller/WorkerPool.js';
 import type { WatchEvent } from './events.js';
@@ -42,6 +45,10 @@ function parentOwnerId(gvr: GroupVersionResource): string {
  * rejects (build a new controller instead), because the queue and the
  * informers it shut down cannot be reused.
  *
+ * With a {@link Leadership} (`TOKENS.leadership`, e.g. `@protean/leader-election`),
+ * informers, registration and the queue work on every replica, but the
+ * workers run only while this replica leads; see {@link DynamicController.isLeading}.
+ *
  * Easy to get wrong: `register` rejects until `start` was called, so call
  * `start` without awaiting it (it resolves only at shutdown).
  */
@@ -62,6 +69,18 @@ export class DynamicController {
   private readonly handlerAbort = new AbortController();
   private readonly workers: WorkerPool;
   private state: ControllerState = 'idle';
+  /** Decides when the workers run; undefined: always (a single replica). */
+  private readonly leadership: Leadership | undefined;
+  /** The queue as the workers of each leadership term see it. */
+  private readonly terms: TermQueues<ObjectIdentifiers>;
+  /** The workers of the term being led, until its handlers returned. */
+  private termWorkers: WorkerPool | undefined;
+  private leading = false;
+  private giveUp: (err: Error) => void = () => undefined;
+  /** Rejects when shutdown stops waiting for handlers, so a term's `lead` does not hold its lease forever. */
+  private readonly gaveUp = new Promise<never>((_, reject) => {
+    this.giveUp = reject;
+  });
 
   constructor(
     @inject(TOKENS.config) config: Config,
@@ -72,12 +91,15 @@ export class DynamicController {
     @inject(TOKENS.watchManagerFactory) watchManagerFactory: WatchManagerFactory,
     @inject(TOKENS.watchCoordinatorFactory) watchCoordinatorFactory: WatchCoordinatorFactory,
     @inject(TOKENS.controllerObserver) @optional() observer?: ControllerObserver,
+    @inject(TOKENS.leadership) @optional() leadership?: Leadership,
   ) {
     // Re-validating is idempotent for a resolved config and catches hand-built ones.
     this.config = resolveConfig(config);
     this.log = logger.child({ component: 'dynamic-controller' });
     this.clock = clock;
     this.observer = observer ?? noopControllerObserver;
+    this.leadership = leadership;
+    this.gaveUp.catch(() => undefined);
     this.queue = workQueueFactory<ObjectIdentifiers>({
       key: workItemKey,
       name: 'dynamic-controller-queue',
@@ -88,6 +110,7 @@ export class DynamicController {
         burst: this.config.burstLimit,
       },
     });
+    this.terms = new TermQueues(this.queue);
     this.watchManager = watchManagerFactory({
       source: informerSource,
       resyncPeriodMs: this.config.resyncPeriodMs,
@@ -127,6 +150,7 @@ export class DynamicController {
       options.watchManagerFactory,
       options.watchCoordinatorFactory,
       options.observer,
+      options.leadership,
     );
   }
 
@@ -136,6 +160,12 @@ export class DynamicController {
    * waits up to `queueShutdownTimeoutMs` (0 = no limit) for running handlers.
    * Resolves when they have all returned. Items still queued when shutdown
    * begins are released without running their handler.
+   *
+   * With a {@link Leadership}, the informers sync and `register` works from
+   * the start, but the workers run only in the terms this replica leads (see
+   * {@link DynamicController.isLeading}); `start` also ends, after a
+   * shutdown, when the leadership's `run` settles on its own, and rejects
+   * with its error.
    *
    * Rejects with {@link ControllerStateError} when called a second time
    * (running or stopped), and with {@link ShutdownTimeoutError} when handlers
@@ -153,12 +183,17 @@ export class DynamicController {
       throw new TypeError(`DynamicController.start: signal must be an AbortSignal, got ${String(signal)}`);
     }
     this.state = 'running';
-    const workers = this.workers.run(this.config.workers);
-    this.log.info({ workers: this.config.workers }, 'dynamic controller started');
+    const leadership = this.leadership;
+    // With a leadership the workers run only in the terms it leads; the informers sync either way (a warm standby).
+    const workers = leadership === undefined ? this.workers.run(this.config.workers) : leadership.run(signal, (term) => this.lead(term));
+    if (leadership === undefined) this.log.info({ workers: this.config.workers }, 'dynamic controller started');
+    else this.log.info({ workers: this.config.workers, identity: leadership.identity }, 'dynamic controller started on standby; its workers run while it leads');
     await new Promise<void>((resolve) => {
       if (signal.aborted) resolve();
       else signal.addEventListener('abort', () => resolve(), { once: true });
+      if (leadership !== undefined) workers.then(resolve, resolve);
     });
+    if (!signal.aborted) this.log.error({ identity: leadership?.identity }, 'leadership ended before the controller was stopped; shutting down');
     await this.shutdown(workers, signal.reason);
   }
 
@@ -274,6 +309,15 @@ export class DynamicController {
     return this.queue.len();
   }
 
+  /**
+   * True while the workers take items: without a {@link Leadership}, from
+   * `start` to the beginning of shutdown; with one, while this replica leads
+   * a term. A standby is started (`isStarted()`) but not leading.
+   */
+  isLeading(): boolean {
+    return this.leadership === undefined ? this.state === 'running' : this.leading;
+  }
+
   /** True between `start` and the beginning of shutdown. */
   isStarted(): boolean {
     return this.state === 'running';
@@ -317,7 +361,7 @@ export class DynamicController {
    */
   private forgetDeleted(event: WatchEvent): void {
     const item: ObjectIdentifiers = { gvr: event.gvr, namespace: event.namespace, name: event.name };
-    if (this.workers.isInFlight(item)) return;
+    if (this.workers.isInFlight(item) || this.termWorkers?.isInFlight(item) === true) return;
     this.#watchCoordinator.removeInstance(event.gvr, item);
   }
 
@@ -331,9 +375,57 @@ export class DynamicController {
     return update.generation !== update.oldGeneration;
   }
 
+  /**
+   * One leadership term: every cached instance is enqueued again (a new
+   * leader cannot know what its predecessor finished, so it does what a cold
+   * start would; the queue collapses duplicates), the workers run until
+   * `term` aborts (their handlers' `ctx.signal` aborts with it), then the
+   * term waits for the handlers it started. Items still queued stay for the
+   * next term; the informers keep running.
+   */
+  private async lead(term: AbortSignal): Promise<void> {
+    if (this.state !== 'running' || term.aborted) return;
+    const identity = this.leadership?.identity ?? '';
+    const signal = AbortSignal.any([term, this.handlerAbort.signal]);
+    const pool = this.workers.derive(this.terms.view(signal), signal);
+    this.termWorkers = pool;
+    this.leading = true;
+    this.enqueueCached();
+    this.log.info({ identity, workers: this.config.workers, queued: this.queue.len() }, 'leading: workers started');
+    this.notify((o) => o.onLeadershipChange?.(identity, true));
+    let drained = false;
+    try {
+      await Promise.race([pool.run(this.config.workers), this.gaveUp]);
+      drained = true;
+    } finally {
+      this.leading = false;
+      if (this.termWorkers === pool && drained) this.termWorkers = undefined;
+      const reason = term.aborted ? errorMessage(term.reason) : 'shutdown';
+      if (drained) this.log.info({ identity, reason }, 'stopped leading: workers stopped and their handlers returned; informers keep syncing');
+      else this.log.warn({ identity, reason, inFlight: pool.inFlightKeys() }, 'stopped leading with handlers still running (shutdown timed out)');
+      this.notify((o) => o.onLeadershipChange?.(identity, false));
+    }
+  }
+
+  /** Enqueues every cached instance of every registered parent. */
+  private enqueueCached(): void {
+    for (const { gvr } of this.parents.values()) {
+      for (const obj of this.watchManager.getInformer(gvr)?.list() ?? []) {
+        this.queue.add({ gvr, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name });
+      }
+    }
+  }
+
+  /** Keys of the items whose handler runs now, in the controller's workers or the current term's. */
+  private inFlightKeys(): string[] {
+    return [...this.workers.inFlightKeys(), ...(this.termWorkers?.inFlightKeys() ?? [])];
+  }
+
   private async shutdown(workers: Promise<void>, reason: unknown): Promise<void> {
     this.state = 'stopping';
-    this.log.info({ inFlight: this.workers.inFlightKeys().length }, 'dynamic controller shutting down');
+    // A get() parked by a past term must give its item back, or shutdownWithDrain() waits for it.
+    this.terms.releaseParked();
+    this.log.info({ inFlight: this.inFlightKeys().length }, 'dynamic controller shutting down');
     try {
       this.watchManager.shutdown();
     } catch (err) {
@@ -358,7 +450,9 @@ export class DynamicController {
     let timer: ReturnType<Clock['setTimeout']> | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = this.clock.setTimeout(() => {
-        reject(new ShutdownTimeoutError(timeoutMs, this.workers.inFlightKeys()));
+        const err = new ShutdownTimeoutError(timeoutMs, this.inFlightKeys());
+        this.giveUp(err);
+        reject(err);
       }, timeoutMs);
     });
     try {

@@ -1,7 +1,7 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
-import type { WatchCoordinatorFactory, WatchManagerFactory, WorkQueueFactory } from './contracts/index.js';
+import type { Leadership, WatchCoordinatorFactory, WatchManagerFactory, WorkQueueFactory } from './contracts/index.js';
 import type { ControllerObserver } from './controller/ControllerObserver.js';
 import type { InformerSource } from './informer.js';
 import type { Logger } from './logger.js';
@@ -28,4 +28,6 @@ export const TOKENS = Object.freeze({
   watchCoordinatorFactory: token<WatchCoordinatorFactory>('WatchCoordinatorFactory'),
   /** Optional: a DynamicController without it uses `noopControllerObserver`. */
   controllerObserver: token<ControllerObserver>('ControllerObserver'),
+  /** Optional: a DynamicController without it always leads (one replica); with it, its workers run only while it leads. */
+  leadership: token<Leadership>('Leadership'),
 });

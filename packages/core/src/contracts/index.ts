@@ -1,6 +1,7 @@
 export type * from './DelayingQueue.js';
 export type * from './InstancePass.js';
 export type * from './InstanceWatcher.js';
+export type * from './Leadership.js';
 export type * from './RateLimiter.js';
 export type * from './RateLimitingQueue.js';
 export type * from './WatchCoordinator.js';

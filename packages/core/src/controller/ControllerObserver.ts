@@ -39,6 +39,12 @@ export interface ControllerObserver {
    * `thrownSync` tells a handler that threw before returning its promise.
    */
   onHandlerError?(gvr: GroupVersionResource, err: unknown, thrownSync: boolean): void;
+  /**
+   * With a `Leadership`: `leading` true when this replica's workers start
+   * (a term begins), false once they stopped and their handlers returned.
+   * `identity` is the leadership's.
+   */
+  onLeadershipChange?(identity: string, leading: boolean): void;
 }
 
 /** The default observer: ignores everything. */

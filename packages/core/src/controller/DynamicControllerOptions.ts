@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { WatchCoordinatorFactory, WatchManagerFactory, WorkQueueFactory } from '../contracts/index.js';
+import type { Leadership, WatchCoordinatorFactory, WatchManagerFactory, WorkQueueFactory } from '../contracts/index.js';
 import type { InformerSource } from '../informer.js';
 import type { Logger } from '../logger.js';
 import type { ControllerObserver } from './ControllerObserver.js';
@@ -23,4 +23,6 @@ export interface DynamicControllerOptions {
   readonly watchCoordinatorFactory: WatchCoordinatorFactory;
   /** Defaults to `noopControllerObserver`. */
   readonly observer?: ControllerObserver;
+  /** When set, the workers run only while this replica leads (warm standby otherwise); unset: always. */
+  readonly leadership?: Leadership;
 }

@@ -72,6 +72,15 @@ export class WorkerPool {
     return Promise.all(loops).then(() => undefined);
   }
 
+  /**
+   * A pool with the same handlers and rules over `queue`, whose handlers get
+   * `signal`: the workers of one leadership term (`queue` a term's view that
+   * reports shutdown when the term ends, `signal` aborting with it).
+   */
+  derive(queue: RateLimitingQueue<ObjectIdentifiers>, signal: AbortSignal): WorkerPool {
+    return new WorkerPool({ ...this.deps, queue, signal });
+  }
+
   /** Keys of the items whose handler is running now. */
   inFlightKeys(): string[] {
     return [...this.inFlight.keys()];

@@ -7,6 +7,7 @@ export * from './FakeClock.js';
 export * from './FakeInformer.js';
 export * from './FakeInformerError.js';
 export * from './FakeInformerSource.js';
+export * from './FakeLeadership.js';
 export * from './fakeObject.js';
 export * from './FakeRateLimiter.js';
 export * from './FakeStatusError.js';
