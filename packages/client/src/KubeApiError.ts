@@ -1,0 +1,101 @@
+import type { KubeHttpResponse } from './KubeTransport.js';
+
+/** A `metav1.StatusCause`. */
+export interface StatusCause {
+  readonly reason?: string;
+  readonly message?: string;
+  readonly field?: string;
+}
+
+/** The `metav1.Status` body of an error response. */
+export interface StatusBody {
+  readonly kind?: string;
+  readonly code?: number;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly details?: {
+    readonly name?: string;
+    readonly group?: string;
+    readonly kind?: string;
+    readonly uid?: string;
+    readonly causes?: readonly StatusCause[];
+    readonly retryAfterSeconds?: number;
+  };
+}
+
+/** What a request was, for error messages: `PATCH configmaps default/a`. */
+export interface RequestDescription {
+  readonly method: string;
+  readonly path: string;
+  /** `configmaps default/a`, `widgets.example.com w`. */
+  readonly target: string;
+}
+
+/**
+ * An error status from the API server: `status` (HTTP), `reason`
+ * (`NotFound`, `Conflict`, ...) and the server's `message`, with the
+ * whole `Status` body and any `Retry-After`. Core's `isNotFound`,
+ * `apiStatusOf` and `summarizeError` read it like a client-node error.
+ *
+ * Easy to get wrong: a 409 is either a stale `resourceVersion` (reason
+ * `Conflict`, retry after re-reading: see `KubeClient.modify`) or, for
+ * server-side apply, fields owned by another manager, which arrives as the
+ * subclass {@link ApplyConflictError} and is not retried.
+ */
+export class KubeApiError extends Error {
+  override readonly name: string = 'KubeApiError';
+  /** The HTTP status. */
+  readonly status: number;
+  readonly reason: string | undefined;
+  /** The server's `Status.message` (or the start of a non-JSON body). */
+  readonly serverMessage: string;
+  readonly body: StatusBody | undefined;
+  /** The wait the server asked for (`Retry-After` or `details.retryAfterSeconds`). */
+  readonly retryAfterMs: number | undefined;
+  readonly method: string;
+  readonly path: string;
+
+  constructor(request: RequestDescription, status: number, body: StatusBody | undefined, serverMessage: string, retryAfterMs: number | undefined) {
+    const reason = body?.reason;
+    super(`${request.method} ${request.target}: ${status}${reason === undefined || reason === '' ? '' : ` ${reason}`}: ${serverMessage}`);
+    this.status = status;
+    this.reason = reason === '' ? undefined : reason;
+    this.serverMessage = serverMessage;
+    this.body = body;
+    this.retryAfterMs = retryAfterMs;
+    this.method = request.method;
+    this.path = request.path;
+  }
+
+  /** The error for a non-2xx response. */
+  static fromResponse(request: RequestDescription, res: KubeHttpResponse): KubeApiError {
+    const body = parseStatus(res.body);
+    const text = res.body.trim();
+    const message = body?.message ?? (text === '' ? 'no body' : text.slice(0, 300));
+    const retryAfterMs = parseRetryAfter(res.headers['retry-after']) ?? secondsToMs(body?.details?.retryAfterSeconds);
+    return new KubeApiError(request, res.status, body, message, retryAfterMs);
+  }
+}
+
+function parseStatus(text: string): StatusBody | undefined {
+  if (!text.startsWith('{')) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' && (parsed as { kind?: unknown }).kind === 'Status' ? (parsed as StatusBody) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `Retry-After` in seconds (the form the API server sends); an HTTP date is honoured too. */
+function parseRetryAfter(header: string | undefined): number | undefined {
+  if (header === undefined || header.trim() === '') return undefined;
+  const seconds = Number(header.trim());
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+function secondsToMs(seconds: number | undefined): number | undefined {
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
+}

@@ -1,0 +1,379 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { GroupVersionResource } from '@protean/core';
+import pRetry from 'p-retry';
+import { ApplyConflictError } from './ApplyConflictError.js';
+import { isConflict } from './errorPredicates.js';
+import { KubeApiError, type RequestDescription } from './KubeApiError.js';
+import { KubeConfigTransport } from './KubeConfigTransport.js';
+import type { KubeObject, ObjectKey } from './KubeObject.js';
+import type { KubeHttpRequest, KubeTransport } from './KubeTransport.js';
+import { objectPath } from './objectPath.js';
+import { resolveRetryOptions, type ResolvedRetryOptions, type RetryOptions } from './RetryOptions.js';
+import { retryRequest } from './retryRequest.js';
+
+/** Options of a {@link KubeClient}: where to send requests and as whom. */
+export interface KubeClientOptions {
+  /** The cluster and credentials (applied again on every request). Either this or `transport`. */
+  readonly kubeConfig?: KubeConfig;
+  /** How requests are sent, instead of `kubeConfig` (a scripted transport in tests). */
+  readonly transport?: KubeTransport;
+  /**
+   * The `fieldManager` of every write, and the default of `apply`: the name
+   * `managedFields` records, e.g. `"greeting-controller"`.
+   */
+  readonly fieldManager?: string;
+  readonly retry?: RetryOptions;
+  /** Default `protean-client`. */
+  readonly userAgent?: string;
+}
+
+/** What every request takes. */
+export interface RequestOptions {
+  /** Aborts the request and its retries; pass the handler's `ctx.signal`. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Options of a write. */
+export interface WriteOptions extends RequestOptions {
+  /** Overrides the client's `fieldManager` for this request. */
+  readonly fieldManager?: string;
+}
+
+/** A subresource a write can address; `status` is the one handlers write. */
+export interface SubresourceOptions {
+  /** E.g. `status`: the write then changes only that part of the object. */
+  readonly subresource?: string;
+}
+
+/** Options of {@link KubeClient.patch}. */
+export interface PatchOptions extends WriteOptions, SubresourceOptions {
+  /** `merge` (RFC 7386 JSON merge patch, the default) or `json` (RFC 6902 JSON patch). */
+  readonly type?: 'merge' | 'json';
+}
+
+/** Options of {@link KubeClient.apply}. */
+export interface ApplyOptions extends WriteOptions, SubresourceOptions {
+  /** Take over fields other managers own instead of failing with an {@link ApplyConflictError}. Default false. */
+  readonly force?: boolean;
+}
+
+/** Options of {@link KubeClient.delete}. */
+export interface DeleteOptions extends RequestOptions {
+  /** `Background` (the API default for most resources), `Foreground` or `Orphan`. */
+  readonly propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+  /** Delete only if the object still has this uid / resourceVersion (409 otherwise). */
+  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+}
+
+/** Options of {@link KubeClient.list}. */
+export interface ListOptions extends RequestOptions {
+  /** Omit for a cluster-scoped resource or every namespace. */
+  readonly namespace?: string;
+  /** A label selector string (`app=web,tier in (api)`). */
+  readonly labelSelector?: string;
+  /** Page size; every page is fetched. Default 500. */
+  readonly pageSize?: number;
+}
+
+/**
+ * What {@link KubeClient.modify} does with the object it read: change it in
+ * place and return nothing (or `true`) to write it back, or return `false`
+ * to leave it as it is.
+ */
+export type Mutation<T> = (current: T) => void | boolean | Promise<void | boolean>;
+
+type Verb = KubeHttpRequest['method'];
+
+interface Call {
+  readonly method: Verb;
+  readonly gvr: GroupVersionResource;
+  readonly namespace: string | undefined;
+  readonly name: string | undefined;
+  readonly subresource?: string | undefined;
+  readonly query?: URLSearchParams;
+  readonly body?: unknown;
+  readonly contentType?: string;
+  /** Safe to send twice: retried after a 5xx or a reset connection. */
+  readonly idempotent: boolean;
+  readonly signal: AbortSignal | undefined;
+}
+
+const APPLY_PATCH = 'application/apply-patch+yaml';
+const PATCH_TYPES = { merge: 'application/merge-patch+json', json: 'application/json-patch+json' } as const;
+
+/**
+ * A Kubernetes client for handler authors: get, list, create, update,
+ * patch, server-side apply and delete of any resource by GVR, each request
+ * aborted by the signal you pass (the handler's `ctx.signal`, which aborts
+ * at shutdown and at the reconcile timeout) and retried when that is safe:
+ *
+ * - 429 and any status with `Retry-After`: every request, after the wait the
+ *   server asked for;
+ * - 500/502/503/504, reset connections, network failures: every request but
+ *   `create` and JSON patches (which might have been carried out);
+ * - refused connections: every request;
+ * - 409 Conflict: never blindly; {@link modify} re-reads and re-applies your
+ *   change, and the finalizer helpers do the same.
+ *
+ * Failures are a {@link KubeApiError} (status, reason, server message), an
+ * {@link ApplyConflictError} (fields and their managers), a
+ * `KubeTransportError` (no response), or the signal's reason. Works with
+ * `@kubernetes/client-node` 1.4 and 2.x: it needs only `KubeConfig`.
+ *
+ * Easy to get wrong: objects are plain JSON (timestamps are strings), and a
+ * namespaced object needs `metadata.namespace` for `create`, `update` and
+ * `apply` (the client does not know which resources are namespaced).
+ */
+export class KubeClient {
+  private readonly transport: KubeTransport;
+  private readonly ownsTransport: boolean;
+  private readonly fieldManager: string | undefined;
+  private readonly retry: ResolvedRetryOptions;
+  private readonly userAgent: string;
+
+  constructor(options: KubeClientOptions) {
+    if (options.transport !== undefined) {
+      this.transport = options.transport;
+      this.ownsTransport = false;
+    } else if (options.kubeConfig !== undefined) {
+      this.transport = new KubeConfigTransport(options.kubeConfig);
+      this.ownsTransport = true;
+    } else {
+      throw new TypeError('KubeClient needs a kubeConfig or a transport');
+    }
+    if (options.fieldManager !== undefined) checkFieldManager(options.fieldManager);
+    this.fieldManager = options.fieldManager;
+    this.retry = resolveRetryOptions(options.retry);
+    this.userAgent = options.userAgent ?? 'protean-client';
+  }
+
+  /** Reads one object; a missing one rejects with a 404 `KubeApiError` (core's `isNotFound` is true). */
+  get<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, key: ObjectKey, options: RequestOptions = {}): Promise<T> {
+    return this.send<T>({ method: 'GET', gvr, namespace: key.namespace, name: key.name, idempotent: true, signal: options.signal });
+  }
+
+  /** Reads one object, or `undefined` when it does not exist. */
+  async find<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, key: ObjectKey, options: RequestOptions = {}): Promise<T | undefined> {
+    try {
+      return await this.get<T>(gvr, key, options);
+    } catch (err) {
+      if (err instanceof KubeApiError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  /** Lists every object (all pages), in one namespace or all. */
+  async list<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, options: ListOptions = {}): Promise<T[]> {
+    const items: T[] = [];
+    let continueToken: string | undefined;
+    do {
+      const query = new URLSearchParams({ limit: String(options.pageSize ?? 500) });
+      if (options.labelSelector !== undefined && options.labelSelector !== '') query.set('labelSelector', options.labelSelector);
+      if (continueToken !== undefined) query.set('continue', continueToken);
+      const page = await this.send<{ items?: T[]; metadata?: { continue?: string } }>({
+        method: 'GET', gvr, namespace: options.namespace, name: undefined, query, idempotent: true, signal: options.signal,
+      });
+      items.push(...(page.items ?? []));
+      continueToken = page.metadata?.continue === '' ? undefined : page.metadata?.continue;
+    } while (continueToken !== undefined);
+    return items;
+  }
+
+  /** Creates `object` (namespace from its metadata); an existing one rejects with 409 AlreadyExists. */
+  create<T extends KubeObject>(gvr: GroupVersionResource, object: T, options: WriteOptions = {}): Promise<T> {
+    return this.send<T>({
+      method: 'POST', gvr, namespace: object.metadata?.namespace, name: undefined, query: this.writeQuery(options),
+      body: object, idempotent: false, signal: options.signal,
+    });
+  }
+
+  /**
+   * Replaces `object` (PUT). With `metadata.resourceVersion` set, a stale
+   * object rejects with 409 Conflict; see {@link modify} to retry that.
+   */
+  update<T extends KubeObject>(gvr: GroupVersionResource, object: T, options: WriteOptions & SubresourceOptions = {}): Promise<T> {
+    const key = keyOf(object, 'update');
+    return this.send<T>({
+      method: 'PUT', gvr, namespace: key.namespace, name: key.name, subresource: options.subresource, query: this.writeQuery(options),
+      body: object, idempotent: true, signal: options.signal,
+    });
+  }
+
+  /** Patches an object: a JSON merge patch (default) or a JSON patch (`type: 'json'`, an array of operations). */
+  patch<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, key: ObjectKey, patch: unknown, options: PatchOptions = {}): Promise<T> {
+    const type = options.type ?? 'merge';
+    return this.send<T>({
+      method: 'PATCH', gvr, namespace: key.namespace, name: key.name, subresource: options.subresource, query: this.writeQuery(options),
+      body: patch, contentType: PATCH_TYPES[type], idempotent: type === 'merge', signal: options.signal,
+    });
+  }
+
+  /** Merge-patches the `status` subresource: only `status` changes, and `metadata.generation` does not. */
+  patchStatus<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, key: ObjectKey, status: unknown, options: WriteOptions = {}): Promise<T> {
+    return this.patch<T>(gvr, key, { status }, { ...options, subresource: 'status' });
+  }
+
+  /**
+   * Server-side apply: sends `object` as the complete intent of the field
+   * manager (`options.fieldManager`, else the client's), which then owns
+   * exactly the fields it sets. Creates the object when missing. Fields it
+   * set before and leaves out now are removed (unless another manager owns
+   * them too). A field another manager owns with a different value rejects
+   * with an {@link ApplyConflictError}, unless `force: true`.
+   *
+   * Easy to get wrong: send only the fields you mean to own, with
+   * `apiVersion`, `kind`, `metadata.name` (and `metadata.namespace`), not
+   * an object read from the server: that would claim every field in it.
+   */
+  apply<T extends KubeObject>(gvr: GroupVersionResource, object: T, options: ApplyOptions = {}): Promise<T> {
+    const key = keyOf(object, 'apply');
+    const fieldManager = options.fieldManager ?? this.fieldManager;
+    if (fieldManager === undefined) {
+      throw new TypeError(`apply of ${describe(gvr, key)} needs a fieldManager: set it on the KubeClient or in the apply options`);
+    }
+    checkFieldManager(fieldManager);
+    const query = new URLSearchParams({ fieldManager });
+    if (options.force === true) query.set('force', 'true');
+    return this.send<T>({
+      method: 'PATCH', gvr, namespace: key.namespace, name: key.name, subresource: options.subresource, query, body: object,
+      contentType: APPLY_PATCH, idempotent: true, signal: options.signal,
+    });
+  }
+
+  /** Server-side apply of the `status` subresource (see {@link apply}). */
+  applyStatus<T extends KubeObject>(gvr: GroupVersionResource, object: T, options: Omit<ApplyOptions, 'subresource'> = {}): Promise<T> {
+    return this.apply(gvr, object, { ...options, subresource: 'status' });
+  }
+
+  /**
+   * Deletes an object. Resolves with the object when finalizers keep it
+   * (it now has a `deletionTimestamp`), with `undefined` when it is gone
+   * or did not exist.
+   */
+  async delete(gvr: GroupVersionResource, key: ObjectKey, options: DeleteOptions = {}): Promise<KubeObject | undefined> {
+    const body: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: 'v1' };
+    if (options.propagationPolicy !== undefined) body['propagationPolicy'] = options.propagationPolicy;
+    if (options.preconditions !== undefined) body['preconditions'] = options.preconditions;
+    try {
+      const res = await this.send<KubeObject>({
+        method: 'DELETE', gvr, namespace: key.namespace, name: key.name, body, idempotent: true, signal: options.signal,
+      });
+      return res.kind === 'Status' || res.metadata?.deletionTimestamp === undefined ? undefined : res;
+    } catch (err) {
+      if (err instanceof KubeApiError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Read-modify-write with optimistic concurrency (client-go's
+   * `RetryOnConflict` around a get and an update): reads the object, lets
+   * `mutate` change it, and writes it back with its `resourceVersion`; when
+   * another writer got there first (409 Conflict), reads again and calls
+   * `mutate` again, up to `retry.conflictAttempts` times. Resolves with the
+   * stored object (the one read, if `mutate` returned false).
+   *
+   * Easy to get wrong: `mutate` may run several times, each time on a fresh
+   * copy; it must derive its change from the object it is given.
+   */
+  async modify<T extends KubeObject = KubeObject>(
+    gvr: GroupVersionResource,
+    key: ObjectKey,
+    mutate: Mutation<T>,
+    options: WriteOptions & SubresourceOptions = {},
+  ): Promise<T> {
+    return this.onConflict(async () => {
+      const current = await this.get<T>(gvr, key, options);
+      if ((await mutate(current)) === false) return current;
+      return this.update<T>(gvr, current, options);
+    }, options.signal);
+  }
+
+  /**
+   * Runs `attempt` again while it fails with a 409 Conflict (not an apply
+   * conflict), up to `retry.conflictAttempts` times, with short jittered
+   * waits. For read-modify-write loops of your own.
+   */
+  onConflict<T>(attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return pRetry(attempt, {
+      retries: this.retry.conflictAttempts - 1,
+      minTimeout: 10,
+      maxTimeout: 200,
+      factor: 2,
+      randomize: true,
+      signal,
+      shouldRetry: ({ error }) => isConflict(error),
+    });
+  }
+
+  /** Frees the kept-alive connections of the transport this client built (not of one it was given). */
+  close(): void {
+    if (this.ownsTransport) (this.transport as KubeConfigTransport).close();
+  }
+
+  private writeQuery(options: WriteOptions): URLSearchParams {
+    const query = new URLSearchParams();
+    const fieldManager = options.fieldManager ?? this.fieldManager;
+    if (fieldManager !== undefined) {
+      checkFieldManager(fieldManager);
+      query.set('fieldManager', fieldManager);
+    }
+    return query;
+  }
+
+  private async send<T>(call: Call): Promise<T> {
+    const path = objectPath(call.gvr, call.namespace, call.name, call.subresource);
+    const queryText = call.query?.toString() ?? '';
+    const request: KubeHttpRequest = {
+      method: call.method,
+      path: queryText === '' ? path : `${path}?${queryText}`,
+      headers: {
+        accept: 'application/json',
+        'user-agent': this.userAgent,
+        ...(call.body === undefined ? {} : { 'content-type': call.contentType ?? 'application/json' }),
+      },
+      ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
+      signal: call.signal,
+    };
+    const description: RequestDescription = {
+      method: call.method === 'PATCH' && call.contentType === APPLY_PATCH ? 'APPLY' : call.method,
+      path: request.path,
+      target: describe(call.gvr, { namespace: call.namespace, name: call.name ?? '' }) + (call.subresource === undefined ? '' : `/${call.subresource}`),
+    };
+    return retryRequest(
+      async () => {
+        const res = await this.transport.send(request);
+        if (res.status >= 200 && res.status < 300) return (res.body.trim() === '' ? {} : JSON.parse(res.body)) as T;
+        const error = KubeApiError.fromResponse(description, res);
+        if (ApplyConflictError.isApplyConflict(res.status, error.body)) {
+          throw new ApplyConflictError(description, error.body, call.query?.get('fieldManager') ?? '');
+        }
+        throw error;
+      },
+      this.retry,
+      call.idempotent,
+      call.signal,
+    );
+  }
+}
+
+/** `configmaps default/a`, `widgets.example.com w`, `namespaces` (a collection). */
+function describe(gvr: GroupVersionResource, key: ObjectKey): string {
+  const resource = gvr.group === '' ? gvr.resource : `${gvr.resource}.${gvr.group}`;
+  const ns = key.namespace === undefined || key.namespace === '' ? '' : `${key.namespace}/`;
+  return key.name === '' ? (ns === '' ? resource : `${resource} in ${key.namespace}`) : `${resource} ${ns}${key.name}`;
+}
+
+function keyOf(object: KubeObject, verb: string): ObjectKey {
+  const name = object.metadata?.name;
+  if (typeof name !== 'string' || name === '') throw new TypeError(`${verb} needs an object with metadata.name`);
+  const namespace = object.metadata?.namespace;
+  return namespace === undefined ? { name } : { namespace, name };
+}
+
+function checkFieldManager(fieldManager: string): void {
+  // The API server's rule: at most 128 characters (and not empty: an empty one is "not set").
+  if (typeof fieldManager !== 'string' || fieldManager === '' || fieldManager.length > 128) {
+    throw new TypeError(`fieldManager must be a non-empty string of at most 128 characters, got ${JSON.stringify(fieldManager)}`);
+  }
+}

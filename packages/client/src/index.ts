@@ -1,0 +1,16 @@
+export * from './AlreadyOwnedError.js';
+export * from './ApplyConflictError.js';
+export * from './InvalidOwnerError.js';
+export * from './KubeApiError.js';
+export * from './KubeClient.js';
+export * from './KubeConfigTransport.js';
+export * from './KubeTransportError.js';
+export * from './RetryOptions.js';
+export * from './conditions.js';
+export * from './errorPredicates.js';
+export * from './finalizers.js';
+export * from './objectPath.js';
+export * from './reconcileFinalizer.js';
+export * from './setControllerReference.js';
+export type * from './KubeObject.js';
+export type * from './KubeTransport.js';
