@@ -32,7 +32,6 @@ export function jestConfig(overrides = {}) {
   };
 }
 
-
 /**
  * The real-cluster tier: only `*.real.test.ts`, one file at a time (each
  * starts its own kube-apiserver + etcd; run them with `--runInBand`), with timeouts sized for them.

@@ -153,7 +153,9 @@ async function measureLatency(kc, instances) {
       client.close();
     }
     const firstCallAfter = (u) => calls.get(u.instance).find((t) => t > u.sentAt);
-    await waitFor('handler calls for the updates', () => updates.every((u) => firstCallAfter(u) !== undefined), 10_000).catch(() => undefined);
+    await waitFor('handler calls for the updates', () => updates.every((u) => firstCallAfter(u) !== undefined), 10_000).catch(
+      () => undefined,
+    );
 
     const latencies = [];
     const fromSent = [];
@@ -174,7 +176,10 @@ async function measureLatency(kc, instances) {
       unmatched,
       rate: (UPDATES - 1) / sendSeconds,
       putMedianMs: median(updates.map((u) => u.respondedAt - u.sentAt)),
-      putP99Ms: percentile(updates.map((u) => u.respondedAt - u.sentAt), 99),
+      putP99Ms: percentile(
+        updates.map((u) => u.respondedAt - u.sentAt),
+        99,
+      ),
       sentP50: percentile(fromSent, 50),
       sentP99: percentile(fromSent, 99),
     };
@@ -230,12 +235,28 @@ try {
   const startedAt = performance.now();
   server = await startKubeApiServer({ binDir });
   const startMs = performance.now() - startedAt;
-  rows.push({ measure: 'setup: start etcd + kube-apiserver', size: '-', work: 1, value: startMs / 1000, unit: 's', cost: 'none', digits: 1 });
+  rows.push({
+    measure: 'setup: start etcd + kube-apiserver',
+    size: '-',
+    work: 1,
+    value: startMs / 1000,
+    unit: 's',
+    cost: 'none',
+    digits: 1,
+  });
   const kc = server.kubeConfig;
   const crdStarted = performance.now();
   await defineParentKind(kc, LATENCY_PARENT, 'LatencyParent');
   await defineParentKind(kc, REGISTER_PARENT, 'RegisterParent');
-  rows.push({ measure: 'setup: define 2 CRDs until served', size: '-', work: 1, value: (performance.now() - crdStarted) / 1000, unit: 's', cost: 'none', digits: 1 });
+  rows.push({
+    measure: 'setup: define 2 CRDs until served',
+    size: '-',
+    work: 1,
+    value: (performance.now() - crdStarted) / 1000,
+    unit: 's',
+    cost: 'none',
+    digits: 1,
+  });
 
   let have = { configMaps: 0, latencyInstances: 0, registerInstances: 0 };
   const setupRows = [];
@@ -259,10 +280,29 @@ try {
     progress('e2e', `latency: ${UPDATES} updates at ${UPDATES_PER_SECOND}/s, ${label}`);
     const lat = await measureLatency(kc, stage.latencyInstances);
     for (const p of ['p50', 'p95', 'p99']) {
-      latencyRows[p].push({ measure: `update response → handler, ${p}`, size: label, work: stage.configMaps, value: lat[p], unit: 'ms', cost: 'direct', digits: 1 });
+      latencyRows[p].push({
+        measure: `update response → handler, ${p}`,
+        size: label,
+        work: stage.configMaps,
+        value: lat[p],
+        unit: 'ms',
+        cost: 'direct',
+        digits: 1,
+      });
     }
-    for (const [key, p] of [['sentP50', 'p50'], ['sentP99', 'p99']]) {
-      latencyRows[key].push({ measure: `update sent → handler, ${p}`, size: label, work: stage.configMaps, value: lat[key], unit: 'ms', cost: 'direct', digits: 1 });
+    for (const [key, p] of [
+      ['sentP50', 'p50'],
+      ['sentP99', 'p99'],
+    ]) {
+      latencyRows[key].push({
+        measure: `update sent → handler, ${p}`,
+        size: label,
+        work: stage.configMaps,
+        value: lat[key],
+        unit: 'ms',
+        cost: 'direct',
+        digits: 1,
+      });
     }
     notes.push(
       `${label}: ${UPDATES} updates sent at ${lat.rate.toFixed(1)}/s; PUT round trip p50 ${lat.putMedianMs.toFixed(1)} ms, p99 ${lat.putP99Ms.toFixed(1)} ms; ` +
@@ -275,8 +315,24 @@ try {
     for (let run = 0; run < REGISTER_RUNS; run++) regRuns.push(await measureRegister(kc, stage.registerInstances));
     const reg = { totalMs: median(regRuns.map((r) => r.totalMs)), registerMs: median(regRuns.map((r) => r.registerMs)), runs: regRuns };
     const regLabel = `${stage.registerInstances.toLocaleString('en-US')} instances`;
-    registerRows.push({ measure: 'register → every instance reconciled once', size: regLabel, work: stage.registerInstances, value: reg.totalMs, unit: 'ms', cost: 'direct', digits: 0 });
-    syncRows.push({ measure: 'register() resolved (parent informer synced)', size: regLabel, work: stage.registerInstances, value: reg.registerMs, unit: 'ms', cost: 'direct', digits: 0 });
+    registerRows.push({
+      measure: 'register → every instance reconciled once',
+      size: regLabel,
+      work: stage.registerInstances,
+      value: reg.totalMs,
+      unit: 'ms',
+      cost: 'direct',
+      digits: 0,
+    });
+    syncRows.push({
+      measure: 'register() resolved (parent informer synced)',
+      size: regLabel,
+      work: stage.registerInstances,
+      value: reg.registerMs,
+      unit: 'ms',
+      cost: 'direct',
+      digits: 0,
+    });
     details.stages.push({ stage, created, latency: lat, register: reg });
   }
   rows.push(...setupRows, ...Object.values(latencyRows).flat(), ...registerRows, ...syncRows);

@@ -43,7 +43,8 @@ const inbox = [];
 const waiting = [];
 worker.on('message', (m) => (waiting.length > 0 ? waiting.shift()(m) : inbox.push(m)));
 const workerFailed = new Promise((_, reject) => worker.once('error', reject));
-const nextMessage = () => Promise.race([inbox.length > 0 ? Promise.resolve(inbox.shift()) : new Promise((r) => waiting.push(r)), workerFailed]);
+const nextMessage = () =>
+  Promise.race([inbox.length > 0 ? Promise.resolve(inbox.shift()) : new Promise((r) => waiting.push(r)), workerFailed]);
 const ask = (msg) => {
   worker.postMessage(msg);
   return nextMessage();
@@ -124,18 +125,51 @@ try {
   for (const inf of informers) {
     for (const n of SIZES) {
       const r = results.get(`${inf.measure}@${n}`);
-      if (r !== undefined) rows.push({ measure: inf.measure, size: `${n.toLocaleString('en-US')} objects`, work: n, value: r.bytesPerObject, unit: 'B', cost: 'direct', digits: 0 });
+      if (r !== undefined)
+        rows.push({
+          measure: inf.measure,
+          size: `${n.toLocaleString('en-US')} objects`,
+          work: n,
+          value: r.bytesPerObject,
+          unit: 'B',
+          cost: 'direct',
+          digits: 0,
+        });
     }
   }
   for (const n of SIZES) {
     const ours = results.get(`${informers[0].measure}@${n}`);
     const theirs = results.get(`${informers[1].measure}@${n}`);
     if (ours !== undefined && theirs !== undefined) {
-      rows.push({ measure: 'ours / client-node heap per object', size: `${n.toLocaleString('en-US')} objects`, work: n, value: ours.bytesPerObject / theirs.bytesPerObject, unit: '', cost: 'none', digits: 3 });
+      rows.push({
+        measure: 'ours / client-node heap per object',
+        size: `${n.toLocaleString('en-US')} objects`,
+        work: n,
+        value: ours.bytesPerObject / theirs.bytesPerObject,
+        unit: '',
+        cost: 'none',
+        digits: 3,
+      });
     }
   }
-  rows.push({ measure: 'process RSS after warm-up (incl. server worker)', size: '500 Secrets', work: 500, value: warm.rss / 2 ** 20, unit: 'MiB', cost: 'none', digits: 0 });
-  rows.push({ measure: 'process heapUsed after warm-up (main thread)', size: '500 Secrets', work: 500, value: warm.heapUsed / 2 ** 20, unit: 'MiB', cost: 'none', digits: 1 });
+  rows.push({
+    measure: 'process RSS after warm-up (incl. server worker)',
+    size: '500 Secrets',
+    work: 500,
+    value: warm.rss / 2 ** 20,
+    unit: 'MiB',
+    cost: 'none',
+    digits: 0,
+  });
+  rows.push({
+    measure: 'process heapUsed after warm-up (main thread)',
+    size: '500 Secrets',
+    work: 500,
+    value: warm.heapUsed / 2 ** 20,
+    unit: 'MiB',
+    cost: 'none',
+    digits: 1,
+  });
 } finally {
   worker.postMessage({ type: 'stop' });
   await new Promise((resolve) => worker.once('exit', resolve));

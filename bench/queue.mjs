@@ -98,7 +98,14 @@ for (const s of scenarios) {
   for (const n of SIZES) {
     progress('queue', `${s.measure}: ${n.toLocaleString('en-US')} items`);
     const rates = await measure(s.run, n);
-    rows.push({ measure: s.measure, size: `${n.toLocaleString('en-US')} items`, work: n, value: median(rates), unit: s.unit, cost: 'inverse' });
+    rows.push({
+      measure: s.measure,
+      size: `${n.toLocaleString('en-US')} items`,
+      work: n,
+      value: median(rates),
+      unit: s.unit,
+      cost: 'inverse',
+    });
     details.push({ measure: s.measure, items: n, rates });
   }
 }
@@ -106,6 +113,8 @@ emitResult(flags, {
   name: 'queue',
   title: 'RateLimitingWorkQueue throughput',
   rows,
-  notes: [`rates per CPU-second, median of ${SAMPLES} samples (each >= ${MIN_SAMPLE_CPU_MS} ms CPU) after ${WARMUP_CPU_MS} ms CPU of warm-up runs; fresh queue per run`],
+  notes: [
+    `rates per CPU-second, median of ${SAMPLES} samples (each >= ${MIN_SAMPLE_CPU_MS} ms CPU) after ${WARMUP_CPU_MS} ms CPU of warm-up runs; fresh queue per run`,
+  ],
   details,
 });

@@ -148,7 +148,13 @@ for (const w of workloads) {
   }
 }
 const enqueueSummary = workloads
-  .map((w) => `${w.label}: ${cases.filter((c) => c.workload === w).map((c) => c.enqueuesPerEvent.toFixed(2)).join(' / ')}`)
+  .map(
+    (w) =>
+      `${w.label}: ${cases
+        .filter((c) => c.workload === w)
+        .map((c) => c.enqueuesPerEvent.toFixed(2))
+        .join(' / ')}`,
+  )
   .join('; ');
 emitResult(flags, {
   name: 'routing',
@@ -159,5 +165,11 @@ emitResult(flags, {
     'K = number of app label values: K = N/10 keeps matches per event about constant (cost of the watches routing skips); K = 1,000 lets matches grow with N',
     `enqueues per event at N = ${SIZES.map((n) => n.toLocaleString('en-US')).join(' / ')}: ${enqueueSummary}`,
   ],
-  details: cases.map((c) => ({ n: c.n, workload: c.workload.label, eventsPerPass: c.count, rates: c.rates, enqueuesPerEvent: c.enqueuesPerEvent })),
+  details: cases.map((c) => ({
+    n: c.n,
+    workload: c.workload.label,
+    eventsPerPass: c.count,
+    rates: c.rates,
+    enqueuesPerEvent: c.enqueuesPerEvent,
+  })),
 });

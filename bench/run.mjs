@@ -74,7 +74,12 @@ try {
 }
 const totalWallMs = Math.round(performance.now() - t0);
 
-const machine = { node: process.version, platform: `${process.platform}/${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown' };
+const machine = {
+  node: process.version,
+  platform: `${process.platform}/${process.arch}`,
+  cpus: cpus().length,
+  cpuModel: cpus()[0]?.model ?? 'unknown',
+};
 const report = {
   startedAt: startedAt.toISOString(),
   quick,
@@ -94,7 +99,11 @@ console.log(
     `load average ${fmtLoad(loadBefore)} before, ${fmtLoad(report.loadAverage.after)} after\n`,
 );
 console.log(formatTable(results));
-console.log(`\n"vs smallest size": how much the work grew and how the cost grew with it. Cost is time per item for rates (events/s, cycles/s, calls/s, objects/s), otherwise the value itself (bytes per object, latency, total time).`);
+console.log(
+  `\n"vs smallest size": how much the work grew and how the cost grew with it. Cost is time per item for rates (events/s, cycles/s, calls/s, objects/s), otherwise the value itself (bytes per object, latency, total time).`,
+);
 console.log(`\n${formatNotes(results)}`);
-console.log(`\nWall time: ${results.map((r) => `${r.name} ${seconds(r.wallMs)}`).join(', ')}; total ${seconds(totalWallMs)}. Results: bench/results/latest.json`);
+console.log(
+  `\nWall time: ${results.map((r) => `${r.name} ${seconds(r.wallMs)}`).join(', ')}; total ${seconds(totalWallMs)}. Results: bench/results/latest.json`,
+);
 if (results.some((r) => r.error !== undefined)) process.exitCode = 1;

@@ -23,7 +23,11 @@ for (const dir of packages) {
       projectFolder: dir,
       mainEntryPointFilePath: '<projectFolder>/dist/index.d.ts',
       compiler: { tsconfigFilePath: '<projectFolder>/tsconfig.json' },
-      apiReport: { enabled: true, reportFolder: '<projectFolder>/etc/', reportTempFolder: join(root, '.test-results/api', pkg.name.replace('/', '__')) },
+      apiReport: {
+        enabled: true,
+        reportFolder: '<projectFolder>/etc/',
+        reportTempFolder: join(root, '.test-results/api', pkg.name.replace('/', '__')),
+      },
       docModel: { enabled: false },
       dtsRollup: { enabled: false },
       tsdocMetadata: { enabled: false },
@@ -40,6 +44,8 @@ for (const dir of packages) {
   const result = Extractor.invoke(config, { localBuild: update, showVerboseMessages: false });
   const ok = result.succeeded && !(result.apiReportChanged && !update);
   if (!ok) failed++;
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${pkg.name}${result.apiReportChanged ? (update ? ' (report updated)' : ' (public API changed: run `pnpm api:update` and commit etc/*.api.md)') : ''}`);
+  console.log(
+    `${ok ? 'ok  ' : 'FAIL'} ${pkg.name}${result.apiReportChanged ? (update ? ' (report updated)' : ' (public API changed: run `pnpm api:update` and commit etc/*.api.md)') : ''}`,
+  );
 }
 process.exit(failed === 0 ? 0 : 1);

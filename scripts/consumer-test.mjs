@@ -129,7 +129,11 @@ async function main() {
       else checks.fail(`fixture: ${name}`, why.join(': '));
     }
     if (res.ok && reported > 0) checks.pass('the fixture exits 0 by itself after shutdown');
-    else checks.fail('the fixture exits 0 by itself after shutdown', `exit ${res.status ?? res.signal}, ${reported} checks reported\n${tail(res.output, 40)}`);
+    else
+      checks.fail(
+        'the fixture exits 0 by itself after shutdown',
+        `exit ${res.status ?? res.signal}, ${reported} checks reported\n${tail(res.output, 40)}`,
+      );
   });
 
   await checks.step('jest', () => jestTest());
@@ -147,10 +151,12 @@ function jestTest() {
   const r = JSON.parse(readFileSync(out, 'utf8'));
   for (const suite of r.testResults) {
     const file = relative(appDir, suite.name);
-    if (suite.status === 'failed' && suite.assertionResults.length === 0) checks.fail(`jest: ${file} loads`, (suite.message ?? '').trim().split('\n').slice(0, 8).join('\n'));
+    if (suite.status === 'failed' && suite.assertionResults.length === 0)
+      checks.fail(`jest: ${file} loads`, (suite.message ?? '').trim().split('\n').slice(0, 8).join('\n'));
     for (const a of suite.assertionResults) {
       if (a.status === 'passed') checks.pass(`jest: ${file} > ${a.fullName}`);
-      else if (a.status === 'failed') checks.fail(`jest: ${file} > ${a.fullName}`, (a.failureMessages[0] ?? '').split('\n').slice(0, 6).join('\n'));
+      else if (a.status === 'failed')
+        checks.fail(`jest: ${file} > ${a.fullName}`, (a.failureMessages[0] ?? '').split('\n').slice(0, 6).join('\n'));
       else checks.skip(`jest: ${file} > ${a.fullName}`, a.status);
     }
   }
@@ -171,7 +177,9 @@ function compile() {
   const thirdParty = errors.filter((l) => /^node_modules\//.test(l) && !/^node_modules\/@protean\//.test(l));
   const ours = errors.filter((l) => !thirdParty.includes(l));
   if (thirdParty.length > 0) {
-    checks.warn(`${thirdParty.length} type errors in third-party typings (skipLibCheck: false): ${[...new Set(thirdParty.map((l) => l.replace(/\(\d+,\d+\)/, '').slice(0, 160)))].join(' | ')}`);
+    checks.warn(
+      `${thirdParty.length} type errors in third-party typings (skipLibCheck: false): ${[...new Set(thirdParty.map((l) => l.replace(/\(\d+,\d+\)/, '').slice(0, 160)))].join(' | ')}`,
+    );
   }
   if (res.ok || (ours.length === 0 && errors.length > 0)) checks.pass(name);
   else checks.fail(name, ours.length > 0 ? ours.join('\n') : tail(res.output, 40));
@@ -224,7 +232,8 @@ function install() {
   const jestBlocks = sectionCodeBlocks(testingReadme, JEST_SECTION);
   const jestManifest = JSON.parse(jestBlocks.find((b) => b.lang === 'json')?.text ?? 'null');
   const jestConfig = jestBlocks.find((b) => b.lang === 'js')?.text;
-  if (jestManifest === null || jestConfig === undefined) throw new Error(`packages/testing/README.md "${JEST_SECTION}" lacks its json or js block`);
+  if (jestManifest === null || jestConfig === undefined)
+    throw new Error(`packages/testing/README.md "${JEST_SECTION}" lacks its json or js block`);
   const manifest = {
     name: 'protean-consumer-fixture',
     version: '0.0.0',
@@ -270,14 +279,20 @@ function install() {
   const lsPaths = run('npm', ['ls', CLIENT_NODE, '--all', '--parseable'], { cwd: appDir, env });
   const lsCopies = [...new Set(lsPaths.stdout.split('\n').filter(Boolean))].map((p) => relative(appDir, p));
   console.log(`  npm ls ${CLIENT_NODE}:\n${lsClientNode.stdout.trimEnd().replace(/^/gm, '    ')}`);
-  if (lsClientNode.ok && lsCopies.length === 1) checks.pass(`npm ls ${CLIENT_NODE} shows one copy`, lsClientNode.stdout.trim().replace(/\n\s*/g, ' | '));
-  else checks.fail(`npm ls ${CLIENT_NODE} shows one copy`, `${lsCopies.length} copies (${lsCopies.join(', ')}), exit ${lsClientNode.status}\n${lsClientNode.output}`);
+  if (lsClientNode.ok && lsCopies.length === 1)
+    checks.pass(`npm ls ${CLIENT_NODE} shows one copy`, lsClientNode.stdout.trim().replace(/\n\s*/g, ' | '));
+  else
+    checks.fail(
+      `npm ls ${CLIENT_NODE} shows one copy`,
+      `${lsCopies.length} copies (${lsCopies.join(', ')}), exit ${lsClientNode.status}\n${lsClientNode.output}`,
+    );
 
   const expectOne = (name, expected) => {
     const copies = findCopies(appDir, name);
     const where = copies.map((c) => `${c.location}@${c.version}`).join(', ');
     if (copies.length !== 1) return checks.fail(`exactly one copy of ${name}`, `${copies.length} copies: ${where || 'none'}`);
-    if (expected !== undefined && !expected.test(copies[0].version)) return checks.fail(`exactly one copy of ${name}`, `${where}, expected ${expected}`);
+    if (expected !== undefined && !expected.test(copies[0].version))
+      return checks.fail(`exactly one copy of ${name}`, `${where}, expected ${expected}`);
     checks.pass(`exactly one copy of ${name}`, where);
   };
   expectOne('inversify');
@@ -316,22 +331,47 @@ function skipRest(reason) {
 }
 
 function printTable(list) {
-  const rows = list.map((t) => [t.name, t.version, String(t.bytes), (t.bytes / 1024).toFixed(1), String(t.files), (t.unpackedBytes / 1024).toFixed(1)]);
+  const rows = list.map((t) => [
+    t.name,
+    t.version,
+    String(t.bytes),
+    (t.bytes / 1024).toFixed(1),
+    String(t.files),
+    (t.unpackedBytes / 1024).toFixed(1),
+  ]);
   const head = ['package', 'version', 'tarball bytes', 'KiB', 'files', 'unpacked KiB'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const fmt = (r) => `| ${r.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
-  console.log(['', fmt(head), `|${widths.map((w, i) => (i < 2 ? `-${'-'.repeat(w)}-` : `-${'-'.repeat(w)}:`)).join('|')}|`, ...rows.map(fmt), ''].join('\n'));
+  console.log(
+    [
+      '',
+      fmt(head),
+      `|${widths.map((w, i) => (i < 2 ? `-${'-'.repeat(w)}-` : `-${'-'.repeat(w)}:`)).join('|')}|`,
+      ...rows.map(fmt),
+      '',
+    ].join('\n'),
+  );
 }
 
 function summarize() {
   const { passed, failed, skipped } = checks.counts();
   const seconds = (Date.now() - started) / 1000;
-  console.log(`\nconsumer test timings: ${checks.timings.map((t) => `${t.step} ${t.seconds.toFixed(1)}s`).join(', ')}; total ${seconds.toFixed(1)}s`);
+  console.log(
+    `\nconsumer test timings: ${checks.timings.map((t) => `${t.step} ${t.seconds.toFixed(1)}s`).join(', ')}; total ${seconds.toFixed(1)}s`,
+  );
   if (checks.warnings.length > 0) console.log(`warnings:\n${checks.warnings.map((w) => `  - ${w}`).join('\n')}`);
   const failures = checks.details.filter((d) => d.status === 'failed');
   if (failures.length > 0) console.log(`failed checks:\n${failures.map((d) => `  - ${d.name}: ${d.message.split('\n')[0]}`).join('\n')}`);
-  const tarballTable = tarballs.map(({ name, version, bytes, files, unpackedBytes }) => ({ name, version, bytes, kib: Number((bytes / 1024).toFixed(1)), files, unpackedBytes }));
-  if (args.json !== undefined) checks.writeJson(resolve(args.json), { tarballs: tarballTable, node: nodeBin, clientNode: args['client-node'] ?? null, seconds });
+  const tarballTable = tarballs.map(({ name, version, bytes, files, unpackedBytes }) => ({
+    name,
+    version,
+    bytes,
+    kib: Number((bytes / 1024).toFixed(1)),
+    files,
+    unpackedBytes,
+  }));
+  if (args.json !== undefined)
+    checks.writeJson(resolve(args.json), { tarballs: tarballTable, node: nodeBin, clientNode: args['client-node'] ?? null, seconds });
   console.log(`consumer test: ${passed} passed, ${failed} failed, ${skipped} skipped`);
   process.exitCode = failed === 0 ? 0 : 1;
 }

@@ -59,7 +59,22 @@ function readMarker(lines, index, doc) {
   return { text: collapse(parts.join(' ')).replace(/\s*\*\/$/, ''), end };
 }
 
-const KEYWORDS = new Set(['if', 'for', 'while', 'switch', 'catch', 'return', 'function', 'else', 'do', 'try', 'with', 'new', 'await', 'typeof']);
+const KEYWORDS = new Set([
+  'if',
+  'for',
+  'while',
+  'switch',
+  'catch',
+  'return',
+  'function',
+  'else',
+  'do',
+  'try',
+  'with',
+  'new',
+  'await',
+  'typeof',
+]);
 
 /** The name a line declares, if it starts a declaration. */
 function declaredName(line) {
@@ -71,7 +86,10 @@ function declaredName(line) {
   if (m) return { name: m[1], container: false };
   m = /^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)/.exec(line);
   if (m) return { name: m[1], container: false };
-  m = /^\s+(?:(?:public|private|protected|static|async|override|readonly|abstract|get|set)\s+)*(#?[A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\s*\(/.exec(line);
+  m =
+    /^\s+(?:(?:public|private|protected|static|async|override|readonly|abstract|get|set)\s+)*(#?[A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\s*\(/.exec(
+      line,
+    );
   if (m && !KEYWORDS.has(m[1]) && !/=>\s*\{\s*$/.test(line) && !/;\s*$/.test(line)) return { name: m[1], container: false, member: true };
   m = /^\s+(?:(?:public|private|protected|static|readonly|override|declare)\s+)*(#?[A-Za-z_$][\w$]*)\??\s*[:=]/.exec(line);
   if (m && !KEYWORDS.has(m[1])) return { name: m[1], container: false, member: true };

@@ -111,7 +111,10 @@ async function unitTests(node, env) {
     const yamlPath = join(copy, 'pnpm-workspace.yaml');
     const yaml = readFileSync(yamlPath, 'utf8');
     let pinned = yaml;
-    for (const [name, version] of [['@kubernetes/client-node', args['client-node']], ['@types/node', args['types-node']]]) {
+    for (const [name, version] of [
+      ['@kubernetes/client-node', args['client-node']],
+      ['@types/node', args['types-node']],
+    ]) {
       const entry = new RegExp(`^(\\s*'${name.replace('/', '\\/')}':\\s*)\\S+\\s*$`, 'm');
       if (!entry.test(pinned)) {
         checks.fail(`catalog pins ${name} ${version}`, `no catalog entry for ${name} in pnpm-workspace.yaml`);
@@ -120,8 +123,14 @@ async function unitTests(node, env) {
       pinned = pinned.replace(entry, `$1${version}`);
     }
     writeFileSync(yamlPath, pinned);
-    console.log(`  copied ${files} files to ${copy}; catalog @kubernetes/client-node -> ${args['client-node']}, @types/node -> ${args['types-node']}`);
-    const res = run('pnpm', ['install', '--no-frozen-lockfile', '--prefer-offline', '--reporter=append-only'], { cwd: copy, env, timeoutMs: 15 * 60_000 });
+    console.log(
+      `  copied ${files} files to ${copy}; catalog @kubernetes/client-node -> ${args['client-node']}, @types/node -> ${args['types-node']}`,
+    );
+    const res = run('pnpm', ['install', '--no-frozen-lockfile', '--prefer-offline', '--reporter=append-only'], {
+      cwd: copy,
+      env,
+      timeoutMs: 15 * 60_000,
+    });
     if (!res.ok) {
       checks.fail(`pnpm install on node ${nodeVersion} with client-node ${args['client-node']}`, tail(res.output, 40));
       return false;
@@ -129,7 +138,10 @@ async function unitTests(node, env) {
     const resolved = readdirSync(join(copy, 'node_modules/.pnpm')).filter((d) => d.startsWith('@kubernetes+client-node@'));
     const wrong = resolved.filter((d) => !d.startsWith(`@kubernetes+client-node@${args['client-node']}`));
     if (wrong.length > 0 || resolved.length === 0) {
-      checks.fail(`pnpm install on node ${nodeVersion} with client-node ${args['client-node']}`, `resolved: ${resolved.join(', ') || 'none'}`);
+      checks.fail(
+        `pnpm install on node ${nodeVersion} with client-node ${args['client-node']}`,
+        `resolved: ${resolved.join(', ') || 'none'}`,
+      );
       return false;
     }
     checks.pass(`pnpm install on node ${nodeVersion} with client-node ${args['client-node']}`, `${res.seconds.toFixed(1)}s`);
@@ -167,8 +179,12 @@ async function unitTests(node, env) {
     if (!res.ok && r.numFailedTests === 0) extra.failed += Math.max(1, r.numFailedTestSuites);
     const failures = r.testResults.flatMap((suite) => {
       const file = suite.name.slice(copy.length + 1);
-      const tests = suite.assertionResults.filter((a) => a.status === 'failed').map((a) => `${file} > ${a.fullName}: ${(a.failureMessages[0] ?? '').split('\n')[0]}`);
-      return tests.length > 0 || suite.status !== 'failed' ? tests : [`${file}: ${(suite.message ?? '').trim().split('\n').slice(0, 3).join(' ')}`];
+      const tests = suite.assertionResults
+        .filter((a) => a.status === 'failed')
+        .map((a) => `${file} > ${a.fullName}: ${(a.failureMessages[0] ?? '').split('\n')[0]}`);
+      return tests.length > 0 || suite.status !== 'failed'
+        ? tests
+        : [`${file}: ${(suite.message ?? '').trim().split('\n').slice(0, 3).join(' ')}`];
     });
     const summary = `${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped in ${r.numTotalTestSuites} suites on node ${nodeVersion} + client-node ${args['client-node']}`;
     checks.details.push({ name: 'unit tests', status: res.ok ? 'passed' : 'failed', message: summary, failures, counted: true });
@@ -185,9 +201,14 @@ function summarize() {
   const unitFailed = checks.details.some((d) => d.name === 'unit tests' && d.status === 'failed');
   if (unitFailed && totals.failed === 0) totals.failed = 1;
   const seconds = (Date.now() - started) / 1000;
-  console.log(`\nnode20 compat timings: ${checks.timings.map((t) => `${t.step} ${t.seconds.toFixed(1)}s`).join(', ')}; total ${seconds.toFixed(1)}s`);
+  console.log(
+    `\nnode20 compat timings: ${checks.timings.map((t) => `${t.step} ${t.seconds.toFixed(1)}s`).join(', ')}; total ${seconds.toFixed(1)}s`,
+  );
   if (args.json !== undefined) {
-    writeFileSync(resolve(args.json), `${JSON.stringify({ ...totals, details: checks.details, warnings: checks.warnings, timings: checks.timings, seconds }, null, 2)}\n`);
+    writeFileSync(
+      resolve(args.json),
+      `${JSON.stringify({ ...totals, details: checks.details, warnings: checks.warnings, timings: checks.timings, seconds }, null, 2)}\n`,
+    );
   }
   console.log(`node20 compat: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
   process.exitCode = totals.failed === 0 ? 0 : 1;

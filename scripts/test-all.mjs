@@ -41,6 +41,8 @@ const steps = [
   // Public API reports (etc/*.api.md): fails when a package's surface drifts.
   { name: 'api', cmd: ['node', [join(root, 'scripts/api-report.mjs')]] },
   { name: 'lint', cmd: ['node', [join(root, 'node_modules/eslint/bin/eslint.js'), '.']] },
+  // The formatter, as part of linting: fails on any TypeScript or JavaScript file prettier would change (`pnpm format`).
+  { name: 'format', cmd: ['node', [join(root, 'node_modules/prettier/bin/prettier.cjs'), '--check', '.']] },
   // docs/kro-differences.md lists every `kro-diff:` marker in the code; fails when it is stale.
   { name: 'docs', cmd: ['node', [join(root, 'scripts/kro-differences.mjs'), '--check']] },
   {
@@ -63,7 +65,10 @@ const steps = [
   },
 ];
 
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const only = process.argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const sharedEnv = {};
 let ok = true;
@@ -81,7 +86,9 @@ if (selected.some((step) => step.cmd[0] === 'node')) {
   try {
     const { bin, cached } = obtainNode(NODE_VERSION, cacheDir);
     node24 = bin;
-    console.log(`node v${NODE_VERSION}: ${cached ? 'cached' : 'installed from the npm registry'} at ${bin} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+    console.log(
+      `node v${NODE_VERSION}: ${cached ? 'cached' : 'installed from the npm registry'} at ${bin} (${((Date.now() - started) / 1000).toFixed(1)}s)`,
+    );
   } catch (err) {
     console.log(`node v${NODE_VERSION}: FAILED to obtain: ${err instanceof Error ? err.message : String(err)}`);
     console.log(`0 passed, 1 failed, 0 skipped`);

@@ -46,7 +46,8 @@ export async function createAll(from, to, concurrency, create) {
           const status = statusOf(err);
           if (status === 409) break;
           const retriable = status === undefined || status === 429 || status >= 500;
-          if (!retriable || attempt >= 5) throw new Error(`creating object #${i} failed (status ${status ?? 'none'}): ${err.message}`, { cause: err });
+          if (!retriable || attempt >= 5)
+            throw new Error(`creating object #${i} failed (status ${status ?? 'none'}): ${err.message}`, { cause: err });
           await sleep(50 * attempt);
         }
       }
@@ -126,7 +127,11 @@ export async function keepAliveClient(kc) {
           hostname: server.hostname,
           port: server.port,
           path,
-          headers: { ...opts.headers, accept: 'application/json', ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: {
+            ...opts.headers,
+            accept: 'application/json',
+            ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+          },
         },
         (res) => {
           const chunks = [];

@@ -21,7 +21,10 @@ export const REGISTER_PARENT = { group: 'bench.protean.dev', version: 'v1', reso
 export const cmName = (i) => `cm-${i}`;
 
 export function configMap(i, seq) {
-  return { metadata: { name: cmName(i), namespace: NAMESPACE, labels: { app: 'bench', shard: String(i % 16) } }, data: { seq: String(seq) } };
+  return {
+    metadata: { name: cmName(i), namespace: NAMESPACE, labels: { app: 'bench', shard: String(i % 16) } },
+    data: { seq: String(seq) },
+  };
 }
 
 /**
@@ -52,13 +55,27 @@ export async function populate(kc, from, to) {
   const core = kc.makeApiClient(CoreV1Api);
   const custom = kc.makeApiClient(CustomObjectsApi);
   const started = performance.now();
-  await createAll(from.configMaps, to.configMaps, CREATE_CONCURRENCY, (i) => core.createNamespacedConfigMap({ namespace: NAMESPACE, body: configMap(i, 0) }));
-  const parentBody = (gvr, kind, i) => ({ apiVersion: `${gvr.group}/${gvr.version}`, kind, metadata: { name: `p-${i}`, namespace: NAMESPACE }, spec: { index: i } });
+  await createAll(from.configMaps, to.configMaps, CREATE_CONCURRENCY, (i) =>
+    core.createNamespacedConfigMap({ namespace: NAMESPACE, body: configMap(i, 0) }),
+  );
+  const parentBody = (gvr, kind, i) => ({
+    apiVersion: `${gvr.group}/${gvr.version}`,
+    kind,
+    metadata: { name: `p-${i}`, namespace: NAMESPACE },
+    spec: { index: i },
+  });
   const createParent = (gvr, kind) => (i) =>
-    custom.createNamespacedCustomObject({ group: gvr.group, version: gvr.version, namespace: NAMESPACE, plural: gvr.resource, body: parentBody(gvr, kind, i) });
+    custom.createNamespacedCustomObject({
+      group: gvr.group,
+      version: gvr.version,
+      namespace: NAMESPACE,
+      plural: gvr.resource,
+      body: parentBody(gvr, kind, i),
+    });
   await createAll(from.latencyInstances, to.latencyInstances, CREATE_CONCURRENCY, createParent(LATENCY_PARENT, 'LatencyParent'));
   await createAll(from.registerInstances, to.registerInstances, CREATE_CONCURRENCY, createParent(REGISTER_PARENT, 'RegisterParent'));
-  const objects = to.configMaps - from.configMaps + (to.latencyInstances - from.latencyInstances) + (to.registerInstances - from.registerInstances);
+  const objects =
+    to.configMaps - from.configMaps + (to.latencyInstances - from.latencyInstances) + (to.registerInstances - from.registerInstances);
   return { objects, ms: performance.now() - started };
 }
 

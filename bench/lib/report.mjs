@@ -9,8 +9,7 @@
 // second size.
 import { writeFileSync } from 'node:fs';
 
-const fmtNumber = (value, digits) =>
-  value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmtNumber = (value, digits) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 function defaultDigits(value) {
   const abs = Math.abs(value);

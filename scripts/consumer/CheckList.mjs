@@ -65,6 +65,9 @@ export class CheckList {
 
   /** Writes `{ passed, failed, skipped, details, warnings, timings, ...extra }` to `file`. */
   writeJson(file, extra = {}) {
-    writeFileSync(file, `${JSON.stringify({ ...this.counts(), details: this.details, warnings: this.warnings, timings: this.timings, ...extra }, null, 2)}\n`);
+    writeFileSync(
+      file,
+      `${JSON.stringify({ ...this.counts(), details: this.details, warnings: this.warnings, timings: this.timings, ...extra }, null, 2)}\n`,
+    );
   }
 }

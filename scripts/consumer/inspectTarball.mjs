@@ -47,26 +47,36 @@ export function inspectTarball(tarball, extractRoot, checks, workspaceRoot, sour
 
   const entries = [...ENTRY_FIELDS.map((f) => manifest[f]).filter((v) => typeof v === 'string'), ...exportTargets(manifest.exports)];
   const missingEntries = [...new Set(entries)].filter((e) => !e.includes('*') && !fileSet.has(posix.normalize(e)));
-  checks.expectNone(`${label}: every file named by exports/main/types is in the tarball`, missingEntries.map((e) => `missing ${e}`));
+  checks.expectNone(
+    `${label}: every file named by exports/main/types is in the tarball`,
+    missingEntries.map((e) => `missing ${e}`),
+  );
 
   const testFiles = files.filter((f) => /\.test\./.test(posix.basename(f)) || f.endsWith('.tsbuildinfo'));
   checks.expectNone(`${label}: no test files or tsbuildinfo`, testFiles);
 
   checks.expectNone(`${label}: README.md is in the tarball`, fileSet.has('README.md') ? [] : ['README.md missing']);
 
-  checks.expectNone(`${label}: every import resolves to a shipped file, a builtin or a declared dependency`, importProblems(pkgDir, files, fileSet, manifest, workspaceRoot));
+  checks.expectNone(
+    `${label}: every import resolves to a shipped file, a builtin or a declared dependency`,
+    importProblems(pkgDir, files, fileSet, manifest, workspaceRoot),
+  );
 
   const helpers = files.filter((f) => /(^|\/)(test-helpers|__tests__|__fixtures__)\//.test(f));
   if (helpers.length > 0) checks.warn(`${label} ships test helpers: ${helpers.join(', ')}`);
   const orphanMaps = files.filter((f) => f.endsWith('.map')).filter((f) => mapSourcesMissing(pkgDir, f, fileSet));
-  if (orphanMaps.length > 0) checks.warn(`${label}: ${orphanMaps.length} source maps point at sources not in the tarball (e.g. ${orphanMaps[0]})`);
+  if (orphanMaps.length > 0)
+    checks.warn(`${label}: ${orphanMaps.length} source maps point at sources not in the tarball (e.g. ${orphanMaps[0]})`);
 
   if (sourceDir !== undefined) {
     const stale = files.filter((f) => {
       const m = /^dist\/(.+?)\.(?:js|d\.ts)$/.exec(f);
       return m !== null && !['.ts', '.tsx', '.mts'].some((ext) => existsSync(join(sourceDir, 'src', `${m[1]}${ext}`)));
     });
-    if (stale.length > 0) checks.warn(`${label}: ${stale.length} dist files have no source (stale build output? tsc -b --clean): ${stale.slice(0, 5).join(', ')}`);
+    if (stale.length > 0)
+      checks.warn(
+        `${label}: ${stale.length} dist files have no source (stale build output? tsc -b --clean): ${stale.slice(0, 5).join(', ')}`,
+      );
   }
 
   return {
@@ -106,7 +116,10 @@ function packageNameOf(specifier) {
 
 function importProblems(pkgDir, files, fileSet, manifest, workspaceRoot) {
   const ts = createRequire(join(workspaceRoot, 'package.json'))('typescript');
-  const declared = new Set([manifest.name, ...['dependencies', 'peerDependencies', 'optionalDependencies'].flatMap((f) => Object.keys(manifest[f] ?? {}))]);
+  const declared = new Set([
+    manifest.name,
+    ...['dependencies', 'peerDependencies', 'optionalDependencies'].flatMap((f) => Object.keys(manifest[f] ?? {})),
+  ]);
   const problems = [];
   for (const file of files.filter((f) => f.endsWith('.js') || f.endsWith('.d.ts'))) {
     const info = ts.preProcessFile(readFileSync(join(pkgDir, file), 'utf8'), true, true);

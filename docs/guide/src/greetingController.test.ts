@@ -33,7 +33,10 @@ describe('the first-controller guide', () => {
       (await core.readNamespacedConfigMap({ namespace: 'default', name: 'hi-greeting' }).catch(() => undefined))?.data?.['text'];
 
     await custom.createNamespacedCustomObject({
-      group: greetings.group, version: greetings.version, plural: greetings.resource, namespace: 'default',
+      group: greetings.group,
+      version: greetings.version,
+      plural: greetings.resource,
+      namespace: 'default',
       body: { apiVersion: 'guide.protean.dev/v1', kind: 'Greeting', metadata: { name: 'hi' }, spec: { text: 'hello' } },
     });
     await waitFor(async () => (await text()) === 'hello', { timeoutMs: 10_000 });
@@ -48,13 +51,26 @@ describe('the first-controller guide', () => {
     const child = await core.readNamespacedConfigMap({ namespace: 'default', name: 'hi-greeting' });
     const owner = server.get(greetings, 'default', 'hi');
     expect(child.metadata?.ownerReferences).toEqual([
-      { apiVersion: 'guide.protean.dev/v1', kind: 'Greeting', name: 'hi', uid: owner?.metadata.uid, controller: true, blockOwnerDeletion: true },
+      {
+        apiVersion: 'guide.protean.dev/v1',
+        kind: 'Greeting',
+        name: 'hi',
+        uid: owner?.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
     ]);
   });
 
   it('forgets the watches of a deleted Greeting and stops the ConfigMap informer', async () => {
     expect(controller.activeWatchCount()).toBe(2);
-    await custom.deleteNamespacedCustomObject({ group: greetings.group, version: greetings.version, plural: greetings.resource, namespace: 'default', name: 'hi' });
+    await custom.deleteNamespacedCustomObject({
+      group: greetings.group,
+      version: greetings.version,
+      plural: greetings.resource,
+      namespace: 'default',
+      name: 'hi',
+    });
     await waitFor(() => controller.watchCoordinator().instanceWatchCount() === 0, { timeoutMs: 10_000 });
     await waitFor(() => controller.activeWatchCount() === 1, { timeoutMs: 10_000 }); // only the Greeting informer
   });

@@ -3,14 +3,7 @@
 import 'reflect-metadata';
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1OwnerReference } from '@kubernetes/client-node';
 import { coordinatorModule } from '@protean/coordinator';
-import {
-  coreModule,
-  DynamicController,
-  isNotFound,
-  type GroupVersionResource,
-  type Handler,
-  type Logger,
-} from '@protean/core';
+import { coreModule, DynamicController, isNotFound, type GroupVersionResource, type Handler, type Logger } from '@protean/core';
 import { queueModule } from '@protean/queue';
 import { watchManagerModule } from '@protean/watch-manager';
 import { Container } from 'inversify';
@@ -19,12 +12,7 @@ import { Container } from 'inversify';
 /** Builds a DynamicController for a cluster, the way every Protean app does. */
 export function composeController(kubeConfig: KubeConfig, logger: Logger): DynamicController {
   const container = new Container();
-  container.load(
-    coreModule({ workers: 2 }, logger),
-    queueModule(),
-    watchManagerModule({ kubeConfig }),
-    coordinatorModule(),
-  );
+  container.load(coreModule({ workers: 2 }, logger), queueModule(), watchManagerModule({ kubeConfig }), coordinatorModule());
   return container.get(DynamicController);
 }
 // #endregion compose
@@ -57,7 +45,11 @@ export function greetingHandler(kubeConfig: KubeConfig): Handler {
     let greeting: Greeting;
     try {
       greeting = (await custom.getNamespacedCustomObject({
-        group: greetings.group, version: greetings.version, plural: greetings.resource, namespace, name,
+        group: greetings.group,
+        version: greetings.version,
+        plural: greetings.resource,
+        namespace,
+        name,
       })) as Greeting;
     } catch (err) {
       if (isNotFound(err)) return; // deleted: declaring nothing, this pass drops the instance's watches

@@ -46,7 +46,10 @@ export class ScenarioApi {
 
   async patchSpec(kind: ParentKind, ref: Ref, spec: Partial<WebAppSpec>): Promise<void> {
     await this.latency.track([instanceKey(kind.gvr, ref)], () =>
-      this.objects.patchNamespacedCustomObject({ ...this.params(kind, ref), name: ref.name, body: { spec } }, requestOptions(this.signal, 'merge')),
+      this.objects.patchNamespacedCustomObject(
+        { ...this.params(kind, ref), name: ref.name, body: { spec } },
+        requestOptions(this.signal, 'merge'),
+      ),
     );
     this.log.line(`scenario: patched ${kind.singular} ${ref.namespace}/${ref.name} spec ${JSON.stringify(spec)}`);
   }
@@ -60,7 +63,10 @@ export class ScenarioApi {
 
   async readInstance(kind: ParentKind, ref: Ref): Promise<WebAppObject | undefined> {
     try {
-      return (await this.objects.getNamespacedCustomObject({ ...this.params(kind, ref), name: ref.name }, requestOptions(this.signal))) as WebAppObject;
+      return (await this.objects.getNamespacedCustomObject(
+        { ...this.params(kind, ref), name: ref.name },
+        requestOptions(this.signal),
+      )) as WebAppObject;
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -70,7 +76,9 @@ export class ScenarioApi {
   /** Creates a ConfigMap; `affects` are the instance keys whose reconcile this should trigger. */
   async createConfigMap(ref: Ref, labels: Record<string, string>, affects: readonly string[]): Promise<void> {
     const body: V1ConfigMap = { metadata: { name: ref.name, namespace: ref.namespace, labels }, data: { note: 'added by the scenario' } };
-    await this.latency.track(affects, () => this.core.createNamespacedConfigMap({ namespace: ref.namespace, body }, requestOptions(this.signal)));
+    await this.latency.track(affects, () =>
+      this.core.createNamespacedConfigMap({ namespace: ref.namespace, body }, requestOptions(this.signal)),
+    );
     this.log.line(`scenario: created configmap ${ref.namespace}/${ref.name} labels ${JSON.stringify(labels)}`);
   }
 
@@ -85,7 +93,9 @@ export class ScenarioApi {
   }
 
   async deleteConfigMap(ref: Ref, affects: readonly string[]): Promise<void> {
-    await this.latency.track(affects, () => this.core.deleteNamespacedConfigMap({ namespace: ref.namespace, name: ref.name }, requestOptions(this.signal)));
+    await this.latency.track(affects, () =>
+      this.core.deleteNamespacedConfigMap({ namespace: ref.namespace, name: ref.name }, requestOptions(this.signal)),
+    );
     this.log.line(`scenario: deleted configmap ${ref.namespace}/${ref.name}`);
   }
 

@@ -29,7 +29,12 @@ export function configMapData(spec: WebAppSpec): Record<string, string> {
  * concurrent writer makes it fail with 409 Conflict instead of being
  * overwritten; the controller retries the reconcile.
  */
-export async function applyConfigMap(core: CoreV1Api, owner: WebAppObject, spec: WebAppSpec, signal: AbortSignal): Promise<ConfigMapChange> {
+export async function applyConfigMap(
+  core: CoreV1Api,
+  owner: WebAppObject,
+  spec: WebAppSpec,
+  signal: AbortSignal,
+): Promise<ConfigMapChange> {
   const { namespace, name: ownerName } = owner.metadata;
   const name = configMapName(ownerName);
   const data = configMapData(spec);

@@ -101,7 +101,12 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
   if (flags.has('--serve')) {
     if (kubeconfig !== undefined) throw new UsageError('--serve runs against an in-memory API server; it excludes --kubeconfig');
     if (values.has('--step-timeout-ms')) throw new UsageError('--step-timeout-ms applies to the in-memory scenario only');
-    return { mode: 'serve', metricsPort: integer(values, '--metrics-port', 0, 0, 65535), metricsHost: values.get('--metrics-host') ?? '127.0.0.1', verbose };
+    return {
+      mode: 'serve',
+      metricsPort: integer(values, '--metrics-port', 0, 0, 65535),
+      metricsHost: values.get('--metrics-host') ?? '127.0.0.1',
+      verbose,
+    };
   }
   const cluster = kubeconfig !== undefined || (!inMemory && (env['KUBECONFIG'] ?? '') !== '');
   const metricsPort = integer(values, '--metrics-port', cluster ? 9464 : 0, 0, 65535);

@@ -87,20 +87,27 @@ describe('pnpm demo under signals (started like a user, in its own process group
     ['SIGTERM to the pnpm process only', 'repository root', ['--serve'], 'pnpm', 'SIGTERM'],
     ['SIGTERM to the pnpm process only', 'package directory', ['--kubeconfig', '<kubeconfig>'], 'pnpm', 'SIGTERM'],
     ['Ctrl-C (SIGINT to the process group)', 'package directory', ['--kubeconfig', '<kubeconfig>'], 'group', 'SIGINT'],
-  ] as const)('%s from the %s (%j): graceful stop, exit code 0, nothing left running', async (_what, where, args, target, signal) => {
-    const cwd = where === 'repository root' ? repoRoot : packageDir;
-    const run = startDemo(cwd, args.map((a) => (a === '<kubeconfig>' ? kubeconfig : a)).concat(['--metrics-port', '0', '--metrics-host', '127.0.0.1']));
-    const pid = run.child.pid!;
-    await waitForOutput(run, 'Ctrl-C to stop');
+  ] as const)(
+    '%s from the %s (%j): graceful stop, exit code 0, nothing left running',
+    async (_what, where, args, target, signal) => {
+      const cwd = where === 'repository root' ? repoRoot : packageDir;
+      const run = startDemo(
+        cwd,
+        args.map((a) => (a === '<kubeconfig>' ? kubeconfig : a)).concat(['--metrics-port', '0', '--metrics-host', '127.0.0.1']),
+      );
+      const pid = run.child.pid!;
+      await waitForOutput(run, 'Ctrl-C to stop');
 
-    process.kill(target === 'group' ? -pid : pid, signal);
-    const { code, signal: killedBy } = await run.exited;
+      process.kill(target === 'group' ? -pid : pid, signal);
+      const { code, signal: killedBy } = await run.exited;
 
-    expect({ code, killedBy }).toEqual({ code: 0, killedBy: null });
-    expect(run.err()).toContain(`received ${signal}: shutting down gracefully`);
-    expect(run.out()).toMatch(/controller stopped\n/);
-    expect(run.err()).not.toMatch(/ELIFECYCLE|ERR_PNPM|exiting without a graceful shutdown/);
-    // pnpm returned only after the node process it ran had exited.
-    expect(groupAlive(pid)).toBe(false);
-  }, 120_000);
+      expect({ code, killedBy }).toEqual({ code: 0, killedBy: null });
+      expect(run.err()).toContain(`received ${signal}: shutting down gracefully`);
+      expect(run.out()).toMatch(/controller stopped\n/);
+      expect(run.err()).not.toMatch(/ELIFECYCLE|ERR_PNPM|exiting without a graceful shutdown/);
+      // pnpm returned only after the node process it ran had exited.
+      expect(groupAlive(pid)).toBe(false);
+    },
+    120_000,
+  );
 });

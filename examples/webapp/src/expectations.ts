@@ -39,7 +39,8 @@ export function converged(api: ScenarioApi, kind: ParentKind, ref: Ref, want: Co
       const generation = obj.metadata.generation;
       if (want.generation !== undefined && generation !== want.generation) return `generation ${generation}`;
       const status = obj.status ?? {};
-      if (status.observedGeneration !== generation) return `status.observedGeneration=${status.observedGeneration} (generation ${generation})`;
+      if (status.observedGeneration !== generation)
+        return `status.observedGeneration=${status.observedGeneration} (generation ${generation})`;
       const ready = status.conditions?.find((c) => c.type === 'Ready');
       if (ready?.status !== 'True') return `Ready=${ready?.status ?? 'absent'} ${ready?.message ?? ''}`.trim();
       if (status.configMapCount !== want.count) return `status.configMapCount=${status.configMapCount}`;

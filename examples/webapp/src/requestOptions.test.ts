@@ -38,7 +38,10 @@ afterEach(async () => {
 
 describe('requestOptions', () => {
   it("sends a patch as a JSON merge patch (client-node's default is a JSON patch) and keeps the client's auth", async () => {
-    await api.patchNamespacedConfigMap({ namespace: 'n', name: 'x', body: { data: { a: 'b' } } }, requestOptions(new AbortController().signal, 'merge'));
+    await api.patchNamespacedConfigMap(
+      { namespace: 'n', name: 'x', body: { data: { a: 'b' } } },
+      requestOptions(new AbortController().signal, 'merge'),
+    );
     await api.patchNamespacedConfigMap({ namespace: 'n', name: 'x', body: [] });
 
     expect(seen.map((h) => h['content-type'])).toEqual(['application/merge-patch+json', 'application/json-patch+json']);

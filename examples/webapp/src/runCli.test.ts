@@ -88,10 +88,9 @@ describe('runCli', () => {
 
       expect(await exit).toBe(0);
       expect(readyz.status).toBe(200);
-      expect(server.list({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }).map((o) => o.metadata.name)).toEqual([
-        'webapps.demo.protean.dev',
-        'websites.demo.protean.dev',
-      ]);
+      expect(
+        server.list({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }).map((o) => o.metadata.name),
+      ).toEqual(['webapps.demo.protean.dev', 'websites.demo.protean.dev']);
       expect(c.out.at(-1)).toMatch(/controller stopped$/);
       // Controller logs are pino JSON, one child logger per component.
       const components = new Set(c.logs.map((l) => (JSON.parse(l) as { component?: string }).component));

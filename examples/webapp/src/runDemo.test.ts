@@ -14,9 +14,7 @@ describe('runDemo (the whole scripted scenario, in process)', () => {
     // Both kinds reconciled; reconciles come from the /metrics scrape.
     expect(summary.reconciles.byGvr['demo.protean.dev/v1alpha1/webapps']).toBeGreaterThan(0);
     expect(summary.reconciles.byGvr['demo.protean.dev/v1alpha1/websites']).toBeGreaterThan(0);
-    expect(summary.reconciles.total).toBe(
-      Object.values(summary.reconciles.byGvr).reduce((a, b) => a + b, 0),
-    );
+    expect(summary.reconciles.total).toBe(Object.values(summary.reconciles.byGvr).reduce((a, b) => a + b, 0));
     expect(summary.handlerErrors).toBe(0);
     // Informers follow the kinds: +websites on register, -webapps on deregister, -configmaps once no instance watches them.
     const informersAfter = (name: string): number | undefined => summary.steps.find((s) => s.name === name)?.activeInformers;

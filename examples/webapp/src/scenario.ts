@@ -98,7 +98,10 @@ function steps(d: ScenarioDeps, api: ScenarioApi): Step[] {
     {
       name: 'relabel it from app=shop to app=blog',
       act: () => api.labelConfigMap(shopExtra, { [APP_LABEL]: 'blog' }, [key(WEBAPP, shop), key(WEBAPP, blog)]),
-      expect: () => [converged(api, WEBAPP, shop, { spec: shopSpec, count: 1 }), converged(api, WEBAPP, blog, { spec: blogSpec, count: 2 })],
+      expect: () => [
+        converged(api, WEBAPP, shop, { spec: shopSpec, count: 1 }),
+        converged(api, WEBAPP, blog, { spec: blogSpec, count: 2 }),
+      ],
     },
     {
       name: 'relabel an owned ConfigMap away (app=somebody-else)',

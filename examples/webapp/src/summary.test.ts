@@ -40,7 +40,10 @@ describe('summarize', () => {
   it('takes reconciles per GVR and handler errors from the scrape, and shows only the chosen metrics', () => {
     const s = summarize(input());
     expect(s.ok).toBe(true);
-    expect(s.reconciles).toEqual({ total: 18, byGvr: { 'demo.protean.dev/v1alpha1/webapps': 15, 'demo.protean.dev/v1alpha1/websites': 3 } });
+    expect(s.reconciles).toEqual({
+      total: 18,
+      byGvr: { 'demo.protean.dev/v1alpha1/webapps': 15, 'demo.protean.dev/v1alpha1/websites': 3 },
+    });
     expect(s.handlerErrors).toBe(2);
     expect(s.scraped).not.toContain('process_cpu_seconds_total 0.5');
     expect(s.scraped).toContain('dynamic_controller_watch_count 1');
@@ -59,7 +62,13 @@ describe('formatSummary', () => {
     expect(ok).toContain('reconciles:        18 total');
     expect(ok).toContain('latency:           change -> handler p50 1.3 ms, p99 7.5 ms, max 7.5 ms (n=2)');
 
-    const failed = formatSummary(summarize(input({ steps: [{ name: 'one', ok: false, elapsedMs: 1, activeInformers: 0, failure: 'count: not true within 10 ms (last seen: 2)' }] })));
+    const failed = formatSummary(
+      summarize(
+        input({
+          steps: [{ name: 'one', ok: false, elapsedMs: 1, activeInformers: 0, failure: 'count: not true within 10 ms (last seen: 2)' }],
+        }),
+      ),
+    );
     expect(failed).toContain('result:            FAILED: one: count: not true within 10 ms (last seen: 2)');
   });
 });

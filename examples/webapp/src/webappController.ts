@@ -89,7 +89,11 @@ export function createWebAppHandler(deps: WebAppHandlerDeps): Handler {
       result = await reconcile(req, ctx);
     } catch (err) {
       const invalid = err instanceof Error && err.cause instanceof InvalidSpecError;
-      reporter?.finished?.(ctx.gvr, req, invalid ? { outcome: 'invalid', message: (err.cause as Error).message } : { outcome: 'failed', error: err });
+      reporter?.finished?.(
+        ctx.gvr,
+        req,
+        invalid ? { outcome: 'invalid', message: (err.cause as Error).message } : { outcome: 'failed', error: err },
+      );
       throw err;
     }
     if (ctx.logger.isLevelEnabled('debug')) ctx.logger.debug({ result }, 'reconciled');

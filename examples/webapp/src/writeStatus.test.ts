@@ -6,7 +6,11 @@ const T0 = new Date('2030-01-01T00:00:00.000Z');
 const T1 = new Date('2030-01-01T00:05:00.000Z');
 
 function app(generation: number, status?: WebAppObject['status']): WebAppObject {
-  const obj: WebAppObject = { apiVersion: 'demo.protean.dev/v1alpha1', kind: 'WebApp', metadata: { name: 'shop', namespace: 'ns', uid: 'u', generation } };
+  const obj: WebAppObject = {
+    apiVersion: 'demo.protean.dev/v1alpha1',
+    kind: 'WebApp',
+    metadata: { name: 'shop', namespace: 'ns', uid: 'u', generation },
+  };
   if (status !== undefined) obj.status = status;
   return obj;
 }
@@ -17,7 +21,14 @@ describe('desiredStatus', () => {
       observedGeneration: 3,
       configMapCount: 2,
       conditions: [
-        { type: 'Ready', status: 'True', reason: 'Reconciled', message: '2 ConfigMap(s) labelled app=shop', observedGeneration: 3, lastTransitionTime: T0.toISOString() },
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'Reconciled',
+          message: '2 ConfigMap(s) labelled app=shop',
+          observedGeneration: 3,
+          lastTransitionTime: T0.toISOString(),
+        },
       ],
     });
   });

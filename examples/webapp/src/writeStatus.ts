@@ -5,8 +5,7 @@ import type { ReadyCondition, WebAppObject, WebAppStatus } from './WebAppObject.
 
 /** The outcome a status write reports: ready with a count, or not ready with a reason. */
 export type StatusReport =
-  | { readonly ready: true; readonly configMapCount: number }
-  | { readonly ready: false; readonly reason: string; readonly message: string };
+  { readonly ready: true; readonly configMapCount: number } | { readonly ready: false; readonly reason: string; readonly message: string };
 
 /** The status `report` asks for, keeping the condition's transition time while its status holds. */
 export function desiredStatus(obj: WebAppObject, report: StatusReport, now: () => Date = () => new Date()): WebAppStatus {

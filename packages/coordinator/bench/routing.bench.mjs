@@ -208,12 +208,17 @@ const rate = (n, label) => median(get(n, label).rates);
 const fmt = (x) => Math.round(x).toLocaleString('en-US');
 
 for (const n of SIZES) {
-  if (get(n, 'fixed').count === get(n, 'naive').count && Math.abs(get(n, 'fixed').enqueuesPerEvent - get(n, 'naive').enqueuesPerEvent) > 1e-9) {
+  if (
+    get(n, 'fixed').count === get(n, 'naive').count &&
+    Math.abs(get(n, 'fixed').enqueuesPerEvent - get(n, 'naive').enqueuesPerEvent) > 1e-9
+  ) {
     throw new Error(`indexed and naive routing disagree at N=${n}`);
   }
 }
 console.log('Routed events per CPU-second (median of 5); 10,000 instances with one scalar watch each, N collection watches.');
-console.log('| N | K = N/10: events/s | enqueues/event | K = 1,000: events/s | enqueues/event | unmatched app: events/s | naive (K = 1,000): events/s |');
+console.log(
+  '| N | K = N/10: events/s | enqueues/event | K = 1,000: events/s | enqueues/event | unmatched app: events/s | naive (K = 1,000): events/s |',
+);
 console.log('|---:|---:|---:|---:|---:|---:|---:|');
 for (const n of SIZES) {
   const s = get(n, 'scaled');

@@ -54,7 +54,7 @@ describe('IndexedWatchCoordinator cycles', () => {
     expect(coordinator.watchRequestCount()).toEqual({ scalar: 1, collection: 0 });
   });
 
-  it('keeps a re-requested committed watch on done(false) and drops the failed cycle\'s additions', async () => {
+  it("keeps a re-requested committed watch on done(false) and drops the failed cycle's additions", async () => {
     const { coordinator, watchManager, enqueued } = newHarness();
     const w1 = coordinator.forInstance(webapps, app1);
     await w1.watch(d1);
@@ -88,7 +88,11 @@ describe('IndexedWatchCoordinator cycles', () => {
     await ok.watch({ nodeId: 'other', gvr: configmaps, name: 'c', namespace: 'default' });
     ok.done(true);
 
-    for (const [gvr, name] of [[services, 's1'], [deployments, 'd9'], [deployments, 'd1']] as const) {
+    for (const [gvr, name] of [
+      [services, 's1'],
+      [deployments, 'd9'],
+      [deployments, 'd1'],
+    ] as const) {
       coordinator.routeEvent(event(gvr, 'default', name));
     }
     expect(enqueued.take()).toEqual([]);
@@ -181,7 +185,10 @@ describe('IndexedWatchCoordinator cycles', () => {
       nodeId: 'cms',
       gvr: configmaps,
       namespace: 'default',
-      selector: selectorFromLabelSelector({ matchLabels: { app: 'a' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['x', 'y'] }] }),
+      selector: selectorFromLabelSelector({
+        matchLabels: { app: 'a' },
+        matchExpressions: [{ key: 'tier', operator: 'In', values: ['x', 'y'] }],
+      }),
     });
     await w.watch(d1);
     await w.watch(d1);
@@ -244,10 +251,22 @@ describe('IndexedWatchCoordinator cycles', () => {
   });
 
   it.each([
-    ['neither name nor selector', { nodeId: 'n', gvr: deployments, namespace: 'default' }, /node "n": neither a name.*apps\/v1\/deployments/],
-    ['name and selector', { nodeId: 'n', gvr: deployments, name: 'x', selector: parseSelector('a=b') }, /node "n": both a name \("x"\) and a selector \(a=b\)/],
+    [
+      'neither name nor selector',
+      { nodeId: 'n', gvr: deployments, namespace: 'default' },
+      /node "n": neither a name.*apps\/v1\/deployments/,
+    ],
+    [
+      'name and selector',
+      { nodeId: 'n', gvr: deployments, name: 'x', selector: parseSelector('a=b') },
+      /node "n": both a name \("x"\) and a selector \(a=b\)/,
+    ],
     ['an empty nodeId', { nodeId: '', gvr: deployments, name: 'x' }, /node "<none>": nodeId must be a non-empty string/],
-    ['a GVR without resource', { nodeId: 'n', gvr: { group: 'apps', version: 'v1', resource: '' }, name: 'x' }, /node "n": invalid GroupVersionResource .*: resource "" must be/],
+    [
+      'a GVR without resource',
+      { nodeId: 'n', gvr: { group: 'apps', version: 'v1', resource: '' }, name: 'x' },
+      /node "n": invalid GroupVersionResource .*: resource "" must be/,
+    ],
     ['a selector that is not a Selector', { nodeId: 'n', gvr: deployments, selector: 'app=x' }, /node "n": selector must be a Selector/],
   ])('rejects a request with %s, naming the instance and node', async (_what, req, message) => {
     const { coordinator, watchManager } = newHarness();

@@ -196,7 +196,9 @@ describe('IndexedWatchCoordinator watch() failures', () => {
   it('fails every request waiting on the same sync, across instances', async () => {
     const { coordinator, watchManager } = newHarness('manual');
     const a = track(coordinator.forInstance(webapps, app1).watch(d1));
-    const b = track(coordinator.forInstance(webapps, app2).watch({ nodeId: 'configs', gvr: deployments, selector: parseSelector('app=web') }));
+    const b = track(
+      coordinator.forInstance(webapps, app2).watch({ nodeId: 'configs', gvr: deployments, selector: parseSelector('app=web') }),
+    );
     expect(watchManager.count('ensure')).toBe(1);
     watchManager.rejectSync(deployments, new Error('timed out waiting for sync'));
     await flushMicrotasks();

@@ -100,7 +100,11 @@ describe('IndexedWatchCoordinator routing', () => {
   it('enqueues every instance watching a shared object', async () => {
     const { coordinator, enqueued } = newHarness();
     const db1 = { namespace: 'default', name: 'db1' };
-    for (const [parent, inst] of [[webapps, app1], [webapps, app2], [databases, db1]] as const) {
+    for (const [parent, inst] of [
+      [webapps, app1],
+      [webapps, app2],
+      [databases, db1],
+    ] as const) {
       const w = coordinator.forInstance(parent, inst);
       await w.watch({ nodeId: 'config', gvr: configmaps, name: 'shared', namespace: 'default' });
       w.done(true);

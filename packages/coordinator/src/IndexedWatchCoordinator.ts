@@ -135,7 +135,10 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
     g.collection.collect(event, stamp, matched);
     if (matched.length === 0) return;
     if (this.log.isLevelEnabled('debug')) {
-      this.log.debug({ gvr: g.key, namespace: event.namespace, name: event.name, type: event.type, instances: matched.length }, 'routed event');
+      this.log.debug(
+        { gvr: g.key, namespace: event.namespace, name: event.name, type: event.type, instances: matched.length },
+        'routed event',
+      );
     }
     const outer = this.routing;
     this.routing = true;
@@ -276,7 +279,16 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
     state.pending.set(nodeId, entry);
     if (current !== undefined && current !== committed) this.unindex(current);
     if (this.log.isLevelEnabled('debug')) {
-      this.log.debug({ parent: state.parentKey, instance: state.instanceKey, nodeId, gvr: entry.gvrKey, target: entry.selector === undefined ? 'scalar' : 'collection' }, 'watch requested');
+      this.log.debug(
+        {
+          parent: state.parentKey,
+          instance: state.instanceKey,
+          nodeId,
+          gvr: entry.gvrKey,
+          target: entry.selector === undefined ? 'scalar' : 'collection',
+        },
+        'watch requested',
+      );
     }
     return entry;
   }

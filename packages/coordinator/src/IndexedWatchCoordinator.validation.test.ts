@@ -9,27 +9,35 @@ const all = parseSelector('app=x');
 
 describe('IndexedWatchCoordinator refuses watch requests that break Kubernetes naming rules', () => {
   it.each([
-    ['a path as resource', { group: '', version: 'v1', resource: 'namespaces/default/configmaps' }, 'resource', 'namespaces/default/configmaps'],
+    [
+      'a path as resource',
+      { group: '', version: 'v1', resource: 'namespaces/default/configmaps' },
+      'resource',
+      'namespaces/default/configmaps',
+    ],
     ['".." as resource', { group: '', version: 'v1', resource: '..' }, 'resource', '..'],
     ['a kind-like resource', { group: '', version: 'v1', resource: 'ConfigMaps' }, 'resource', 'ConfigMaps'],
     ['a subresource', { group: '', version: 'v1', resource: 'pods/status' }, 'resource', 'pods/status'],
     ['a slash in the group', { group: 'a/b', version: 'v1', resource: 'things' }, 'group', 'a/b'],
     ['a path in the version', { group: '', version: 'v1/..', resource: 'configmaps' }, 'version', 'v1/..'],
-  ])('rejects %s with a WatchRequestError caused by InvalidGroupVersionResourceError, ensuring nothing', async (_what, gvr, field, value) => {
-    const { coordinator, watchManager } = newHarness();
-    const w = coordinator.forInstance(webapps, app1);
-    const err = await w.watch({ nodeId: 'child', gvr, selector: all }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(WatchRequestError);
-    const message = (err as Error).message;
-    expect(message).toContain('instance demo.protean.dev/v1/webapps default/app1, node "child"');
-    expect(message).toContain(`${field} ${JSON.stringify(value)}`);
-    const cause = (err as Error).cause;
-    expect(cause).toBeInstanceOf(InvalidGroupVersionResourceError);
-    expect(cause).toMatchObject({ field, value });
-    expect(watchManager.calls).toEqual([]);
-    expect(coordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
-    expect(coordinator.instanceWatchCount()).toBe(0);
-  });
+  ])(
+    'rejects %s with a WatchRequestError caused by InvalidGroupVersionResourceError, ensuring nothing',
+    async (_what, gvr, field, value) => {
+      const { coordinator, watchManager } = newHarness();
+      const w = coordinator.forInstance(webapps, app1);
+      const err = await w.watch({ nodeId: 'child', gvr, selector: all }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(WatchRequestError);
+      const message = (err as Error).message;
+      expect(message).toContain('instance demo.protean.dev/v1/webapps default/app1, node "child"');
+      expect(message).toContain(`${field} ${JSON.stringify(value)}`);
+      const cause = (err as Error).cause;
+      expect(cause).toBeInstanceOf(InvalidGroupVersionResourceError);
+      expect(cause).toMatchObject({ field, value });
+      expect(watchManager.calls).toEqual([]);
+      expect(coordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
+      expect(coordinator.instanceWatchCount()).toBe(0);
+    },
+  );
 
   it.each([
     ['an upper-case namespace', { namespace: 'Default', name: 'cm' }, 'namespace', 'Default'],
@@ -49,7 +57,7 @@ describe('IndexedWatchCoordinator refuses watch requests that break Kubernetes n
     expect(coordinator.instanceWatchCount()).toBe(0);
   });
 
-  it('keeps the instance\'s valid requests when a later one is refused', async () => {
+  it("keeps the instance's valid requests when a later one is refused", async () => {
     const { coordinator, enqueued } = newHarness();
     const w = coordinator.forInstance(webapps, app1);
     await w.watch({ nodeId: 'ok', gvr: configmaps, namespace: 'default', name: 'cm' });

@@ -84,7 +84,18 @@ export function createWatchEntry(owner: InstanceState, req: WatchRequest): Watch
   const selector = req.selector;
   if (selector === undefined) {
     const name = req.name ?? '';
-    return { owner, nodeId: req.nodeId, gvr, gvrKey: key, namespace, name, selector, selectorKey: '', target: `s\u0000${key}\u0000${namespace}\u0000${name}`, indexed: false };
+    return {
+      owner,
+      nodeId: req.nodeId,
+      gvr,
+      gvrKey: key,
+      namespace,
+      name,
+      selector,
+      selectorKey: '',
+      target: `s\u0000${key}\u0000${namespace}\u0000${name}`,
+      indexed: false,
+    };
   }
   // A NUL never appears in a selector's canonical string, so Nothing cannot collide.
   const selectorKey = selector.matchesNothing() ? '\u0000nothing' : selector.toString();

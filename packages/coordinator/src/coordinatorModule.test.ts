@@ -27,7 +27,11 @@ describe('coordinatorModule', () => {
     const container = new Container();
     container.load(coreModule({}, silentLogger()), coordinatorModule({ ownerId: 'children' }));
     const watchManager = new FakeWatchManager();
-    const watchCoordinator = container.get(TOKENS.watchCoordinatorFactory)({ watchManager: watchManager, enqueue: () => undefined, logger: silentLogger() });
+    const watchCoordinator = container.get(TOKENS.watchCoordinatorFactory)({
+      watchManager: watchManager,
+      enqueue: () => undefined,
+      logger: silentLogger(),
+    });
     await watchCoordinator.forInstance(webapps, app1).watch({ nodeId: 'c', gvr: configmaps, name: 'c', namespace: 'default' });
     expect(watchManager.isWatching(configmaps, 'children')).toBe(true);
   });

@@ -162,11 +162,18 @@ describe('bucketed collection index', () => {
       const w = coordinator.forInstance(webapps, { namespace: 'ns', name: `i${i}` });
       // Distinct selectors (idx), bucketed by app (first equality requirement in canonical order).
       await w.watch({ nodeId: 'c', gvr: configmaps, selector: counter.parse(`app=a${i % 100},idx=${i},tier in (web,api)`) });
-      if (i < 10) await w.watch({ nodeId: 'scan', gvr: configmaps, namespace: 'ns', selector: counter.parse(`env!=prod,idx notin (${i})`) });
+      if (i < 10)
+        await w.watch({ nodeId: 'scan', gvr: configmaps, namespace: 'ns', selector: counter.parse(`env!=prod,idx notin (${i})`) });
       w.done(true);
     }
 
-    coordinator.routeEvent({ type: 'add', gvr: configmaps, namespace: 'ns', name: 'x', labels: { app: 'a7', idx: '107', tier: 'web', env: 'prod' } });
+    coordinator.routeEvent({
+      type: 'add',
+      gvr: configmaps,
+      namespace: 'ns',
+      name: 'x',
+      labels: { app: 'a7', idx: '107', tier: 'web', env: 'prod' },
+    });
     expect(enqueued.take()).toEqual(['demo.protean.dev/v1/webapps ns/i107']);
     // 10 selectors in the app=a7 bucket + 10 without an indexable requirement, not 1,010.
     expect(counter.evaluations).toBe(20);
@@ -181,7 +188,14 @@ describe('bucketed collection index', () => {
       await w.watch({ nodeId: 'd', gvr: configmaps, selector: counter.parse('!legacy') });
       w.done(true);
     }
-    coordinator.routeEvent({ type: 'update', gvr: configmaps, namespace: 'ns', name: 'x', labels: { team: 'platform' }, oldLabels: { team: 'other' } });
+    coordinator.routeEvent({
+      type: 'update',
+      gvr: configmaps,
+      namespace: 'ns',
+      name: 'x',
+      labels: { team: 'platform' },
+      oldLabels: { team: 'other' },
+    });
     expect(enqueued.take()).toHaveLength(500);
     expect(counter.evaluations).toBe(1);
     coordinator.removeInstance(webapps, { namespace: 'ns', name: 'i0' });

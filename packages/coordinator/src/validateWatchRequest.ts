@@ -1,4 +1,11 @@
-import { errorMessage, gvrKey, validateGroupVersionResource, validateNamespace, validateObjectName, type WatchRequest } from '@protean/core';
+import {
+  errorMessage,
+  gvrKey,
+  validateGroupVersionResource,
+  validateNamespace,
+  validateObjectName,
+  type WatchRequest,
+} from '@protean/core';
 import { WatchRequestError } from './WatchRequestError.js';
 
 /**
@@ -53,7 +60,13 @@ export function validateWatchRequest(req: WatchRequest, instance: string): void 
     fail(`both a name (${JSON.stringify(name)}) and a selector (${String(selector)}) ${where}; set exactly one`);
   }
   const s = selector as Record<string, unknown> | null;
-  if (s === null || typeof s !== 'object' || typeof s['matches'] !== 'function' || typeof s['requirements'] !== 'function' || typeof s['matchesNothing'] !== 'function') {
+  if (
+    s === null ||
+    typeof s !== 'object' ||
+    typeof s['matches'] !== 'function' ||
+    typeof s['requirements'] !== 'function' ||
+    typeof s['matchesNothing'] !== 'function'
+  ) {
     fail(`selector must be a Selector (from parseSelector or selectorFromLabelSelector) ${where}`);
   }
 }

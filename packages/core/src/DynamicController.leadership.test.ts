@@ -26,7 +26,14 @@ const a: NamespacedName = { namespace: 'ns', name: 'a' };
 const b: NamespacedName = { namespace: 'ns', name: 'b' };
 const c: NamespacedName = { namespace: 'ns', name: 'c' };
 
-const TEST_CONFIG: Partial<Config> = { workers: 2, resyncPeriodMs: 0, queueMaxRetries: 3, minRetryDelayMs: 100, maxRetryDelayMs: 1_000, queueShutdownTimeoutMs: 5_000 };
+const TEST_CONFIG: Partial<Config> = {
+  workers: 2,
+  resyncPeriodMs: 0,
+  queueMaxRetries: 3,
+  minRetryDelayMs: 100,
+  maxRetryDelayMs: 1_000,
+  queueShutdownTimeoutMs: 5_000,
+};
 
 interface Rig {
   readonly controller: DynamicController;
@@ -131,7 +138,9 @@ describe('DynamicController with a Leadership: warm standby', () => {
     expect(rig.controller.hasSynced(webapps)).toBe(true);
     expect(rig.queue().len()).toBe(2);
     expect(handler.count()).toBe(0);
-    expect(rig.logs.find('dynamic controller started on standby; its workers run while it leads')[0]).toMatchObject({ identity: 'replica-a' });
+    expect(rig.logs.find('dynamic controller started on standby; its workers run while it leads')[0]).toMatchObject({
+      identity: 'replica-a',
+    });
   });
 
   it('runs the workers once elected: every queued instance is reconciled, and the observer hears of it', async () => {
@@ -154,7 +163,9 @@ describe('DynamicController with a Leadership: warm standby', () => {
     await waitFor(() => handler.count() === 1);
     const first = handler.calls[0]!;
     let deposed = false;
-    const depose = fake(rig).depose(new Error('lease lost')).then(() => (deposed = true));
+    const depose = fake(rig)
+      .depose(new Error('lease lost'))
+      .then(() => (deposed = true));
     expect(first.ctx.signal.aborted).toBe(true);
     expect(first.ctx.signal.reason).toEqual(new Error('lease lost'));
     await flushMicrotasks();
@@ -168,9 +179,17 @@ describe('DynamicController with a Leadership: warm standby', () => {
     addInstance(rig, c);
     await flushMicrotasks();
     expect(handler.count()).toBe(1);
-    expect(rig.queue().queued().map((i) => i.name).sort()).toEqual(['b', 'c']);
+    expect(
+      rig
+        .queue()
+        .queued()
+        .map((i) => i.name)
+        .sort(),
+    ).toEqual(['b', 'c']);
     expect(rig.watchManager().getInformer(webapps)).toBeDefined();
-    expect(rig.logs.find('stopped leading: workers stopped and their handlers returned; informers keep syncing')[0]).toMatchObject({ reason: 'lease lost' });
+    expect(rig.logs.find('stopped leading: workers stopped and their handlers returned; informers keep syncing')[0]).toMatchObject({
+      reason: 'lease lost',
+    });
   });
 
   it('reconciles every cached instance again at the start of each term', async () => {

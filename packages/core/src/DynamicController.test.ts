@@ -165,15 +165,17 @@ function deleteInstance(rig: Rig, who: NamespacedName): void {
 
 /** Waits until `count` items were reconciled (any outcome) and nothing is queued or being handled. */
 async function settled(rig: Rig, count: number): Promise<void> {
-  await waitFor(
-    () => rig.observer.reconciles.length >= count && rig.queue().len() === 0 && rig.queue().processing().length === 0,
-    { message: `${count} reconciles and an idle queue` },
-  );
+  await waitFor(() => rig.observer.reconciles.length >= count && rig.queue().len() === 0 && rig.queue().processing().length === 0, {
+    message: `${count} reconciles and an idle queue`,
+  });
 }
 
 /** `namespace/name` of the items added to the queue so far, in order. */
 function enqueued(rig: Rig): string[] {
-  return rig.queue().calls.filter((c) => c.op === 'add').map((c) => `${c.item.namespace}/${c.item.name}`);
+  return rig
+    .queue()
+    .calls.filter((c) => c.op === 'add')
+    .map((c) => `${c.item.namespace}/${c.item.name}`);
 }
 
 describe('DynamicController: building', () => {
@@ -416,7 +418,10 @@ describe('DynamicController: register and deregister', () => {
     held.resolve();
     await settled(rig, 1);
     // The watch declared after removeParentGVR would otherwise hold its informer for no one.
-    const ops = rig.coordinator().calls.filter((c) => c.op !== 'routeEvent').map((c) => c.op);
+    const ops = rig
+      .coordinator()
+      .calls.filter((c) => c.op !== 'routeEvent')
+      .map((c) => c.op);
     expect(ops).toEqual(['beginPass', 'removeParentGVR', 'endPass', 'removeInstance']);
     expect(rig.coordinator().instanceWatchCount()).toBe(0);
   });
@@ -517,7 +522,10 @@ describe('DynamicController: deleted instances', () => {
     expect(rig.coordinator().removedInstances()).toEqual([]);
     held.resolve();
     await settled(rig, 2);
-    const ops = rig.coordinator().calls.filter((c) => c.op !== 'routeEvent').map((c) => c.op);
+    const ops = rig
+      .coordinator()
+      .calls.filter((c) => c.op !== 'routeEvent')
+      .map((c) => c.op);
     expect(ops).toEqual(['beginPass', 'endPass', 'removeInstance', 'beginPass', 'endPass', 'removeInstance']);
     expect(h.count()).toBe(2);
   });

@@ -173,10 +173,7 @@ export class DynamicController {
    */
   async start(signal: AbortSignal): Promise<void> {
     if (this.state !== 'idle') {
-      const why =
-        this.state === 'stopped'
-          ? 'it was already stopped; a controller runs once, create a new one'
-          : 'it is already running';
+      const why = this.state === 'stopped' ? 'it was already stopped; a controller runs once, create a new one' : 'it is already running';
       throw new ControllerStateError(`cannot start DynamicController: ${why}`, this.state);
     }
     if (typeof signal?.addEventListener !== 'function') {
@@ -187,13 +184,18 @@ export class DynamicController {
     // With a leadership the workers run only in the terms it leads; the informers sync either way (a warm standby).
     const workers = leadership === undefined ? this.workers.run(this.config.workers) : leadership.run(signal, (term) => this.lead(term));
     if (leadership === undefined) this.log.info({ workers: this.config.workers }, 'dynamic controller started');
-    else this.log.info({ workers: this.config.workers, identity: leadership.identity }, 'dynamic controller started on standby; its workers run while it leads');
+    else
+      this.log.info(
+        { workers: this.config.workers, identity: leadership.identity },
+        'dynamic controller started on standby; its workers run while it leads',
+      );
     await new Promise<void>((resolve) => {
       if (signal.aborted) resolve();
       else signal.addEventListener('abort', () => resolve(), { once: true });
       if (leadership !== undefined) workers.then(resolve, resolve);
     });
-    if (!signal.aborted) this.log.error({ identity: leadership?.identity }, 'leadership ended before the controller was stopped; shutting down');
+    if (!signal.aborted)
+      this.log.error({ identity: leadership?.identity }, 'leadership ended before the controller was stopped; shutting down');
     await this.shutdown(workers, signal.reason);
   }
 
@@ -215,10 +217,7 @@ export class DynamicController {
     validateGroupVersionResource(parent);
     const key = gvrKey(parent);
     if (this.state !== 'running') {
-      throw new ControllerStateError(
-        `cannot register parent ${key}: DynamicController is ${this.state}; call start() first`,
-        this.state,
-      );
+      throw new ControllerStateError(`cannot register parent ${key}: DynamicController is ${this.state}; call start() first`, this.state);
     }
     if (typeof handler !== 'function') {
       throw new TypeError(`cannot register parent ${key}: handler must be a function, got ${typeof handler}`);
@@ -401,8 +400,13 @@ export class DynamicController {
       this.leading = false;
       if (this.termWorkers === pool && drained) this.termWorkers = undefined;
       const reason = term.aborted ? errorMessage(term.reason) : 'shutdown';
-      if (drained) this.log.info({ identity, reason }, 'stopped leading: workers stopped and their handlers returned; informers keep syncing');
-      else this.log.warn({ identity, reason, inFlight: pool.inFlightKeys() }, 'stopped leading with handlers still running (shutdown timed out)');
+      if (drained)
+        this.log.info({ identity, reason }, 'stopped leading: workers stopped and their handlers returned; informers keep syncing');
+      else
+        this.log.warn(
+          { identity, reason, inFlight: pool.inFlightKeys() },
+          'stopped leading with handlers still running (shutdown timed out)',
+        );
       this.notify((o) => o.onLeadershipChange?.(identity, false));
     }
   }

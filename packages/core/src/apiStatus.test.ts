@@ -13,11 +13,22 @@ class ApiExceptionLike extends Error {
   }
 }
 
-const notFoundBody = JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'configmaps "x" not found', reason: 'NotFound', code: 404 });
+const notFoundBody = JSON.stringify({
+  kind: 'Status',
+  apiVersion: 'v1',
+  status: 'Failure',
+  message: 'configmaps "x" not found',
+  reason: 'NotFound',
+  code: 404,
+});
 
 describe('apiStatusOf', () => {
   it('reads code, reason and message of a client-node ApiException with a string body', () => {
-    expect(apiStatusOf(new ApiExceptionLike(404, notFoundBody))).toEqual({ code: 404, reason: 'NotFound', message: 'configmaps "x" not found' });
+    expect(apiStatusOf(new ApiExceptionLike(404, notFoundBody))).toEqual({
+      code: 404,
+      reason: 'NotFound',
+      message: 'configmaps "x" not found',
+    });
   });
 
   it('reads an object body, a status field, a statusCode field and a response status', () => {
@@ -52,7 +63,9 @@ describe('summarizeError', () => {
   });
 
   it('summarizes a wrapped API error by the inner status', () => {
-    const err = new Error('apply failed', { cause: new ApiExceptionLike(409, { reason: 'Conflict', message: 'conflict with "alice": .data.a' }) });
+    const err = new Error('apply failed', {
+      cause: new ApiExceptionLike(409, { reason: 'Conflict', message: 'conflict with "alice": .data.a' }),
+    });
     expect(summarizeError(err)).toBe('409 Conflict: conflict with "alice": .data.a');
   });
 

@@ -31,7 +31,8 @@ export function* apiStatusChain(err: unknown): Generator<ApiStatus> {
   for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < MAX_CAUSE_DEPTH; depth++) {
     const o = e as Record<string, unknown>;
     const body = parseBody(o['body']);
-    const code = httpCode(o['code']) ?? httpCode(o['status']) ?? httpCode(o['statusCode']) ?? responseCode(o['response']) ?? httpCode(body?.['code']);
+    const code =
+      httpCode(o['code']) ?? httpCode(o['status']) ?? httpCode(o['statusCode']) ?? responseCode(o['response']) ?? httpCode(body?.['code']);
     if (code !== undefined) {
       const reason = body?.['reason'];
       const message = body?.['message'];

@@ -58,7 +58,5 @@ export function namespacedNameKey(nn: NamespacedName): string {
 /** Inverse of {@link namespacedNameKey}. */
 export function parseNamespacedNameKey(key: string): NamespacedName {
   const slash = key.indexOf('/');
-  return slash < 0
-    ? { namespace: '', name: key }
-    : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+  return slash < 0 ? { namespace: '', name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }

@@ -36,19 +36,26 @@ describe('validateGroupVersionResource', () => {
     { group: 'demo.protean.dev', version: 'v1alpha1', resource: 'webapps' },
     { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings' },
     { group: 'x-1.example.com', version: 'v2beta3', resource: 'my-things' },
-    { group: 'a'.repeat(63) + '.' + 'b'.repeat(63) + '.' + 'c'.repeat(63) + '.' + 'd'.repeat(61), version: 'v' + '1'.repeat(62), resource: 'r'.repeat(63) },
+    {
+      group: 'a'.repeat(63) + '.' + 'b'.repeat(63) + '.' + 'c'.repeat(63) + '.' + 'd'.repeat(61),
+      version: 'v' + '1'.repeat(62),
+      resource: 'r'.repeat(63),
+    },
   ])('accepts $group/$version/$resource', (gvr) => {
     expect(() => validateGroupVersionResource(gvr)).not.toThrow();
   });
 
   describe('group: "" or a DNS-1123 subdomain', () => {
-    it.each(['a/b', 'Apps', 'apps.', '.apps', 'apps..io', '-apps', 'apps-', 'ap_ps', 'ap ps', '..', 'apps%2Fv1', 'a'.repeat(254)])('refuses %j', (group) => {
-      const err = gvrError({ ...ok, group });
-      expect(err.field).toBe('group');
-      expect(err.value).toBe(group);
-      expect(err.message).toContain(`group ${JSON.stringify(group)}`);
-      expect(err.message).toContain('DNS-1123 subdomain');
-    });
+    it.each(['a/b', 'Apps', 'apps.', '.apps', 'apps..io', '-apps', 'apps-', 'ap_ps', 'ap ps', '..', 'apps%2Fv1', 'a'.repeat(254)])(
+      'refuses %j',
+      (group) => {
+        const err = gvrError({ ...ok, group });
+        expect(err.field).toBe('group');
+        expect(err.value).toBe(group);
+        expect(err.message).toContain(`group ${JSON.stringify(group)}`);
+        expect(err.message).toContain('DNS-1123 subdomain');
+      },
+    );
   });
 
   describe('version: a DNS-1035 label', () => {
@@ -62,7 +69,20 @@ describe('validateGroupVersionResource', () => {
   });
 
   describe('resource: a lowercase DNS-1123 label', () => {
-    it.each(['', 'namespaces/default/configmaps', 'pods/status', '..', '.', 'ConfigMaps', 'config.maps', '-pods', 'pods-', 'con%66igmaps', 'pods?watch=1', 'r'.repeat(64)])('refuses %j', (resource) => {
+    it.each([
+      '',
+      'namespaces/default/configmaps',
+      'pods/status',
+      '..',
+      '.',
+      'ConfigMaps',
+      'config.maps',
+      '-pods',
+      'pods-',
+      'con%66igmaps',
+      'pods?watch=1',
+      'r'.repeat(64),
+    ])('refuses %j', (resource) => {
       const err = gvrError({ ...ok, resource });
       expect(err.field).toBe('resource');
       expect(err.value).toBe(resource);
@@ -118,9 +138,12 @@ describe('validateNamespace', () => {
 });
 
 describe('validateObjectName', () => {
-  it.each(['a', 'my-app', 'my.app', 'system:controller:x', 'Mixed_Case', '...', '.a', 'a..'])('accepts %j (the path segment rule only)', (name) => {
-    expect(() => validateObjectName(name)).not.toThrow();
-  });
+  it.each(['a', 'my-app', 'my.app', 'system:controller:x', 'Mixed_Case', '...', '.a', 'a..'])(
+    'accepts %j (the path segment rule only)',
+    (name) => {
+      expect(() => validateObjectName(name)).not.toThrow();
+    },
+  );
 
   it.each(['', '.', '..', 'a/b', '/', 'a%2Fb', '%', 3, undefined])('refuses %j', (name) => {
     const err = nameError(validateObjectName, name);

@@ -94,7 +94,8 @@ export function validateGroupVersionResource(gvr: unknown): asserts gvr is Group
     throw new InvalidGroupVersionResourceError(gvr, undefined, gvr, 'expected an object with string group, version and resource');
   }
   const { group, version, resource } = gvr as Record<string, unknown>;
-  if (typeof group !== 'string') throw new InvalidGroupVersionResourceError(gvr, 'group', group, 'must be a string ("" for the core group)');
+  if (typeof group !== 'string')
+    throw new InvalidGroupVersionResourceError(gvr, 'group', group, 'must be a string ("" for the core group)');
   if (group !== '' && !(group.length <= SUBDOMAIN_MAX && DNS1123_SUBDOMAIN.test(group))) {
     throw new InvalidGroupVersionResourceError(gvr, 'group', group, GROUP_RULE);
   }

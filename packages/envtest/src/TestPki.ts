@@ -15,7 +15,11 @@ const SERVING_EXT = [
   'extendedKeyUsage=serverAuth',
   'subjectAltName=IP:127.0.0.1,DNS:localhost,IP:10.0.0.1,DNS:kubernetes.default.svc',
 ].join('\n');
-const CLIENT_EXT = ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature,keyEncipherment', 'extendedKeyUsage=clientAuth'].join('\n');
+const CLIENT_EXT = [
+  'basicConstraints=critical,CA:FALSE',
+  'keyUsage=critical,digitalSignature,keyEncipherment',
+  'extendedKeyUsage=clientAuth',
+].join('\n');
 const DAYS = '3650';
 
 /** Characters that would break an openssl `-subj` string or a certificate name. */
@@ -67,15 +71,29 @@ export class TestPki {
   /** Creates every file in `dir` (which must exist). Rejects with OpensslError. */
   static async create(dir: string): Promise<TestPki> {
     await runOpenssl(
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-days', DAYS, '-keyout', 'ca.key', '-out', 'ca.crt',
-        '-subj', '/CN=protean-test-ca', '-addext', 'basicConstraints=critical,CA:TRUE',
-        '-addext', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature'],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-sha256',
+        '-days',
+        DAYS,
+        '-keyout',
+        'ca.key',
+        '-out',
+        'ca.crt',
+        '-subj',
+        '/CN=protean-test-ca',
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign,digitalSignature',
+      ],
       dir,
     );
-    await Promise.all([
-      writeFile(join(dir, 'serving.ext'), `${SERVING_EXT}\n`),
-      writeFile(join(dir, 'client.ext'), `${CLIENT_EXT}\n`),
-    ]);
+    await Promise.all([writeFile(join(dir, 'serving.ext'), `${SERVING_EXT}\n`), writeFile(join(dir, 'client.ext'), `${CLIENT_EXT}\n`)]);
     // Key generation dominates; run the three independent ones side by side.
     await Promise.all([
       signedCert(dir, 'serving', '/CN=kube-apiserver', 'serving.ext'),
@@ -84,9 +102,7 @@ export class TestPki {
         runOpenssl(['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], dir),
       ),
     ]);
-    const [caPem, certPem, keyPem] = await Promise.all(
-      ['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(dir, f), 'utf8')),
-    );
+    const [caPem, certPem, keyPem] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(dir, f), 'utf8')));
     return new TestPki(dir, caPem as string, { certPem: certPem as string, keyPem: keyPem as string });
   }
 
@@ -104,8 +120,24 @@ export class TestPki {
       this.dir,
     );
     runOpensslSync(
-      ['x509', '-req', '-sha256', '-days', DAYS, '-in', `${base}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
-        '-extfile', 'client.ext', '-out', `${base}.crt`],
+      [
+        'x509',
+        '-req',
+        '-sha256',
+        '-days',
+        DAYS,
+        '-in',
+        `${base}.csr`,
+        '-CA',
+        'ca.crt',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-extfile',
+        'client.ext',
+        '-out',
+        `${base}.crt`,
+      ],
       this.dir,
     );
     return {
@@ -116,11 +148,32 @@ export class TestPki {
 }
 
 async function signedCert(dir: string, base: string, subj: string, ext: string): Promise<void> {
-  await runOpenssl(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-keyout', `${base}.key`, '-out', `${base}.csr`, '-subj', subj], dir);
+  await runOpenssl(
+    ['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-keyout', `${base}.key`, '-out', `${base}.csr`, '-subj', subj],
+    dir,
+  );
   // A serial file per certificate: concurrent -CAcreateserial on one file would race.
   await runOpenssl(
-    ['x509', '-req', '-sha256', '-days', DAYS, '-in', `${base}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAserial', `${base}.srl`,
-      '-CAcreateserial', '-extfile', ext, '-out', `${base}.crt`],
+    [
+      'x509',
+      '-req',
+      '-sha256',
+      '-days',
+      DAYS,
+      '-in',
+      `${base}.csr`,
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAserial',
+      `${base}.srl`,
+      '-CAcreateserial',
+      '-extfile',
+      ext,
+      '-out',
+      `${base}.crt`,
+    ],
     dir,
   );
 }

@@ -147,7 +147,11 @@ export class KubeWatch {
   }
 
   async waitForEvents(n: number, timeoutMs = 15_000): Promise<WatchEventLine[]> {
-    await waitUntil(() => this.events.length >= n, `${n} watch events (have ${this.events.length}: ${this.events.map((e) => e.type).join(',')})`, timeoutMs);
+    await waitUntil(
+      () => this.events.length >= n,
+      `${n} watch events (have ${this.events.length}: ${this.events.map((e) => e.type).join(',')})`,
+      timeoutMs,
+    );
     return this.events;
   }
 

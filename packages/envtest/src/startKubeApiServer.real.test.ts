@@ -67,7 +67,7 @@ describe('startKubeApiServer (watch cache on)', () => {
     expect(String(r.json['message'])).toContain('User "alice" cannot list resource "configmaps"');
   });
 
-  it('keeps a bounded tail of both processes\' output', () => {
+  it("keeps a bounded tail of both processes' output", () => {
     const [etcdPart = '', apiPart = ''] = server.logs().split('--- kube-apiserver ---\n');
     expect(etcdPart).toMatch(/^--- etcd ---\n.*"level":"warn"/s);
     // klog lines (I/W/E + MMDD) from the restarted process, and no more than the ring keeps.
@@ -87,7 +87,8 @@ describe('startKubeApiServer (watch cache off)', () => {
       const created = await kubeRequest(kc, 'POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'old' } } });
       const oldRv = String((created.json['metadata'] as Record<string, unknown>)['resourceVersion']);
       // Two more writes, so the compaction revision is past oldRv + 1 (see tools/kube-apiserver/README.md).
-      for (const name of ['a', 'b']) await kubeRequest(kc, 'POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name } } });
+      for (const name of ['a', 'b'])
+        await kubeRequest(kc, 'POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name } } });
       const rev = await server.compact();
       expect(rev).toBeGreaterThan(Number(oldRv));
       const watch = await KubeWatch.open(kc, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${oldRv}`);

@@ -184,13 +184,22 @@ async function startEtcd(bin: string, dir: string, log: LogRing, deadline: numbe
     const dataDir = join(dir, `etcd-data-${attempt}`);
     const client = `http://127.0.0.1:${clientPort}`;
     const peer = `http://127.0.0.1:${peerPort}`;
-    const proc = new ManagedProcess('etcd', bin, [
-      '--name=protean', `--data-dir=${dataDir}`,
-      `--listen-client-urls=${client}`, `--advertise-client-urls=${client}`,
-      `--listen-peer-urls=${peer}`, `--initial-advertise-peer-urls=${peer}`,
-      `--initial-cluster=protean=${peer}`,
-      '--unsafe-no-fsync=true', '--log-level=warn',
-    ], log);
+    const proc = new ManagedProcess(
+      'etcd',
+      bin,
+      [
+        '--name=protean',
+        `--data-dir=${dataDir}`,
+        `--listen-client-urls=${client}`,
+        `--advertise-client-urls=${client}`,
+        `--listen-peer-urls=${peer}`,
+        `--initial-advertise-peer-urls=${peer}`,
+        `--initial-cluster=protean=${peer}`,
+        '--unsafe-no-fsync=true',
+        '--log-level=warn',
+      ],
+      log,
+    );
     try {
       for (;;) {
         if (!proc.running) {
@@ -199,7 +208,8 @@ async function startEtcd(bin: string, dir: string, log: LogRing, deadline: numbe
         }
         const health = await httpText(`${client}/health`, { timeoutMs: 2000 }).catch(() => undefined);
         if (health?.status === 200 && (JSON.parse(health.body) as { health?: string }).health === 'true') return { proc, port: clientPort };
-        if (Date.now() > deadline) throw new KubeApiServerStartError('etcd was not healthy in time (raise startTimeoutMs if the machine is busy)', log.text());
+        if (Date.now() > deadline)
+          throw new KubeApiServerStartError('etcd was not healthy in time (raise startTimeoutMs if the machine is busy)', log.text());
         await pause(POLL_MS, proc);
       }
     } catch (err) {
@@ -241,7 +251,18 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
     const apiLog = new LogRing(LOG_LINES);
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
-      server = new RealKubeApiServer(bins, dir, pki, etcd, apiLog, port, opts.extraArgs ?? [], opts.watchCache ?? true, startTimeoutMs, started.port);
+      server = new RealKubeApiServer(
+        bins,
+        dir,
+        pki,
+        etcd,
+        apiLog,
+        port,
+        opts.extraArgs ?? [],
+        opts.watchCache ?? true,
+        startTimeoutMs,
+        started.port,
+      );
       try {
         // One try per port here: a taken port is replaced by a new one.
         await server.startApiServer(deadline, 1);

@@ -18,13 +18,19 @@ afterEach(async () => {
 describe('through @kubernetes/client-node', () => {
   it('creates, reads and lists namespaced ConfigMaps with CoreV1Api', async () => {
     const api = server.kubeConfig().makeApiClient(CoreV1Api);
-    await api.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'from-client', labels: { app: 'x' } }, data: { a: '1' } } });
+    await api.createNamespacedConfigMap({
+      namespace: 'default',
+      body: { metadata: { name: 'from-client', labels: { app: 'x' } }, data: { a: '1' } },
+    });
     const read = await api.readNamespacedConfigMap({ namespace: 'default', name: 'from-client' });
     expect(read.data).toEqual({ a: '1' });
     const list = await api.listNamespacedConfigMap({ namespace: 'default', labelSelector: 'app=x' });
     expect(list.items.map((i) => i.metadata?.name)).toEqual(['from-client']);
     expect(list.metadata?.resourceVersion).toBe(server.currentResourceVersion());
-    const err = await api.readNamespacedConfigMap({ namespace: 'default', name: 'missing' }).then(() => undefined, (e: unknown) => e);
+    const err = await api.readNamespacedConfigMap({ namespace: 'default', name: 'missing' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(isNotFound(err)).toBe(true);
     expect(server.requests().find((r) => r.method === 'POST')?.path).toBe('/api/v1/namespaces/default/configmaps');
   });
@@ -46,7 +52,9 @@ describe('through @kubernetes/client-node', () => {
   it('keeps a client-node informer in sync across a clean watch close', async () => {
     const kc = server.kubeConfig();
     const api = kc.makeApiClient(CoreV1Api);
-    const informer = makeInformer<V1ConfigMap>(kc, '/api/v1/namespaces/default/configmaps', () => api.listNamespacedConfigMap({ namespace: 'default' }));
+    const informer = makeInformer<V1ConfigMap>(kc, '/api/v1/namespaces/default/configmaps', () =>
+      api.listNamespacedConfigMap({ namespace: 'default' }),
+    );
     const seen: string[] = [];
     informer.on('add', (o) => seen.push(`add ${o.metadata?.name ?? ''}`));
     informer.on('update', (o) => seen.push(`update ${o.metadata?.name ?? ''}`));

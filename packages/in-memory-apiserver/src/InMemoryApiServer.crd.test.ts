@@ -53,7 +53,11 @@ describe('CustomResourceDefinitions', () => {
       expect.objectContaining({ name: 'gizmos', kind: 'Gizmo', namespaced: true }),
       expect.objectContaining({ name: 'gizmos/status' }),
     ]);
-    const g = await call('POST', '/apis/example.com/v1/namespaces/n/gizmos', { apiVersion: 'example.com/v1', kind: 'Gizmo', metadata: { name: 'g1' } });
+    const g = await call('POST', '/apis/example.com/v1/namespaces/n/gizmos', {
+      apiVersion: 'example.com/v1',
+      kind: 'Gizmo',
+      metadata: { name: 'g1' },
+    });
     expect(g.status).toBe(201);
     const w = new TestWatch(`${server.url}/apis/example.com/v1/gizmos?watch=true`);
     await w.ready;

@@ -16,7 +16,12 @@ afterEach(async () => {
   await server.stop();
 });
 
-async function call(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
   const init: RequestInit = { method, headers: { 'content-type': contentType } };
   if (body !== undefined) init.body = JSON.stringify(body);
   const res = await fetch(`${server.url}${path}`, init);
@@ -33,18 +38,30 @@ describe('discovery', () => {
     expect(apis.json['kind']).toBe('APIGroupList');
     expect(apis.json['groups']).toEqual(
       expect.arrayContaining([
-        { name: 'example.com', versions: [{ groupVersion: 'example.com/v1', version: 'v1' }], preferredVersion: { groupVersion: 'example.com/v1', version: 'v1' } },
+        {
+          name: 'example.com',
+          versions: [{ groupVersion: 'example.com/v1', version: 'v1' }],
+          preferredVersion: { groupVersion: 'example.com/v1', version: 'v1' },
+        },
       ]),
     );
     const core = await call('GET', '/api/v1');
     expect(core.json['apiVersion']).toBeUndefined();
     expect(core.json['resources']).toEqual(
-      expect.arrayContaining([expect.objectContaining({ name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap' })]),
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap' }),
+      ]),
     );
     const group = await call('GET', '/apis/example.com/v1');
     expect(group.json).toMatchObject({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'example.com/v1' });
     expect(group.json['resources']).toEqual([
-      expect.objectContaining({ name: 'widgets', singularName: 'widget', namespaced: true, kind: 'Widget', verbs: expect.arrayContaining(['watch', 'list']) }),
+      expect.objectContaining({
+        name: 'widgets',
+        singularName: 'widget',
+        namespaced: true,
+        kind: 'Widget',
+        verbs: expect.arrayContaining(['watch', 'list']),
+      }),
       { name: 'widgets/status', singularName: '', namespaced: true, kind: 'Widget', verbs: ['get', 'patch', 'update'] },
     ]);
   });
@@ -59,18 +76,37 @@ describe('discovery', () => {
     for (const p of ['/api/v1/namespaces/a/foos', '/apis/apiextensions.k8s.io/v2']) {
       const r = await call('GET', p);
       expect(r.status).toBe(404);
-      expect(r.json).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 });
+      expect(r.json).toEqual({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'the server could not find the requested resource',
+        reason: 'NotFound',
+        details: {},
+        code: 404,
+      });
     }
     for (const p of ['/apis/example.com/v1/nopes', '/apis/nope.io/v1/bars', '/apis/nope.io', '/nonsense']) {
       const r = await fetch(`${server.url}${p}`);
-      expect([p, r.status, r.headers.get('content-type'), await r.text()]).toEqual([p, 404, 'text/plain; charset=utf-8', '404 page not found\n']);
+      expect([p, r.status, r.headers.get('content-type'), await r.text()]).toEqual([
+        p,
+        404,
+        'text/plain; charset=utf-8',
+        '404 page not found\n',
+      ]);
     }
   });
 });
 
 describe('CRUD', () => {
   it('creates with uid, timestamp, resourceVersion, generation 1 and managedFields; 409 on a duplicate', async () => {
-    const created = await call('POST', widgetPath, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 1 } });
+    const created = await call('POST', widgetPath, {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w1' },
+      spec: { size: 1 },
+    });
     expect(created.status).toBe(201);
     const meta = created.json['metadata'] as Record<string, unknown>;
     expect(meta).toMatchObject({ name: 'w1', namespace: 'ns1', generation: 1, resourceVersion: server.currentResourceVersion() });
@@ -79,16 +115,27 @@ describe('CRUD', () => {
     expect(meta['managedFields']).toEqual([expect.objectContaining({ manager: 'node', operation: 'Update', fieldsType: 'FieldsV1' })]);
     const dup = await call('POST', widgetPath, { metadata: { name: 'w1' } });
     expect(dup.status).toBe(409);
-    expect(dup.json).toMatchObject({ reason: 'AlreadyExists', message: 'widgets.example.com "w1" already exists', details: { name: 'w1', group: 'example.com', kind: 'widgets' }, code: 409 });
+    expect(dup.json).toMatchObject({
+      reason: 'AlreadyExists',
+      message: 'widgets.example.com "w1" already exists',
+      details: { name: 'w1', group: 'example.com', kind: 'widgets' },
+      code: 409,
+    });
   });
 
   it('rejects a missing name with 422 and a namespace mismatch with 400', async () => {
     const noName = await call('POST', widgetPath, { metadata: {} });
     expect(noName.status).toBe(422);
-    expect(noName.json).toMatchObject({ reason: 'Invalid', message: 'Widget.example.com "" is invalid: metadata.name: Required value: name or generateName is required' });
+    expect(noName.json).toMatchObject({
+      reason: 'Invalid',
+      message: 'Widget.example.com "" is invalid: metadata.name: Required value: name or generateName is required',
+    });
     const mismatch = await call('POST', widgetPath, { metadata: { name: 'x', namespace: 'other' } });
     expect(mismatch.status).toBe(400);
-    expect(mismatch.json).toMatchObject({ reason: 'BadRequest', message: 'the namespace of the provided object does not match the namespace sent on the request' });
+    expect(mismatch.json).toMatchObject({
+      reason: 'BadRequest',
+      message: 'the namespace of the provided object does not match the namespace sent on the request',
+    });
   });
 
   it('gets an object and answers the real 404 Status for a missing one', async () => {
@@ -96,7 +143,16 @@ describe('CRUD', () => {
     expect((await call('GET', '/api/v1/namespaces/default/configmaps/x1')).json).toMatchObject({ kind: 'ConfigMap', data: { a: 'b' } });
     const missing = await call('GET', '/api/v1/namespaces/default/configmaps/x');
     expect(missing.status).toBe(404);
-    expect(missing.json).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'configmaps "x" not found', reason: 'NotFound', details: { name: 'x', kind: 'configmaps' }, code: 404 });
+    expect(missing.json).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'configmaps "x" not found',
+      reason: 'NotFound',
+      details: { name: 'x', kind: 'configmaps' },
+      code: 404,
+    });
   });
 
   it('updates with a current resourceVersion, 409 with a stale one, 404 when missing, 422 without one for custom resources', async () => {
@@ -107,7 +163,11 @@ describe('CRUD', () => {
     expect(Number((ok.json['metadata'] as Record<string, string>)['resourceVersion'])).toBeGreaterThan(Number(w.metadata.resourceVersion));
     const stale = await call('PUT', `${widgetPath}/w`, { ...w, spec: { size: 3 } });
     expect(stale.status).toBe(409);
-    expect(stale.json).toMatchObject({ reason: 'Conflict', message: 'Operation cannot be fulfilled on widgets.example.com "w": the object has been modified; please apply your changes to the latest version and try again' });
+    expect(stale.json).toMatchObject({
+      reason: 'Conflict',
+      message:
+        'Operation cannot be fulfilled on widgets.example.com "w": the object has been modified; please apply your changes to the latest version and try again',
+    });
     expect((await call('PUT', `${widgetPath}/nope`, { metadata: { name: 'nope', resourceVersion: '1' } })).status).toBe(404);
     const noRv = await call('PUT', `${widgetPath}/w`, { metadata: { name: 'w' }, spec: {} });
     expect(noRv.status).toBe(422);
@@ -149,15 +209,35 @@ describe('CRUD', () => {
 
   it('applies merge patches (RFC 7386) and JSON patches, with resourceVersion as a precondition', async () => {
     server.create(CM, { metadata: { name: 'p', namespace: 'd', labels: { a: '1', b: '2' } }, data: { k: 'v', gone: 'x' } });
-    const merged = await call('PATCH', '/api/v1/namespaces/d/configmaps/p', { metadata: { labels: { b: null, c: '3' } }, data: { gone: null, k: 'w' } }, 'application/merge-patch+json');
+    const merged = await call(
+      'PATCH',
+      '/api/v1/namespaces/d/configmaps/p',
+      { metadata: { labels: { b: null, c: '3' } }, data: { gone: null, k: 'w' } },
+      'application/merge-patch+json',
+    );
     expect(merged.status).toBe(200);
     expect(merged.json).toMatchObject({ metadata: { labels: { a: '1', c: '3' } }, data: { k: 'w' } });
     expect((merged.json['data'] as Record<string, string>)['gone']).toBeUndefined();
-    const strategic = await call('PATCH', '/api/v1/namespaces/d/configmaps/p', { data: { s: '1' } }, 'application/strategic-merge-patch+json');
+    const strategic = await call(
+      'PATCH',
+      '/api/v1/namespaces/d/configmaps/p',
+      { data: { s: '1' } },
+      'application/strategic-merge-patch+json',
+    );
     expect(strategic.json).toMatchObject({ data: { k: 'w', s: '1' } });
-    const jp = await call('PATCH', '/api/v1/namespaces/d/configmaps/p', [{ op: 'replace', path: '/data/k', value: 'j' }], 'application/json-patch+json');
+    const jp = await call(
+      'PATCH',
+      '/api/v1/namespaces/d/configmaps/p',
+      [{ op: 'replace', path: '/data/k', value: 'j' }],
+      'application/json-patch+json',
+    );
     expect(jp.json).toMatchObject({ data: { k: 'j' } });
-    const stale = await call('PATCH', '/api/v1/namespaces/d/configmaps/p', { metadata: { resourceVersion: '1' } }, 'application/merge-patch+json');
+    const stale = await call(
+      'PATCH',
+      '/api/v1/namespaces/d/configmaps/p',
+      { metadata: { resourceVersion: '1' } },
+      'application/merge-patch+json',
+    );
     expect(stale.status).toBe(409);
     expect((await call('PATCH', '/api/v1/namespaces/d/configmaps/p', {}, 'application/apply-patch+yaml')).status).toBe(415);
     expect((await call('PATCH', '/api/v1/namespaces/d/configmaps/none', {}, 'application/merge-patch+json')).status).toBe(404);
@@ -167,10 +247,22 @@ describe('CRUD', () => {
     const w = server.create(WIDGETS, { metadata: { name: 'w', namespace: 'ns1' } });
     const del = await call('DELETE', `${widgetPath}/w`);
     expect(del.status).toBe(200);
-    expect(del.json).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'w', group: 'example.com', kind: 'widgets', uid: w.metadata.uid } });
+    expect(del.json).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: 'w', group: 'example.com', kind: 'widgets', uid: w.metadata.uid },
+    });
     const cm = server.create(CM, { metadata: { name: 'c', namespace: 'd' } });
     const delCm = await call('DELETE', '/api/v1/namespaces/d/configmaps/c');
-    expect(delCm.json).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'c', kind: 'configmaps', uid: cm.metadata.uid } });
+    expect(delCm.json).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: 'c', kind: 'configmaps', uid: cm.metadata.uid },
+    });
     expect((await call('DELETE', '/api/v1/namespaces/d/configmaps/c')).status).toBe(404);
   });
 
@@ -180,7 +272,9 @@ describe('CRUD', () => {
     expect(deleting?.metadata.deletionTimestamp).toBeDefined();
     expect(deleting?.metadata.generation).toBe(2);
     expect(server.get(WIDGETS, 'ns1', 'f')).toBeDefined();
-    expect(() => server.update(WIDGETS, { ...deleting!, metadata: { ...deleting!.metadata, finalizers: ['example.com/x', 'new'] } })).toThrow(ApiError);
+    expect(() =>
+      server.update(WIDGETS, { ...deleting!, metadata: { ...deleting!.metadata, finalizers: ['example.com/x', 'new'] } }),
+    ).toThrow(ApiError);
     server.update(WIDGETS, { ...deleting!, metadata: { ...deleting!.metadata, finalizers: [] } });
     expect(server.get(WIDGETS, 'ns1', 'f')).toBeUndefined();
     expect(w.metadata.uid).toBeDefined();
@@ -222,7 +316,12 @@ describe('CRUD', () => {
   });
 
   it('deletes a collection by label selector and returns the deleted items as a list', async () => {
-    for (const [n, app] of [['a', 'x'], ['b', 'y'], ['c', 'x']] as const) server.create(CM, { metadata: { name: n, namespace: 'dc', labels: { app } } });
+    for (const [n, app] of [
+      ['a', 'x'],
+      ['b', 'y'],
+      ['c', 'x'],
+    ] as const)
+      server.create(CM, { metadata: { name: n, namespace: 'dc', labels: { app } } });
     const res = await call('DELETE', '/api/v1/namespaces/dc/configmaps?labelSelector=app%3Dx');
     expect(res.status).toBe(200);
     expect(res.json['kind']).toBe('ConfigMapList');
@@ -235,7 +334,10 @@ describe('requireNamespaces', () => {
   it('answers 404 for a create in a namespace that does not exist', async () => {
     const strict = await InMemoryApiServer.start({ requireNamespaces: true });
     try {
-      const res = await fetch(`${strict.url}/api/v1/namespaces/ghost/configmaps`, { method: 'POST', body: JSON.stringify({ metadata: { name: 'c' } }) });
+      const res = await fetch(`${strict.url}/api/v1/namespaces/ghost/configmaps`, {
+        method: 'POST',
+        body: JSON.stringify({ metadata: { name: 'c' } }),
+      });
       expect(res.status).toBe(404);
       expect(await res.json()).toMatchObject({ message: 'namespaces "ghost" not found' });
       strict.create({ group: '', version: 'v1', resource: 'namespaces' }, { metadata: { name: 'ghost' } });

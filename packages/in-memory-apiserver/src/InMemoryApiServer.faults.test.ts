@@ -47,7 +47,14 @@ describe('fault hooks', () => {
       const res = await fetch(`${server.url}/api/v1/configmaps`);
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('3');
-      expect(await res.json()).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'ServiceUnavailable', code: 503, details: { retryAfterSeconds: 3 } });
+      expect(await res.json()).toMatchObject({
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        reason: 'ServiceUnavailable',
+        code: 503,
+        details: { retryAfterSeconds: 3 },
+      });
     }
     expect((await fetch(`${server.url}/api/v1/configmaps`)).status).toBe(200);
   });
@@ -101,7 +108,15 @@ describe('authentication', () => {
     server.setAcceptedTokens(['rotated']);
     const denied = await fetch(`${server.url}/api/v1/configmaps`, { headers: { authorization: 'Bearer protean-test-token' } });
     expect(denied.status).toBe(401);
-    expect(await denied.json()).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+    expect(await denied.json()).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'Unauthorized',
+      reason: 'Unauthorized',
+      code: 401,
+    });
     const opts: { headers?: Record<string, string> } = {};
     await server.kubeConfig({ token: 'rotated' }).applyToHTTPSOptions(opts);
     const status = await new Promise<number>((resolve, reject) => {
@@ -122,7 +137,13 @@ describe('introspection and lifecycle', () => {
   it('logs every request with method, path, query and Accept', async () => {
     await fetch(`${server.url}/api/v1/configmaps?limit=5`, { headers: { accept: 'application/json' } });
     expect(server.requests()).toEqual([
-      { method: 'GET', path: '/api/v1/configmaps', query: new URLSearchParams('limit=5'), accept: 'application/json', at: expect.any(Number) },
+      {
+        method: 'GET',
+        path: '/api/v1/configmaps',
+        query: new URLSearchParams('limit=5'),
+        accept: 'application/json',
+        at: expect.any(Number),
+      },
     ]);
   });
 

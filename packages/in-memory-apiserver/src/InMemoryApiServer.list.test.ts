@@ -32,7 +32,12 @@ function names(body: ListBody): string[] {
 
 describe('LIST', () => {
   it('sorts items by namespace/name and reports the current resourceVersion', async () => {
-    for (const [ns, n] of [['b', 'x'], ['a', 'z'], ['a', 'y']] as const) server.create(CM, { metadata: { name: n, namespace: ns } });
+    for (const [ns, n] of [
+      ['b', 'x'],
+      ['a', 'z'],
+      ['a', 'y'],
+    ] as const)
+      server.create(CM, { metadata: { name: n, namespace: ns } });
     const all = await list('/api/v1/configmaps');
     expect(all.body.kind).toBe('ConfigMapList');
     expect(names(all.body)).toEqual(['a/y', 'a/z', 'b/x']);
@@ -60,7 +65,9 @@ describe('LIST', () => {
     const pages: ListBody['metadata'][] = [];
     let token: string | undefined;
     do {
-      const r = await list(`/api/v1/namespaces/p/configmaps?limit=500${token === undefined ? '' : `&continue=${encodeURIComponent(token)}`}`);
+      const r = await list(
+        `/api/v1/namespaces/p/configmaps?limit=500${token === undefined ? '' : `&continue=${encodeURIComponent(token)}`}`,
+      );
       expect(r.status).toBe(200);
       seen.push(...r.body.items.map((i) => i.metadata.name));
       pages.push(r.body.metadata);
@@ -72,7 +79,7 @@ describe('LIST', () => {
     expect(seen).toEqual([...seen].sort());
   });
 
-  it('serves continued pages from the first page\'s snapshot, as the real server does', async () => {
+  it("serves continued pages from the first page's snapshot, as the real server does", async () => {
     for (const n of ['a', 'b', 'c', 'd']) server.create(CM, { metadata: { name: n, namespace: 's' }, data: { v: '0' } });
     const first = await list('/api/v1/namespaces/s/configmaps?limit=2');
     server.patch(CM, 's', 'c', { data: { v: '1' } });
@@ -90,7 +97,9 @@ describe('LIST', () => {
     const first = await list('/api/v1/namespaces/x/configmaps?limit=1');
     server.create(CM, { metadata: { name: 'z', namespace: 'x' } });
     server.faults.expireAll();
-    const res = await fetch(`${server.url}/api/v1/namespaces/x/configmaps?limit=1&continue=${encodeURIComponent(first.body.metadata.continue!)}`);
+    const res = await fetch(
+      `${server.url}/api/v1/namespaces/x/configmaps?limit=1&continue=${encodeURIComponent(first.body.metadata.continue!)}`,
+    );
     expect(res.status).toBe(410);
     const status = (await res.json()) as { reason: string; message: string; metadata: { continue?: string } };
     expect(status.reason).toBe('Expired');
@@ -120,7 +129,9 @@ describe('metadata-only', () => {
     expect(r.contentType).toMatch(/^application\/json/);
     expect(r.body.kind).toBe('PartialObjectMetadataList');
     expect(r.body.apiVersion).toBe('meta.k8s.io/v1');
-    expect(r.body.items).toEqual([{ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: expect.objectContaining({ name: 'm', labels: { a: 'b' } }) }]);
+    expect(r.body.items).toEqual([
+      { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: expect.objectContaining({ name: 'm', labels: { a: 'b' } }) },
+    ]);
     expect(r.body.items[0]?.data).toBeUndefined();
   });
 

@@ -81,7 +81,15 @@ describe('WATCH', () => {
     await w.waitForEvents(1);
     expect(w.events[0]).toEqual({
       type: 'ERROR',
-      object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: expect.stringMatching(/^too old resource version: \d+ \(\d+\)$/), reason: 'Expired', code: 410 },
+      object: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: expect.stringMatching(/^too old resource version: \d+ \(\d+\)$/),
+        reason: 'Expired',
+        code: 410,
+      },
     });
     expect(await w.waitForOutcome()).toBe('end');
   });
@@ -105,7 +113,11 @@ describe('WATCH', () => {
     const w = await watch('/api/v1/namespaces/m/configmaps?watch=true', { accept: META_ONE });
     server.create(CM, { metadata: { name: 'p', namespace: 'm' }, data: { big: 'x' } });
     await w.waitForEvents(1);
-    expect(w.events[0]!.object).toEqual({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: expect.objectContaining({ name: 'p' }) });
+    expect(w.events[0]!.object).toEqual({
+      kind: 'PartialObjectMetadata',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: expect.objectContaining({ name: 'p' }),
+    });
   });
 
   it('sends BOOKMARKs every bookmarkIntervalMs only when allowed, carrying just kind, apiVersion and resourceVersion', async () => {
@@ -117,7 +129,10 @@ describe('WATCH', () => {
     await w.waitForEvents(1);
     clock.advance(1000);
     await w.waitForEvents(2);
-    expect(w.events[1]).toEqual({ type: 'BOOKMARK', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: server.currentResourceVersion() } } });
+    expect(w.events[1]).toEqual({
+      type: 'BOOKMARK',
+      object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: server.currentResourceVersion() } },
+    });
     clock.advance(1000);
     await w.waitForEvents(3);
     expect(w.events[2]?.type).toBe('BOOKMARK');
@@ -127,12 +142,19 @@ describe('WATCH', () => {
   it('marks the end of initial events with an annotated bookmark for sendInitialEvents=true', async () => {
     await start();
     server.create(CM, { metadata: { name: 'i', namespace: 'k' } });
-    const w = await watch('/api/v1/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true', { accept: META_ONE });
+    const w = await watch(
+      '/api/v1/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
+      { accept: META_ONE },
+    );
     await w.waitForEvents(2);
     expect(w.events[0]?.type).toBe('ADDED');
     expect(w.events[1]).toEqual({
       type: 'BOOKMARK',
-      object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: server.currentResourceVersion(), annotations: { 'k8s.io/initial-events-end': 'true' } } },
+      object: {
+        kind: 'PartialObjectMetadata',
+        apiVersion: 'meta.k8s.io/v1',
+        metadata: { resourceVersion: server.currentResourceVersion(), annotations: { 'k8s.io/initial-events-end': 'true' } },
+      },
     });
   });
 

@@ -12,7 +12,13 @@ function obj(ns: string, name: string): KubeObject {
 describe('ResourceTable', () => {
   it('keeps keys in byte order and finds a namespace as one contiguous range', () => {
     const t = new ResourceTable(def, 10, 0);
-    for (const [ns, n] of [['a-b', 'x'], ['a', 'z'], ['a', 'y'], ['b', 'q']] as const) t.put(`${ns}/${n}`, obj(ns, n));
+    for (const [ns, n] of [
+      ['a-b', 'x'],
+      ['a', 'z'],
+      ['a', 'y'],
+      ['b', 'q'],
+    ] as const)
+      t.put(`${ns}/${n}`, obj(ns, n));
     expect(t.sortedKeys()).toEqual(['a-b/x', 'a/y', 'a/z', 'b/q']);
     const [lo, hi] = t.namespaceRange('a');
     expect(t.sortedKeys().slice(lo, hi)).toEqual(['a/y', 'a/z']);

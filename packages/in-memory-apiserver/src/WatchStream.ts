@@ -111,7 +111,8 @@ export class WatchStream {
     if (this.closed || !this.inScope(event.object)) return;
     const filter = this.opts.filter;
     const now = event.type !== 'DELETED' && filter.matches(event.object);
-    const before = event.type === 'DELETED' ? filter.matches(event.prev ?? event.object) : event.prev !== undefined && filter.matches(event.prev);
+    const before =
+      event.type === 'DELETED' ? filter.matches(event.prev ?? event.object) : event.prev !== undefined && filter.matches(event.prev);
     if (!now && !before) return;
     if (now === before || event.type === 'DELETED') {
       // Sent as committed: share the serialised line between watchers.

@@ -30,18 +30,34 @@ export function crdToDefinition(crd: KubeObject): ResourceDefinition {
   const storage = versions.filter((v) => v['storage'] === true);
   if (group === '') causes.push({ field: 'spec.group', reason: 'FieldValueRequired', message: 'Required value' });
   else if (!group.includes('.')) {
-    causes.push({ field: 'spec.group', reason: 'FieldValueInvalid', message: `Invalid value: "${group}": should be a domain with at least one dot` });
+    causes.push({
+      field: 'spec.group',
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: "${group}": should be a domain with at least one dot`,
+    });
   }
   if (plural === '') causes.push({ field: 'spec.names.plural', reason: 'FieldValueRequired', message: 'Required value' });
   if (kind === '') causes.push({ field: 'spec.names.kind', reason: 'FieldValueRequired', message: 'Required value' });
   if (scope !== 'Namespaced' && scope !== 'Cluster') {
-    causes.push({ field: 'spec.scope', reason: 'FieldValueNotSupported', message: `Unsupported value: "${scope}": supported values: "Cluster", "Namespaced"` });
+    causes.push({
+      field: 'spec.scope',
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: "${scope}": supported values: "Cluster", "Namespaced"`,
+    });
   }
   if (storage.length !== 1) {
-    causes.push({ field: 'spec.versions', reason: 'FieldValueInvalid', message: `Invalid value: ${storage.length}: must have exactly one version marked as storage version` });
+    causes.push({
+      field: 'spec.versions',
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${storage.length}: must have exactly one version marked as storage version`,
+    });
   }
   if (plural !== '' && group !== '' && name !== `${plural}.${group}`) {
-    causes.push({ field: 'metadata.name', reason: 'FieldValueInvalid', message: `Invalid value: "${name}": must be spec.names.plural+"."+spec.group` });
+    causes.push({
+      field: 'metadata.name',
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: "${name}": must be spec.names.plural+"."+spec.group`,
+    });
   }
   if (causes.length > 0) throw invalid(CRD_GVR.group, 'CustomResourceDefinition', name, causes);
   const version = storage[0] as Record<string, unknown>;
@@ -69,9 +85,10 @@ export function crdToDefinition(crd: KubeObject): ResourceDefinition {
  * Keeps the transition times of conditions already true.
  */
 export function crdStatus(crd: KubeObject, def: ResourceDefinition, now: string): Record<string, unknown> {
-  const previous = isJsonObject(crd['status']) && Array.isArray(crd['status']['conditions'])
-    ? (crd['status']['conditions'] as unknown[]).filter(isJsonObject)
-    : [];
+  const previous =
+    isJsonObject(crd['status']) && Array.isArray(crd['status']['conditions'])
+      ? (crd['status']['conditions'] as unknown[]).filter(isJsonObject)
+      : [];
   const since = (type: string): string => {
     const c = previous.find((p) => p['type'] === type && p['status'] === 'True');
     return c !== undefined && typeof c['lastTransitionTime'] === 'string' ? c['lastTransitionTime'] : now;
@@ -85,8 +102,20 @@ export function crdStatus(crd: KubeObject, def: ResourceDefinition, now: string)
   if (def.shortNames !== undefined && def.shortNames.length > 0) acceptedNames['shortNames'] = def.shortNames;
   return {
     conditions: [
-      { type: 'NamesAccepted', status: 'True', lastTransitionTime: since('NamesAccepted'), reason: 'NoConflicts', message: 'no conflicts found' },
-      { type: 'Established', status: 'True', lastTransitionTime: since('Established'), reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+      {
+        type: 'NamesAccepted',
+        status: 'True',
+        lastTransitionTime: since('NamesAccepted'),
+        reason: 'NoConflicts',
+        message: 'no conflicts found',
+      },
+      {
+        type: 'Established',
+        status: 'True',
+        lastTransitionTime: since('Established'),
+        reason: 'InitialNamesAccepted',
+        message: 'the initial names have been accepted',
+      },
     ],
     acceptedNames,
     storedVersions: [def.version],

@@ -77,7 +77,13 @@ export function apiResourceList(resources: readonly ServedResource[], group: str
   if (served.length === 0 && !(group === '' && version === 'v1')) return undefined;
   const entries: Record<string, unknown>[] = [];
   for (const r of served) {
-    const entry: Record<string, unknown> = { name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: VERBS };
+    const entry: Record<string, unknown> = {
+      name: r.resource,
+      singularName: r.singular,
+      namespaced: r.namespaced,
+      kind: r.kind,
+      verbs: VERBS,
+    };
     if (r.shortNames.length > 0) entry['shortNames'] = r.shortNames;
     entries.push(entry);
     if (r.hasStatusSubresource) {

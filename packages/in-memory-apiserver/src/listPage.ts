@@ -96,7 +96,8 @@ export function listPage(table: ResourceTable, req: ListRequest, currentRv: numb
     }
   } else if (rvParam !== '') {
     const rv = parseRv(rvParam);
-    if (match === 'Exact' && rv === 0) throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
+    if (match === 'Exact' && rv === 0)
+      throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
     if (rv > currentRv) throw tooLargeResourceVersion(rv, currentRv);
     if (match === 'Exact') {
       if (rv < table.oldestResumable()) throw expired(TOO_OLD_RV);
@@ -118,13 +119,16 @@ function readPage(
 ): ListPage {
   const keys = table.sortedKeys();
   const [lo, hi] = table.namespaceRange(req.namespace);
-  const inRange = (k: string): boolean =>
-    req.namespace === undefined || !table.def.namespaced || k.startsWith(`${req.namespace}/`);
+  const inRange = (k: string): boolean => req.namespace === undefined || !table.def.namespaced || k.startsWith(`${req.namespace}/`);
   let i = after === undefined ? lo : Math.max(lo, table.indexAfter(after));
   // Keys that existed at readRv but are gone now, merged into the walk in key order.
-  const gone = overrides === undefined
-    ? []
-    : [...overrides].filter(([k, v]) => v !== null && !table.has(k) && inRange(k) && (after === undefined || k > after)).map(([k]) => k).sort();
+  const gone =
+    overrides === undefined
+      ? []
+      : [...overrides]
+          .filter(([k, v]) => v !== null && !table.has(k) && inRange(k) && (after === undefined || k > after))
+          .map(([k]) => k)
+          .sort();
   let j = 0;
   const limit = req.limit !== undefined && req.limit > 0 ? req.limit : Infinity;
   const items: KubeObject[] = [];

@@ -55,7 +55,9 @@ function validateName(def: ServedResource, name: string): void {
   const isNamespace = def.group === '' && def.resource === 'namespaces';
   const [re, max, msg] = isNamespace ? [DNS_LABEL, 63, LABEL_MSG] : [DNS_SUBDOMAIN, 253, SUBDOMAIN_MSG];
   if (name.length > max) {
-    fail(def, name, [{ field: 'metadata.name', reason: 'FieldValueInvalid', message: `Invalid value: "${name}": must be no more than ${max} characters` }]);
+    fail(def, name, [
+      { field: 'metadata.name', reason: 'FieldValueInvalid', message: `Invalid value: "${name}": must be no more than ${max} characters` },
+    ]);
   }
   if (!re.test(name)) {
     fail(def, name, [{ field: 'metadata.name', reason: 'FieldValueInvalid', message: `Invalid value: "${name}": ${msg}` }]);
@@ -78,7 +80,9 @@ export function resolveNamespace(def: ServedResource, meta: KubeObjectMeta, requ
   const own = typeof meta.namespace === 'string' ? meta.namespace : '';
   if (requestNamespace === undefined || requestNamespace === '') {
     if (own === '') {
-      fail(def, typeof meta.name === 'string' ? meta.name : '', [{ field: 'metadata.namespace', reason: 'FieldValueRequired', message: 'Required value' }]);
+      fail(def, typeof meta.name === 'string' ? meta.name : '', [
+        { field: 'metadata.namespace', reason: 'FieldValueRequired', message: 'Required value' },
+      ]);
     }
     return own;
   }
@@ -138,7 +142,9 @@ function specPart(def: ServedResource, obj: KubeObject): Record<string, unknown>
 export function prepareUpdate(def: ServedResource, old: KubeObject, input: KubeObject, subresource: 'status' | undefined): KubeObject {
   const name = old.metadata.name;
   if (input.metadata.uid !== undefined && input.metadata.uid !== '' && input.metadata.uid !== old.metadata.uid) {
-    fail(def, name, [{ field: 'metadata.uid', reason: 'FieldValueInvalid', message: `Invalid value: "${String(input.metadata.uid)}": field is immutable` }]);
+    fail(def, name, [
+      { field: 'metadata.uid', reason: 'FieldValueInvalid', message: `Invalid value: "${String(input.metadata.uid)}": field is immutable` },
+    ]);
   }
   let out: KubeObject;
   if (subresource === 'status') {
@@ -163,7 +169,13 @@ export function prepareUpdate(def: ServedResource, old: KubeObject, input: KubeO
       const before = new Set(old.metadata.finalizers ?? []);
       const added = (m.finalizers ?? []).filter((f) => !before.has(f));
       if (added.length > 0) {
-        fail(def, name, [{ field: 'metadata.finalizers', reason: 'FieldValueForbidden', message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}` }]);
+        fail(def, name, [
+          {
+            field: 'metadata.finalizers',
+            reason: 'FieldValueForbidden',
+            message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+          },
+        ]);
       }
     }
   }
@@ -182,8 +194,20 @@ export function changed(old: KubeObject, next: KubeObject): boolean {
 }
 
 const METADATA_ORDER = [
-  'name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
-  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields',
+  'name',
+  'generateName',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
 ];
 
 /** `obj` with keys in the order the real server serialises them (kind, apiVersion, metadata, rest). */

@@ -5,16 +5,49 @@ const namespaced = (_g: string, _v: string, r: string): boolean => r === 'config
 
 describe('parseApiPath', () => {
   it('parses namespaced, all-namespace and cluster-scoped resource paths', () => {
-    expect(parseApiPath('/api/v1/namespaces/ns/configmaps/x', namespaced)).toEqual({ kind: 'resource', group: '', version: 'v1', resource: 'configmaps', namespace: 'ns', name: 'x', watchPath: false });
-    expect(parseApiPath('/apis/example.com/v1/namespaces/ns/widgets/w/status', namespaced)).toEqual({
-      kind: 'resource', group: 'example.com', version: 'v1', resource: 'widgets', namespace: 'ns', name: 'w', subresource: 'status', watchPath: false,
+    expect(parseApiPath('/api/v1/namespaces/ns/configmaps/x', namespaced)).toEqual({
+      kind: 'resource',
+      group: '',
+      version: 'v1',
+      resource: 'configmaps',
+      namespace: 'ns',
+      name: 'x',
+      watchPath: false,
     });
-    expect(parseApiPath('/api/v1/configmaps', namespaced)).toEqual({ kind: 'resource', group: '', version: 'v1', resource: 'configmaps', watchPath: false });
-    expect(parseApiPath('/api/v1/watch/namespaces/ns/configmaps', namespaced)).toMatchObject({ resource: 'configmaps', namespace: 'ns', watchPath: true });
+    expect(parseApiPath('/apis/example.com/v1/namespaces/ns/widgets/w/status', namespaced)).toEqual({
+      kind: 'resource',
+      group: 'example.com',
+      version: 'v1',
+      resource: 'widgets',
+      namespace: 'ns',
+      name: 'w',
+      subresource: 'status',
+      watchPath: false,
+    });
+    expect(parseApiPath('/api/v1/configmaps', namespaced)).toEqual({
+      kind: 'resource',
+      group: '',
+      version: 'v1',
+      resource: 'configmaps',
+      watchPath: false,
+    });
+    expect(parseApiPath('/api/v1/watch/namespaces/ns/configmaps', namespaced)).toMatchObject({
+      resource: 'configmaps',
+      namespace: 'ns',
+      watchPath: true,
+    });
   });
 
   it('reads /namespaces/{name}/status as the namespace status, not a collection', () => {
-    expect(parseApiPath('/api/v1/namespaces/team/status', namespaced)).toEqual({ kind: 'resource', group: '', version: 'v1', resource: 'namespaces', name: 'team', subresource: 'status', watchPath: false });
+    expect(parseApiPath('/api/v1/namespaces/team/status', namespaced)).toEqual({
+      kind: 'resource',
+      group: '',
+      version: 'v1',
+      resource: 'namespaces',
+      name: 'team',
+      subresource: 'status',
+      watchPath: false,
+    });
   });
 
   it('recognises discovery, health and unknown paths', () => {

@@ -28,7 +28,10 @@ export function parseApiPath(
 ): ApiPath {
   let segments: string[];
   try {
-    segments = pathname.split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
+    segments = pathname
+      .split('/')
+      .filter((s) => s !== '')
+      .map((s) => decodeURIComponent(s));
   } catch {
     return { kind: 'unknown' };
   }
@@ -67,7 +70,11 @@ export function parseApiPath(
   return withOptional({ ...base, resource }, name, subresource);
 }
 
-function withOptional<T extends object>(route: T, name: string | undefined, subresource: string | undefined): T & { name?: string; subresource?: string } {
+function withOptional<T extends object>(
+  route: T,
+  name: string | undefined,
+  subresource: string | undefined,
+): T & { name?: string; subresource?: string } {
   const out: T & { name?: string; subresource?: string } = { ...route };
   if (name !== undefined) out.name = name;
   if (subresource !== undefined) out.subresource = subresource;

@@ -157,5 +157,9 @@ function serveDeleteCollection(store: ObjectStore, r: ResourceRequest): void {
   const items = deleted.map((o) => listItemJson(o, false, def.builtin)).join(',');
   // The list read before deleting: its resourceVersion (custom resources also send an empty continue).
   const meta = def.builtin ? { resourceVersion: page.resourceVersion } : { continue: '', resourceVersion: page.resourceVersion };
-  sendJsonText(r.res, 200, `{"kind":"${def.listKind}","apiVersion":"${def.apiVersion}","metadata":${JSON.stringify(meta)},"items":[${items}]}`);
+  sendJsonText(
+    r.res,
+    200,
+    `{"kind":"${def.listKind}","apiVersion":"${def.apiVersion}","metadata":${JSON.stringify(meta)},"items":[${items}]}`,
+  );
 }

@@ -71,8 +71,7 @@ export function alreadyExists(gr: QualifiedResource, name: string): ApiError {
 
 /** 409 Conflict (stale resourceVersion or failed precondition). */
 export function conflict(gr: QualifiedResource, name: string, why?: string): ApiError {
-  const reasonText =
-    why ?? 'the object has been modified; please apply your changes to the latest version and try again';
+  const reasonText = why ?? 'the object has been modified; please apply your changes to the latest version and try again';
   return new ApiError(
     statusBody(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(gr)} "${name}": ${reasonText}`, grDetails(gr, name)),
   );
@@ -112,9 +111,7 @@ export function expired(message: string, continueToken?: string): ApiError {
 
 /** 500 InternalError with the real server's message wrapping. */
 export function internalError(message: string): ApiError {
-  return new ApiError(
-    statusBody(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }),
-  );
+  return new ApiError(statusBody(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }));
 }
 
 /** 500 for an error the real server does not classify (no reason, as `ErrorToAPIStatus` sends it). */

@@ -42,7 +42,12 @@ export class ControllerMetrics implements ControllerObserver {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.reconcileTotal = new Counter({ name: 'dynamic_controller_reconcile_total', help: 'Total number of reconciliations per GVR', labelNames: ['gvr'], registers });
+    this.reconcileTotal = new Counter({
+      name: 'dynamic_controller_reconcile_total',
+      help: 'Total number of reconciliations per GVR',
+      labelNames: ['gvr'],
+      registers,
+    });
     this.reconcileDuration = new Histogram({
       name: 'dynamic_controller_reconcile_duration_seconds',
       help: 'Duration of reconciliations per GVR',
@@ -56,7 +61,12 @@ export class ControllerMetrics implements ControllerObserver {
       labelNames: ['gvr', 'type'],
       registers,
     });
-    this.handlerErrors = new Counter({ name: 'dynamic_controller_handler_errors_total', help: 'Total number of errors returned by handlers per GVR', labelNames: ['gvr'], registers });
+    this.handlerErrors = new Counter({
+      name: 'dynamic_controller_handler_errors_total',
+      help: 'Total number of errors returned by handlers per GVR',
+      labelNames: ['gvr'],
+      registers,
+    });
     this.handlerExceptions = new Counter({
       name: 'dynamic_controller_handler_exceptions_total',
       help: 'Handlers that threw synchronously instead of returning a rejected promise (kro counts these as panics)',
@@ -88,7 +98,12 @@ export class ControllerMetrics implements ControllerObserver {
       buckets: secondsBuckets,
       registers,
     });
-    this.routeTotal = new Counter({ name: 'dynamic_controller_route_total', help: 'Total events routed through the coordinator by GVR', labelNames: ['gvr'], registers });
+    this.routeTotal = new Counter({
+      name: 'dynamic_controller_route_total',
+      help: 'Total events routed through the coordinator by GVR',
+      labelNames: ['gvr'],
+      registers,
+    });
     this.routeMatchTotal = new Counter({
       name: 'dynamic_controller_route_match_total',
       help: 'Total events that matched at least one instance by GVR',
@@ -138,7 +153,8 @@ export class ControllerMetrics implements ControllerObserver {
     }
     this.reconcileTotal.inc({ gvr: key });
     this.reconcileDuration.observe({ gvr: key }, durationMs / 1000);
-    const requeueType = outcome === 'requeue' ? 'needed' : outcome === 'requeue_after' ? 'after' : outcome === 'error' ? 'rate_limited' : undefined;
+    const requeueType =
+      outcome === 'requeue' ? 'needed' : outcome === 'requeue_after' ? 'after' : outcome === 'error' ? 'rate_limited' : undefined;
     if (requeueType !== undefined) this.requeueTotal.inc({ gvr: key, type: requeueType });
   }
 

@@ -1,10 +1,4 @@
-import type {
-  CounterMetric,
-  GaugeMetric,
-  HistogramMetric,
-  QueueMetricsProvider,
-  SettableGaugeMetric,
-} from '@protean/core';
+import type { CounterMetric, GaugeMetric, HistogramMetric, QueueMetricsProvider, SettableGaugeMetric } from '@protean/core';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 // client-go's workqueue buckets: 10ns .. 10s, factor 10.
@@ -27,7 +21,12 @@ export class PrometheusQueueMetrics implements QueueMetricsProvider {
   constructor(registry: Registry) {
     const registers = [registry];
     this.depth = new Gauge({ name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: ['name'], registers });
-    this.adds = new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames: ['name'], registers });
+    this.adds = new Counter({
+      name: 'workqueue_adds_total',
+      help: 'Total number of adds handled by workqueue',
+      labelNames: ['name'],
+      registers,
+    });
     this.latency = new Histogram({
       name: 'workqueue_queue_duration_seconds',
       help: 'How long in seconds an item stays in workqueue before being requested',
@@ -54,7 +53,12 @@ export class PrometheusQueueMetrics implements QueueMetricsProvider {
       labelNames: ['name'],
       registers,
     });
-    this.retries = new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames: ['name'], registers });
+    this.retries = new Counter({
+      name: 'workqueue_retries_total',
+      help: 'Total number of retries handled by workqueue',
+      labelNames: ['name'],
+      registers,
+    });
   }
 
   newDepthMetric(name: string): GaugeMetric {

@@ -99,7 +99,11 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
 }
 
 /** A watch coordinator from `factory` that counts, per event, whether it enqueued any instance. */
-function countingWatchCoordinator(factory: WatchCoordinatorFactory, deps: WatchCoordinatorDeps, metrics: ControllerMetrics): WatchCoordinator {
+function countingWatchCoordinator(
+  factory: WatchCoordinatorFactory,
+  deps: WatchCoordinatorDeps,
+  metrics: ControllerMetrics,
+): WatchCoordinator {
   let matched = false;
   const inner = factory({
     ...deps,

@@ -137,9 +137,7 @@ const rows = [
   await measure('add+get+done, 1 consumer, 10% dup adds', singleConsumer),
   await measure('add+get+done, 4 async workers, 10% dup adds', fourWorkers),
   await measure('addRateLimited+forget (default limiter)', rateLimited),
-  await measure('FIFO queue, same 10-group items (reference)', () =>
-    groupedSingleConsumer(new RateLimitingWorkQueue({ key: keyOf })),
-  ),
+  await measure('FIFO queue, same 10-group items (reference)', () => groupedSingleConsumer(new RateLimitingWorkQueue({ key: keyOf }))),
   await measure('fair queue: add+get+done, 10 groups, 10% dup adds', () =>
     groupedSingleConsumer(new FairRateLimitingQueue({ key: keyOf, group: groupOf })),
   ),

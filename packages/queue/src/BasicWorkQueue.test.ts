@@ -134,11 +134,7 @@ describe.each(kinds)('%s', (_label, make) => {
     q.add('x');
     q.add('y');
     await flushMicrotasks();
-    expect(getters.map((g) => g.value)).toEqual([
-      { item: 'x', shutdown: false },
-      { item: 'y', shutdown: false },
-      undefined,
-    ]);
+    expect(getters.map((g) => g.value)).toEqual([{ item: 'x', shutdown: false }, { item: 'y', shutdown: false }, undefined]);
     q.add('z');
     await flushMicrotasks();
     expect(getters[2]!.value).toEqual({ item: 'z', shutdown: false });

@@ -39,12 +39,7 @@ export class DelayingWorkQueue<T> extends BasicWorkQueue<T> implements DelayingQ
    */
   addAfter(item: T, delayMs: number): void {
     if (typeof delayMs !== 'number' || !(delayMs >= 0) || delayMs === Infinity) {
-      throw new QueueArgumentError(
-        `${this.constructor.name}.addAfter`,
-        'delayMs',
-        delayMs,
-        'must be a finite number >= 0',
-      );
+      throw new QueueArgumentError(`${this.constructor.name}.addAfter`, 'delayMs', delayMs, 'must be a finite number >= 0');
     }
     if (this.shuttingDown()) return;
     this.retries?.inc();

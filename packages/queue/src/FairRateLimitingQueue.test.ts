@@ -139,9 +139,7 @@ describe('FairRateLimitingQueue input checks', () => {
     const q = new FairRateLimitingQueue<{ name: string; resource?: string }>({ key: (i) => i.name, group: resourceOnly });
     const bad = { name: 'x' };
     expect(() => q.add(bad)).toThrow(QueueArgumentError);
-    expect(() => q.add(bad)).toThrow(
-      'FairRateLimitingQueue.add: invalid group(item)=undefined: the group function must return a string',
-    );
+    expect(() => q.add(bad)).toThrow('FairRateLimitingQueue.add: invalid group(item)=undefined: the group function must return a string');
     expect(q.len()).toBe(0);
     // The rejected key left no trace: adding it with a good group queues it.
     q.add({ name: 'x', resource: 'webapps' });
@@ -160,9 +158,7 @@ describe('FairRateLimitingQueue input checks', () => {
       rateLimiter,
     });
     expect(() => q.addAfter({ name: 'x' }, 100)).toThrow('FairRateLimitingQueue.addAfter: invalid group(item)=undefined');
-    expect(() => q.addRateLimited({ name: 'x' })).toThrow(
-      'FairRateLimitingQueue.addRateLimited: invalid group(item)=undefined',
-    );
+    expect(() => q.addRateLimited({ name: 'x' })).toThrow('FairRateLimitingQueue.addRateLimited: invalid group(item)=undefined');
     expect([q.waitingLen(), clock.pendingTimers(), asked]).toEqual([0, 0, 0]);
   });
 
@@ -182,9 +178,9 @@ describe('FairRateLimitingQueue input checks', () => {
   });
 
   it('rejects a missing group function, naming it', () => {
-    expect(
-      () => new FairRateLimitingQueue<string>({ key: (s) => s, group: undefined as unknown as (s: string) => string }),
-    ).toThrow('FairRateLimitingQueue: options.group must be a function, got undefined');
+    expect(() => new FairRateLimitingQueue<string>({ key: (s) => s, group: undefined as unknown as (s: string) => string })).toThrow(
+      'FairRateLimitingQueue: options.group must be a function, got undefined',
+    );
   });
 
   it('ignores a store option: it always keeps its own groups', async () => {

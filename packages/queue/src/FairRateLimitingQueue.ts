@@ -105,12 +105,7 @@ export class FairRateLimitingQueue<T> extends RateLimitingWorkQueue<T> {
   private checkGroup(method: string, item: T): void {
     const group = this.groupOf(item);
     if (typeof group !== 'string') {
-      throw new QueueArgumentError(
-        `${this.constructor.name}.${method}`,
-        'group(item)',
-        group,
-        'the group function must return a string',
-      );
+      throw new QueueArgumentError(`${this.constructor.name}.${method}`, 'group(item)', group, 'the group function must return a string');
     }
     this.checked.item = item;
     this.checked.group = group;

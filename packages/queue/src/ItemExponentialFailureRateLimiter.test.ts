@@ -62,8 +62,6 @@ describe('ItemExponentialFailureRateLimiter', () => {
     [10, 5, 'invalid maxDelayMs=5: must be >= baseDelayMs (10)'],
   ])('rejects base %p and max %p with an error naming the argument', (base, max, message) => {
     expect(() => new ItemExponentialFailureRateLimiter<string>(base, max)).toThrow(QueueArgumentError);
-    expect(() => new ItemExponentialFailureRateLimiter<string>(base, max)).toThrow(
-      `ItemExponentialFailureRateLimiter: ${message}`,
-    );
+    expect(() => new ItemExponentialFailureRateLimiter<string>(base, max)).toThrow(`ItemExponentialFailureRateLimiter: ${message}`);
   });
 });

@@ -76,9 +76,7 @@ describe.each(kinds)('%s', (_label, make) => {
     rateLimiter.delayMs = delayMs;
     const q = make<string>({ key: (s) => s, clock: new FakeClock(), rateLimiter });
     expect(() => q.addRateLimited('a')).toThrow(QueueArgumentError);
-    expect(() => q.addRateLimited('a')).toThrow(
-      `${q.constructor.name}.addRateLimited: invalid rateLimiter.when(item)=${String(delayMs)}`,
-    );
+    expect(() => q.addRateLimited('a')).toThrow(`${q.constructor.name}.addRateLimited: invalid rateLimiter.when(item)=${String(delayMs)}`);
     expect(q.len() + q.waitingLen()).toBe(0);
   });
 

@@ -1,6 +1,14 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
-import { coreModule, silentLogger, TOKENS, workItemKey, type GroupVersionResource, type ObjectIdentifiers, type WorkQueueOptions } from '@protean/core';
+import {
+  coreModule,
+  silentLogger,
+  TOKENS,
+  workItemKey,
+  type GroupVersionResource,
+  type ObjectIdentifiers,
+  type WorkQueueOptions,
+} from '@protean/core';
 import { FakeClock, QueueMetricsRecorder } from '@protean/core/testing';
 import { Container } from 'inversify';
 import { fairQueueModule } from './fairQueueModule.js';
@@ -53,11 +61,7 @@ describe('fairQueueModule', () => {
 
   it('groups by the group option when one is given', async () => {
     const c = new Container();
-    c.load(
-      coreModule({}, silentLogger()),
-      queueModule(),
-      fairQueueModule({ group: (item) => (item as ObjectIdentifiers).namespace }),
-    );
+    c.load(coreModule({}, silentLogger()), queueModule(), fairQueueModule({ group: (item) => (item as ObjectIdentifiers).namespace }));
     const q = c.get(TOKENS.workQueueFactory)(controllerOptions);
     q.add({ gvr: WEBAPPS, namespace: 'team-a', name: 'a-0' });
     q.add({ gvr: DATABASES, namespace: 'team-a', name: 'a-1' });

@@ -105,15 +105,11 @@ export interface TestController<S extends InformerSource = FakeInformerSource> {
  * t.start()` first, and `await t.dispose()` (or `stop()`) after each test,
  * or the workers keep the test process alive.
  */
-export function createTestController(
-  options?: TestControllerOptions<FakeInformerSource>,
-): TestController<FakeInformerSource>;
+export function createTestController(options?: TestControllerOptions<FakeInformerSource>): TestController<FakeInformerSource>;
 export function createTestController<S extends InformerSource>(
   options: TestControllerOptions<S> & { readonly source: S },
 ): TestController<S>;
-export function createTestController(
-  options: TestControllerOptions<InformerSource> = {},
-): TestController<InformerSource> {
+export function createTestController(options: TestControllerOptions<InformerSource> = {}): TestController<InformerSource> {
   const source = options.source ?? new FakeInformerSource();
   const clock = options.clock ?? realClock;
   const config = { ...testControllerConfig, ...options.config };
@@ -143,7 +139,12 @@ export function createTestController(
     queue = built as unknown as RateLimitingQueue<ObjectIdentifiers>;
     return built;
   });
-  container.onActivation(TOKENS.watchManagerFactory, (_ctx, factory): WatchManagerFactory => (deps) => (watchManager = factory(deps)));
+  container.onActivation(
+    TOKENS.watchManagerFactory,
+    (_ctx, factory): WatchManagerFactory =>
+      (deps) =>
+        (watchManager = factory(deps)),
+  );
 
   const controller = container.get(DynamicController);
   if (queue === undefined || watchManager === undefined) {

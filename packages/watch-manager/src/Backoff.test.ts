@@ -45,7 +45,15 @@ describe('Backoff', () => {
 describe('Backoff healthy period', () => {
   it('counts the healthy period from the end of the last wait, so a cap near resetAfterMs does not reset itself', () => {
     const clock = new FakeClock();
-    const backoff = new Backoff({ initialMs: 800, maxMs: 120_000, factor: 2, jitter: 0.2, resetAfterMs: 120_000, clock, random: () => 0.75 });
+    const backoff = new Backoff({
+      initialMs: 800,
+      maxMs: 120_000,
+      factor: 2,
+      jitter: 0.2,
+      resetAfterMs: 120_000,
+      clock,
+      random: () => 0.75,
+    });
     const delays: number[] = [];
     for (let i = 0; i < 14; i++) {
       const d = backoff.next();

@@ -29,7 +29,15 @@ describe('HandlerSet', () => {
   it('isolates a throwing handler from the others', () => {
     const set = new HandlerSet(silentLogger());
     const seen: string[] = [];
-    set.register({ onUpdate: () => { throw new Error('bad handler'); } }, [], true);
+    set.register(
+      {
+        onUpdate: () => {
+          throw new Error('bad handler');
+        },
+      },
+      [],
+      true,
+    );
     set.register({ onUpdate: (_old, n) => seen.push(n.metadata.name) }, [], true);
     set.updated(o('x'), o('x'));
     expect(seen).toEqual(['x']);

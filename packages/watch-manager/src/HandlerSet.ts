@@ -1,10 +1,4 @@
-import type {
-  DeletedFinalStateUnknown,
-  HandlerRegistration,
-  Logger,
-  PartialObjectMetadata,
-  ResourceEventHandler,
-} from '@protean/core';
+import type { DeletedFinalStateUnknown, HandlerRegistration, Logger, PartialObjectMetadata, ResourceEventHandler } from '@protean/core';
 
 class Registration implements HandlerRegistration {
   synced = false;

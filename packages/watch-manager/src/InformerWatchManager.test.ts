@@ -1,6 +1,23 @@
 import { describe, expect, it } from '@jest/globals';
-import { DeletedFinalStateUnknown, InvalidGroupVersionResourceError, silentLogger, type GroupVersionResource, type PartialObjectMetadata, type WatchEvent } from '@protean/core';
-import { FakeClock, FakeInformer, FakeInformerSource, FakeStatusError, fakeObject, flushMicrotasks, LogRecorder, Random, track } from '@protean/core/testing';
+import {
+  DeletedFinalStateUnknown,
+  InvalidGroupVersionResourceError,
+  silentLogger,
+  type GroupVersionResource,
+  type PartialObjectMetadata,
+  type WatchEvent,
+} from '@protean/core';
+import {
+  FakeClock,
+  FakeInformer,
+  FakeInformerSource,
+  FakeStatusError,
+  fakeObject,
+  flushMicrotasks,
+  LogRecorder,
+  Random,
+  track,
+} from '@protean/core/testing';
 import { WatchError } from './WatchError.js';
 import { InformerWatchManager } from './InformerWatchManager.js';
 import type { InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
@@ -409,7 +426,16 @@ describe('InformerWatchManager events', () => {
     inf.delete(obj('x', { app: 'api' }, 2));
     expect(events).toEqual([
       { type: 'add', gvr: cms, name: 'x', namespace: 'default', labels: { app: 'web' }, generation: 1 },
-      { type: 'update', gvr: cms, name: 'x', namespace: 'default', labels: { app: 'api' }, oldLabels: { app: 'web' }, generation: 2, oldGeneration: 1 },
+      {
+        type: 'update',
+        gvr: cms,
+        name: 'x',
+        namespace: 'default',
+        labels: { app: 'api' },
+        oldLabels: { app: 'web' },
+        generation: 2,
+        oldGeneration: 1,
+      },
       { type: 'delete', gvr: cms, name: 'x', namespace: 'default', labels: { app: 'api' }, generation: 2 },
     ]);
     (events[0]!.labels as Record<string, string>)['app'] = 'mutated';

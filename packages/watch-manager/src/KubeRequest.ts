@@ -54,7 +54,13 @@ export class KubeRequest {
     try {
       await kubeConfig.applyToHTTPSOptions(opts);
     } catch (err) {
-      throw this.abortReason() ?? new KubernetesRequestError(gvr, verb, `applying the KubeConfig's credentials failed: ${errorMessage(err)}`, { reason: 'CredentialsError', cause: err });
+      throw (
+        this.abortReason() ??
+        new KubernetesRequestError(gvr, verb, `applying the KubeConfig's credentials failed: ${errorMessage(err)}`, {
+          reason: 'CredentialsError',
+          cause: err,
+        })
+      );
     }
     const cluster = kubeConfig.getCurrentCluster();
     const server = cluster?.server;
@@ -177,9 +183,14 @@ export class KubeRequest {
   private failure(err: unknown, reason: 'NetworkError' | 'ConnectionReset'): Error {
     const aborted = this.abortReason();
     if (aborted !== undefined) return aborted;
-    return new KubernetesRequestError(this.request.gvr, this.request.verb, `${reason === 'NetworkError' ? 'request' : 'response stream'} failed: ${errorMessage(err)}`, {
-      reason,
-      cause: err,
-    });
+    return new KubernetesRequestError(
+      this.request.gvr,
+      this.request.verb,
+      `${reason === 'NetworkError' ? 'request' : 'response stream'} failed: ${errorMessage(err)}`,
+      {
+        reason,
+        cause: err,
+      },
+    );
   }
 }

@@ -68,7 +68,12 @@ class Recorder implements ResourceEventHandler {
 
   onDelete(obj: PartialObjectMetadata | DeletedFinalStateUnknown): void {
     const meta = obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
-    this.seen.push({ type: 'delete', obj, cached: meta === undefined ? undefined : this.cachedOf(meta), syncedAtDelivery: this.informer.hasSynced() });
+    this.seen.push({
+      type: 'delete',
+      obj,
+      cached: meta === undefined ? undefined : this.cachedOf(meta),
+      syncedAtDelivery: this.informer.hasSynced(),
+    });
   }
 
   /** `type name` of each callback from `from` on. */
@@ -168,7 +173,12 @@ describe('KubernetesInformer: list and sync', () => {
     }
     expect(registration.hasSynced()).toBe(true);
     expect(informer.lastSyncResourceVersion()).toBe(listRv);
-    expect(informer.list().map((o) => o.metadata.name).sort()).toEqual(['cm-0', 'cm-1', 'cm-2']);
+    expect(
+      informer
+        .list()
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['cm-0', 'cm-1', 'cm-2']);
   });
 
   it('refuses to run twice, and makes no request when its signal is already aborted', async () => {

@@ -16,7 +16,13 @@ import {
 import { deliverRelist } from './deliverRelist.js';
 import { HandlerSet } from './HandlerSet.js';
 import { KubeRequest } from './KubeRequest.js';
-import { LIST_ACCEPT, resolveInformerSettings, WATCH_ACCEPT, type InformerSettings, type KubernetesInformerOptions } from './KubernetesInformerOptions.js';
+import {
+  LIST_ACCEPT,
+  resolveInformerSettings,
+  WATCH_ACCEPT,
+  type InformerSettings,
+  type KubernetesInformerOptions,
+} from './KubernetesInformerOptions.js';
 import { KubernetesRequestError, type KubeStatus, type RequestVerb } from './KubernetesRequestError.js';
 import { LineSplitter } from './LineSplitter.js';
 import { listAll, type ListPage } from './listAll.js';
@@ -246,7 +252,10 @@ export class KubernetesInformer implements Informer {
     try {
       ev = JSON.parse(line) as WatchLine;
     } catch (err) {
-      throw new KubernetesRequestError(this.gvr, 'WATCH', `unparseable watch event: ${line.slice(0, 100)}`, { reason: 'InvalidResponse', cause: err });
+      throw new KubernetesRequestError(this.gvr, 'WATCH', `unparseable watch event: ${line.slice(0, 100)}`, {
+        reason: 'InvalidResponse',
+        cause: err,
+      });
     }
     if (ev.type === 'BOOKMARK') {
       const rv = (ev.object as { metadata?: { resourceVersion?: unknown } } | undefined)?.metadata?.resourceVersion;
@@ -257,7 +266,9 @@ export class KubernetesInformer implements Informer {
     if (ev.type === 'ERROR') throw KubernetesRequestError.fromStatus(this.gvr, ev.object as KubeStatus | undefined);
     const obj = trimMetadata(ev.object, this.intern);
     if (obj === undefined || (ev.type !== 'ADDED' && ev.type !== 'MODIFIED' && ev.type !== 'DELETED')) {
-      throw new KubernetesRequestError(this.gvr, 'WATCH', `malformed watch event of type ${String(ev.type)}`, { reason: 'InvalidResponse' });
+      throw new KubernetesRequestError(this.gvr, 'WATCH', `malformed watch event of type ${String(ev.type)}`, {
+        reason: 'InvalidResponse',
+      });
     }
     if (ev.type === 'DELETED') {
       this.store.delete(obj.metadata.namespace ?? '', obj.metadata.name);
@@ -278,7 +289,10 @@ export class KubernetesInformer implements Informer {
       try {
         return JSON.parse(text) as T;
       } catch (err) {
-        throw new KubernetesRequestError(this.gvr, verb, `response is not JSON: ${text.slice(0, 100)}`, { reason: 'InvalidResponse', cause: err });
+        throw new KubernetesRequestError(this.gvr, verb, `response is not JSON: ${text.slice(0, 100)}`, {
+          reason: 'InvalidResponse',
+          cause: err,
+        });
       }
     } finally {
       this.closeCurrent(req);

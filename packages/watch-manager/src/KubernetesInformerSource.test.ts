@@ -2,12 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
-import {
-  InvalidGroupVersionResourceError,
-  InvalidObjectNameError,
-  silentLogger,
-  type GroupVersionResource,
-} from '@protean/core';
+import { InvalidGroupVersionResourceError, InvalidObjectNameError, silentLogger, type GroupVersionResource } from '@protean/core';
 import { KubernetesInformerSource } from './KubernetesInformerSource.js';
 import { InformerWatchManager } from './InformerWatchManager.js';
 
@@ -72,10 +67,13 @@ describe('KubernetesInformerSource refuses what breaks Kubernetes naming rules',
     expect(requests).toEqual([]);
   });
 
-  it.each(['Default', 'default/configmaps', '..', 'a%2Fb'])('the constructor refuses the namespace %j with InvalidObjectNameError', (namespace) => {
-    expect(() => new KubernetesInformerSource({ kubeConfig, namespace })).toThrow(InvalidObjectNameError);
-    expect(() => new KubernetesInformerSource({ kubeConfig, namespace })).toThrow(`invalid namespace ${JSON.stringify(namespace)}`);
-  });
+  it.each(['Default', 'default/configmaps', '..', 'a%2Fb'])(
+    'the constructor refuses the namespace %j with InvalidObjectNameError',
+    (namespace) => {
+      expect(() => new KubernetesInformerSource({ kubeConfig, namespace })).toThrow(InvalidObjectNameError);
+      expect(() => new KubernetesInformerSource({ kubeConfig, namespace })).toThrow(`invalid namespace ${JSON.stringify(namespace)}`);
+    },
+  );
 
   it('still builds informers of well-formed GVRs, in one namespace or all', () => {
     const gvr = { group: 'demo.protean.dev', version: 'v1alpha1', resource: 'webapps' };

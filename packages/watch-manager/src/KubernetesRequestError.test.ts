@@ -5,7 +5,12 @@ const gvr = { group: 'apps', version: 'v1', resource: 'deployments' };
 
 describe('KubernetesRequestError', () => {
   it('reads status, reason and message from a Status body and names the GVR', () => {
-    const body = JSON.stringify({ kind: 'Status', code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });
+    const body = JSON.stringify({
+      kind: 'Status',
+      code: 404,
+      reason: 'NotFound',
+      message: 'the server could not find the requested resource',
+    });
     const err = KubernetesRequestError.fromResponse(gvr, 'LIST', 404, undefined, body);
     expect(err.name).toBe('KubernetesRequestError');
     expect(err.status).toBe(404);
@@ -27,7 +32,12 @@ describe('KubernetesRequestError', () => {
 
   it('recognises an expired resourceVersion as HTTP 410 and as an in-stream ERROR event', () => {
     expect(KubernetesRequestError.fromResponse(gvr, 'WATCH', 410, undefined, '').expired).toBe(true);
-    const ev = KubernetesRequestError.fromStatus(gvr, { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 1 (5)' });
+    const ev = KubernetesRequestError.fromStatus(gvr, {
+      kind: 'Status',
+      code: 410,
+      reason: 'Expired',
+      message: 'too old resource version: 1 (5)',
+    });
     expect(ev.expired).toBe(true);
     expect(ev.message).toContain('too old resource version');
     expect(KubernetesRequestError.fromStatus(gvr, { code: 500, reason: 'InternalError' }).expired).toBe(false);

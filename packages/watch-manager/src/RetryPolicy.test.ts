@@ -11,7 +11,12 @@ const net = (reason: string): KubernetesRequestError => new KubernetesRequestErr
 function setup() {
   const log = new LogRecorder('debug');
   const clock = new FakeClock();
-  const policy = new RetryPolicy(log.logger, { clock, random: () => 0.5, backoff: { initialMs: 100, maxMs: 1000, resetAfterMs: 60_000 }, notServedMaxBackoffMs: 5000 });
+  const policy = new RetryPolicy(log.logger, {
+    clock,
+    random: () => 0.5,
+    backoff: { initialMs: 100, maxMs: 1000, resetAfterMs: 60_000 },
+    notServedMaxBackoffMs: 5000,
+  });
   return { policy, log, clock };
 }
 
@@ -46,7 +51,13 @@ describe('RetryPolicy', () => {
   it('relists after other server errors, and from "" after a too large resourceVersion', () => {
     const { policy } = setup();
     expect(policy.onFailure(http(500))).toEqual({ relist: true, forgetResourceVersion: false, delayMs: 100 });
-    const tooLarge = KubernetesRequestError.fromResponse(gvr, 'LIST', 504, undefined, JSON.stringify({ message: 'Too large resource version: 9, current: 3' }));
+    const tooLarge = KubernetesRequestError.fromResponse(
+      gvr,
+      'LIST',
+      504,
+      undefined,
+      JSON.stringify({ message: 'Too large resource version: 9, current: 3' }),
+    );
     expect(policy.onFailure(tooLarge)).toMatchObject({ relist: true, forgetResourceVersion: true });
   });
 

@@ -62,7 +62,12 @@ export class RetryPolicy {
   ) {
     const b = options.backoff ?? {};
     const initialMs = b.initialMs ?? 800;
-    const common = { clock: options.clock ?? realClock, random: options.random ?? Math.random, jitter: b.jitter ?? 0.2, resetAfterMs: b.resetAfterMs ?? 120_000 };
+    const common = {
+      clock: options.clock ?? realClock,
+      random: options.random ?? Math.random,
+      jitter: b.jitter ?? 0.2,
+      resetAfterMs: b.resetAfterMs ?? 120_000,
+    };
     this.backoff = new Backoff({ ...common, initialMs, maxMs: b.maxMs ?? 30_000 });
     this.notServedBackoff = new Backoff({ ...common, initialMs, maxMs: Math.max(initialMs, options.notServedMaxBackoffMs ?? 120_000) });
     this.maxRetryAfterMs = options.maxRetryAfterMs ?? 300_000;

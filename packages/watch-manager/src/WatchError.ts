@@ -11,14 +11,7 @@ import { gvrKey, type GroupVersionResource } from '@protean/core';
  * - `InformerError`: the informer source threw while building the informer.
  */
 export type WatchErrorReason =
-  | 'NotFound'
-  | 'Forbidden'
-  | 'Unauthorized'
-  | 'SyncTimeout'
-  | 'BackingOff'
-  | 'Released'
-  | 'Shutdown'
-  | 'InformerError';
+  'NotFound' | 'Forbidden' | 'Unauthorized' | 'SyncTimeout' | 'BackingOff' | 'Released' | 'Shutdown' | 'InformerError';
 
 /**
  * The error `InformerWatchManager.ensureWatch` rejects with. Always names the GVR;

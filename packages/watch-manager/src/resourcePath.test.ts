@@ -9,7 +9,9 @@ describe('resourcePath', () => {
   });
 
   it('narrows to one namespace only when asked', () => {
-    expect(resourcePath({ group: 'apps', version: 'v1', resource: 'deployments' }, 'team-a')).toBe('/apis/apps/v1/namespaces/team-a/deployments');
+    expect(resourcePath({ group: 'apps', version: 'v1', resource: 'deployments' }, 'team-a')).toBe(
+      '/apis/apps/v1/namespaces/team-a/deployments',
+    );
     expect(resourcePath({ group: '', version: 'v1', resource: 'namespaces' }, '')).toBe('/api/v1/namespaces');
   });
 

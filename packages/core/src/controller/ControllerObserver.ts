@@ -12,14 +12,7 @@ import type { GroupVersionResource } from '../gvr.js';
  * - `dropped`: not run (its parent GVR is no longer registered) or failed
  *   once more after `queueMaxRetries` retries; forgotten.
  */
-export type ReconcileOutcome =
-  | 'success'
-  | 'requeue'
-  | 'requeue_after'
-  | 'no_requeue'
-  | 'not_found'
-  | 'error'
-  | 'dropped';
+export type ReconcileOutcome = 'success' | 'requeue' | 'requeue_after' | 'no_requeue' | 'not_found' | 'error' | 'dropped';
 
 /**
  * Hooks a metrics adapter implements to watch a DynamicController work

@@ -15,7 +15,9 @@ export class ReconcileTimeoutError extends Error {
   readonly timeoutMs: number;
 
   constructor(gvr: GroupVersionResource, instance: NamespacedName, timeoutMs: number) {
-    super(`reconcile of ${gvrKey(gvr)} ${namespacedNameKey(instance)} exceeded reconcileTimeoutMs=${timeoutMs}; its ctx.signal was aborted`);
+    super(
+      `reconcile of ${gvrKey(gvr)} ${namespacedNameKey(instance)} exceeded reconcileTimeoutMs=${timeoutMs}; its ctx.signal was aborted`,
+    );
     this.gvr = gvr;
     this.instance = { namespace: instance.namespace, name: instance.name };
     this.timeoutMs = timeoutMs;

@@ -75,7 +75,11 @@ async function startPool(options: PoolOptions = {}): Promise<Pool> {
   const clock = new FakeClock();
   const queue =
     options.queue ??
-    new FakeWorkQueue<ObjectIdentifiers>({ key: workItemKey, clock, limits: { minRetryDelayMs: MIN_RETRY_MS, maxRetryDelayMs: MAX_RETRY_MS } });
+    new FakeWorkQueue<ObjectIdentifiers>({
+      key: workItemKey,
+      clock,
+      limits: { minRetryDelayMs: MIN_RETRY_MS, maxRetryDelayMs: MAX_RETRY_MS },
+    });
   const watchManager = new FakeWatchManager();
   await watchManager.ensureWatch(webapps, 'parent');
   const informer = watchManager.getInformer(webapps) as FakeInformer;
@@ -225,7 +229,14 @@ describe('WorkerPool: handler outcomes', () => {
       await settled(p, 4 + 2 * pass);
     }
     expect(p.observer.outcomes()).toEqual(['error', 'error', 'error', 'error', 'error', 'error', 'dropped', 'dropped']);
-    expect(ops(p, 'addRateLimited')).toEqual(['addRateLimited:100', 'addRateLimited:100', 'addRateLimited:200', 'addRateLimited:200', 'addRateLimited:400', 'addRateLimited:400']);
+    expect(ops(p, 'addRateLimited')).toEqual([
+      'addRateLimited:100',
+      'addRateLimited:100',
+      'addRateLimited:200',
+      'addRateLimited:200',
+      'addRateLimited:400',
+      'addRateLimited:400',
+    ]);
     expect(p.queue.numRequeues(a)).toBe(0);
     expect(p.queue.waiting()).toEqual([]);
     const dropped = withMessage(p, 'after queueMaxRetries=3 retries; dropping');
@@ -272,11 +283,14 @@ describe('WorkerPool: error logs', () => {
   function apiException(): Error {
     const body = JSON.stringify({ kind: 'Status', code: 409, reason: 'AlreadyExists', message: 'configmaps "x" already exists' });
     const headers = { 'content-type': 'application/json', 'audit-id': 'b0e5c1' };
-    return Object.assign(new Error(`HTTP-Code: 409\nMessage: Unknown API Status Code!\nBody: ${body}\nHeaders: ${JSON.stringify(headers)}`), {
-      code: 409,
-      body,
-      headers,
-    });
+    return Object.assign(
+      new Error(`HTTP-Code: 409\nMessage: Unknown API Status Code!\nBody: ${body}\nHeaders: ${JSON.stringify(headers)}`),
+      {
+        code: 409,
+        body,
+        headers,
+      },
+    );
   }
 
   it('logs an API error as one compact line (status, reason, message) at error level, and in full at debug level', async () => {

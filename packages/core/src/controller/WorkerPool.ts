@@ -282,7 +282,10 @@ export class WorkerPool {
     const retries = queue.numRequeues(item);
     if (logger.isLevelEnabled('debug')) logger.debug({ err, item: key }, 'handler error in full');
     if (retries < queueMaxRetries) {
-      logger.error({ ...errorFields(err), item: key, retries, thrownSync }, `handler failed; retrying with backoff: ${summarizeError(err)}`);
+      logger.error(
+        { ...errorFields(err), item: key, retries, thrownSync },
+        `handler failed; retrying with backoff: ${summarizeError(err)}`,
+      );
       queue.addRateLimited(item);
       return 'error';
     }

@@ -39,17 +39,14 @@ function compareRequirements(a: Requirement, b: Requirement): number {
  * `a notin (b,c)`) are kept as written.
  */
 export function canonicalRequirements(requirements: readonly Requirement[]): readonly Requirement[] {
-  const normalized = requirements.map(
-    (r): Requirement =>
-      Object.freeze({
-        key: r.key,
-        operator: r.operator,
-        values: Object.freeze([...new Set(r.values)].sort(compareStrings)),
-      }),
+  const normalized = requirements.map((r): Requirement =>
+    Object.freeze({
+      key: r.key,
+      operator: r.operator,
+      values: Object.freeze([...new Set(r.values)].sort(compareStrings)),
+    }),
   );
   normalized.sort(compareRequirements);
-  const unique = normalized.filter(
-    (r, i) => i === 0 || compareRequirements(normalized[i - 1] as Requirement, r) !== 0,
-  );
+  const unique = normalized.filter((r, i) => i === 0 || compareRequirements(normalized[i - 1] as Requirement, r) !== 0);
   return Object.freeze(unique);
 }

@@ -61,10 +61,7 @@ class Parser {
       case '>':
         // Deliberately unsupported: Gt/Lt exist only in the string syntax, so
         // such a selector could not be written as a LabelSelector.
-        throw this.#error(
-          op,
-          `operator "${op.text}" is not supported (supported: =, ==, !=, in, notin, key, !key)`,
-        );
+        throw this.#error(op, `operator "${op.text}" is not supported (supported: =, ==, !=, in, notin, key, !key)`);
       default:
         if (op.kind === 'identifier' && (op.text === 'in' || op.text === 'notin')) {
           return { key, operator: op.text === 'in' ? 'In' : 'NotIn', values: this.#valueList(key, op) };
@@ -113,10 +110,7 @@ class Parser {
       // Deliberately stricter than Kubernetes, which reads `()` as `("")`:
       // an empty list is far more often a mistake than a wish for the empty value.
       const exact = op.text === 'in' ? `${key}=` : `${key}!=`;
-      throw this.#error(
-        open,
-        `empty value list "()": "${op.text}" needs at least one value (for the empty value write "${exact}")`,
-      );
+      throw this.#error(open, `empty value list "()": "${op.text}" needs at least one value (for the empty value write "${exact}")`);
     }
     const values: string[] = [];
     for (;;) {

@@ -42,16 +42,17 @@ describe('selectorFromLabelSelector', () => {
         { key: 'v', operator: 'In', values: ['', 'x'] },
       ],
     });
-    expect(s.toString()).toBe(
-      'app=shop,env in (dev,prod),!legacy,owner,tier=web,track!=canary,v in (,x),zone notin (a,b)',
-    );
+    expect(s.toString()).toBe('app=shop,env in (dev,prod),!legacy,owner,tier=web,track!=canary,v in (,x),zone notin (a,b)');
     expect(parseSelector(s.toString()).toString()).toBe(s.toString());
   });
 
   it('gives the same string as the equivalent string selector, so both share a map key', () => {
     const fromObject = selectorFromLabelSelector({
       matchLabels: { a: 'b' },
-      matchExpressions: [{ key: 'a', operator: 'In', values: ['b'] }, { key: 'c', operator: 'NotIn', values: ['d'] }],
+      matchExpressions: [
+        { key: 'a', operator: 'In', values: ['b'] },
+        { key: 'c', operator: 'NotIn', values: ['d'] },
+      ],
     });
     expect(fromObject.toString()).toBe(parseSelector('c!=d, a==b').toString());
     expect(fromObject.toString()).toBe('a=b,c!=d');
@@ -69,24 +70,104 @@ describe('selectorFromLabelSelector', () => {
   });
 
   it.each<[string, unknown, string, string]>([
-    ['In without values', { matchExpressions: [{ key: 'a', operator: 'In' }] }, 'matchExpressions[0].values', 'must not be empty for operator In'],
-    ['In with []', { matchExpressions: [{ key: 'a', operator: 'In', values: [] }] }, 'matchExpressions[0].values', 'must not be empty for operator In'],
-    ['NotIn with []', { matchExpressions: [{ key: 'a', operator: 'Exists' }, { key: 'a', operator: 'NotIn', values: [] }] }, 'matchExpressions[1].values', 'must not be empty for operator NotIn'],
-    ['Exists with values', { matchExpressions: [{ key: 'a', operator: 'Exists', values: ['b'] }] }, 'matchExpressions[0].values', 'must be empty for operator Exists'],
-    ['DoesNotExist with values', { matchExpressions: [{ key: 'a', operator: 'DoesNotExist', values: [''] }] }, 'matchExpressions[0].values', 'must be empty for operator DoesNotExist'],
-    ['an unknown operator', { matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] }, 'matchExpressions[0].operator', 'unknown operator "Gt"; must be In, NotIn, Exists or DoesNotExist'],
-    ['a lowercase operator', { matchExpressions: [{ key: 'a', operator: 'in', values: ['b'] }] }, 'matchExpressions[0].operator', 'unknown operator "in"'],
+    [
+      'In without values',
+      { matchExpressions: [{ key: 'a', operator: 'In' }] },
+      'matchExpressions[0].values',
+      'must not be empty for operator In',
+    ],
+    [
+      'In with []',
+      { matchExpressions: [{ key: 'a', operator: 'In', values: [] }] },
+      'matchExpressions[0].values',
+      'must not be empty for operator In',
+    ],
+    [
+      'NotIn with []',
+      {
+        matchExpressions: [
+          { key: 'a', operator: 'Exists' },
+          { key: 'a', operator: 'NotIn', values: [] },
+        ],
+      },
+      'matchExpressions[1].values',
+      'must not be empty for operator NotIn',
+    ],
+    [
+      'Exists with values',
+      { matchExpressions: [{ key: 'a', operator: 'Exists', values: ['b'] }] },
+      'matchExpressions[0].values',
+      'must be empty for operator Exists',
+    ],
+    [
+      'DoesNotExist with values',
+      { matchExpressions: [{ key: 'a', operator: 'DoesNotExist', values: [''] }] },
+      'matchExpressions[0].values',
+      'must be empty for operator DoesNotExist',
+    ],
+    [
+      'an unknown operator',
+      { matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] },
+      'matchExpressions[0].operator',
+      'unknown operator "Gt"; must be In, NotIn, Exists or DoesNotExist',
+    ],
+    [
+      'a lowercase operator',
+      { matchExpressions: [{ key: 'a', operator: 'in', values: ['b'] }] },
+      'matchExpressions[0].operator',
+      'unknown operator "in"',
+    ],
     ['a missing operator', { matchExpressions: [{ key: 'a' }] }, 'matchExpressions[0].operator', 'unknown operator undefined'],
-    ['an invalid expression key', { matchExpressions: [{ key: 'a b', operator: 'Exists' }] }, 'matchExpressions[0].key', 'key "a b" is invalid: name must consist of'],
+    [
+      'an invalid expression key',
+      { matchExpressions: [{ key: 'a b', operator: 'Exists' }] },
+      'matchExpressions[0].key',
+      'key "a b" is invalid: name must consist of',
+    ],
     ['a missing key', { matchExpressions: [{ operator: 'Exists' }] }, 'matchExpressions[0].key', 'must be a string, not undefined'],
-    ['an invalid expression value', { matchExpressions: [{ key: 'a', operator: 'In', values: ['ok', '-bad'] }] }, 'matchExpressions[0].values[1]', 'value "-bad" is invalid'],
-    ['a too long value', { matchExpressions: [{ key: 'a', operator: 'In', values: ['v'.repeat(64)] }] }, 'matchExpressions[0].values[0]', 'must be at most 63 characters (has 64)'],
-    ['a numeric value', { matchExpressions: [{ key: 'a', operator: 'In', values: [1] }] }, 'matchExpressions[0].values[0]', 'must be a string, not 1'],
-    ['values that are not a list', { matchExpressions: [{ key: 'a', operator: 'In', values: 'b' }] }, 'matchExpressions[0].values', 'must be a list of strings, not "b"'],
-    ['an expression that is not an object', { matchExpressions: ['a=b'] }, 'matchExpressions[0]', 'must be an object with key, operator and values'],
+    [
+      'an invalid expression value',
+      { matchExpressions: [{ key: 'a', operator: 'In', values: ['ok', '-bad'] }] },
+      'matchExpressions[0].values[1]',
+      'value "-bad" is invalid',
+    ],
+    [
+      'a too long value',
+      { matchExpressions: [{ key: 'a', operator: 'In', values: ['v'.repeat(64)] }] },
+      'matchExpressions[0].values[0]',
+      'must be at most 63 characters (has 64)',
+    ],
+    [
+      'a numeric value',
+      { matchExpressions: [{ key: 'a', operator: 'In', values: [1] }] },
+      'matchExpressions[0].values[0]',
+      'must be a string, not 1',
+    ],
+    [
+      'values that are not a list',
+      { matchExpressions: [{ key: 'a', operator: 'In', values: 'b' }] },
+      'matchExpressions[0].values',
+      'must be a list of strings, not "b"',
+    ],
+    [
+      'an expression that is not an object',
+      { matchExpressions: ['a=b'] },
+      'matchExpressions[0]',
+      'must be an object with key, operator and values',
+    ],
     ['matchExpressions that is not a list', { matchExpressions: { key: 'a' } }, 'matchExpressions', 'must be a list of requirements'],
-    ['an invalid matchLabels key', { matchLabels: { 'Bad.Prefix/a': 'b' } }, 'matchLabels["Bad.Prefix/a"]', 'key "Bad.Prefix/a" is invalid: prefix must be a DNS-1123 subdomain'],
-    ['a too long matchLabels key', { matchLabels: { ['k'.repeat(64)]: 'b' } }, `matchLabels["${'k'.repeat(64)}"]`, 'name must be at most 63 characters (has 64)'],
+    [
+      'an invalid matchLabels key',
+      { matchLabels: { 'Bad.Prefix/a': 'b' } },
+      'matchLabels["Bad.Prefix/a"]',
+      'key "Bad.Prefix/a" is invalid: prefix must be a DNS-1123 subdomain',
+    ],
+    [
+      'a too long matchLabels key',
+      { matchLabels: { ['k'.repeat(64)]: 'b' } },
+      `matchLabels["${'k'.repeat(64)}"]`,
+      'name must be at most 63 characters (has 64)',
+    ],
     ['an invalid matchLabels value', { matchLabels: { a: 'b c' } }, 'matchLabels["a"]', 'value "b c" is invalid'],
     ['a numeric matchLabels value', { matchLabels: { version: 2 } }, 'matchLabels["version"]', 'value must be a string, not 2'],
     ['matchLabels that is a list', { matchLabels: ['a'] }, 'matchLabels', 'must be a map of label keys to values'],

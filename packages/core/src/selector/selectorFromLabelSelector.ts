@@ -60,11 +60,7 @@ export function selectorFromLabelSelector(ls: LabelSelector | null | undefined):
   return requirements.length === 0 ? Everything : new RequirementsSelector(requirements);
 }
 
-function toRequirement(
-  expr: unknown,
-  path: string,
-  fail: (path: string, problem: string) => SelectorError,
-): Requirement {
+function toRequirement(expr: unknown, path: string, fail: (path: string, problem: string) => SelectorError): Requirement {
   if (!isRecord(expr)) throw fail(path, 'must be an object with key, operator and values');
   const { key, operator, values } = expr;
   if (typeof key !== 'string') throw fail(`${path}.key`, `must be a string, not ${render(key)}`);

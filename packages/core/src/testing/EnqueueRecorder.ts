@@ -1,11 +1,4 @@
-import {
-  gvrEquals,
-  gvrKey,
-  namespacedNameKey,
-  type EnqueueFunc,
-  type GroupVersionResource,
-  type NamespacedName,
-} from '../index.js';
+import { gvrEquals, gvrKey, namespacedNameKey, type EnqueueFunc, type GroupVersionResource, type NamespacedName } from '../index.js';
 
 /** One recorded call of an {@link EnqueueFunc}. */
 export interface EnqueueCall {

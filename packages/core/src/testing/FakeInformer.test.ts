@@ -13,8 +13,7 @@ function recordingHandler(seen: Seen[]): ResourceEventHandler {
   return {
     onAdd: (obj, initial) => void seen.push(['add', obj.metadata.name, initial]),
     onUpdate: (o, n) => void seen.push(['update', o.metadata.generation, n.metadata.generation]),
-    onDelete: (obj) =>
-      void seen.push(['delete', obj instanceof DeletedFinalStateUnknown ? `tombstone:${obj.key}` : obj.metadata.name]),
+    onDelete: (obj) => void seen.push(['delete', obj instanceof DeletedFinalStateUnknown ? `tombstone:${obj.key}` : obj.metadata.name]),
   };
 }
 
@@ -143,7 +142,7 @@ describe('FakeInformer', () => {
     ]);
   });
 
-  it('flags a late handler\'s replay as initial list only while the informer has not synced', () => {
+  it("flags a late handler's replay as initial list only while the informer has not synced", () => {
     const informer = new FakeInformer(gvr, { autoSync: false, listObjects: () => [fakeObject({ name: 'b' })] });
     running(informer);
     informer.add(fakeObject({ name: 'a' }));

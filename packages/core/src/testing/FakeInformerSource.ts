@@ -188,4 +188,3 @@ export class FakeInformerSource implements InformerSource {
     return this.runningInformers(gvr).filter((i) => i.hasSynced());
   }
 }
-

@@ -98,7 +98,11 @@ describe('FakeWatchManager', () => {
     await watchManager.ensureWatch(gvr, 'a');
     await watchManager.ensureWatch(other, 'a');
     watchManager.releaseWatch(other, 'a');
-    expect([watchManager.isWatching(gvr), watchManager.isWatching(gvr, 'a'), watchManager.isWatching(gvr, 'b')]).toEqual([true, true, false]);
+    expect([watchManager.isWatching(gvr), watchManager.isWatching(gvr, 'a'), watchManager.isWatching(gvr, 'b')]).toEqual([
+      true,
+      true,
+      false,
+    ]);
     expect(watchManager.isWatching(other)).toBe(false);
     expect([watchManager.count('ensure'), watchManager.count('ensure', other), watchManager.count('release', gvr)]).toEqual([2, 1, 0]);
   });

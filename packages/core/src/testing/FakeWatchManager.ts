@@ -1,11 +1,4 @@
-import {
-  gvrKey,
-  type EventHandler,
-  type GroupVersionResource,
-  type Informer,
-  type WatchEvent,
-  type WatchManager,
-} from '../index.js';
+import { gvrKey, type EventHandler, type GroupVersionResource, type Informer, type WatchEvent, type WatchManager } from '../index.js';
 import { FakeInformer } from './FakeInformer.js';
 import { FakeInformerError } from './FakeInformerError.js';
 

@@ -96,7 +96,12 @@ describe('FakeWorkQueue', () => {
     expect(queue.numRequeues('a')).toBe(0);
     queue.addRateLimited('a');
     expect(delays().at(-1)).toBe(10);
-    expect(queue.waiting().map((w) => w.item).sort()).toEqual(['a', 'b']);
+    expect(
+      queue
+        .waiting()
+        .map((w) => w.item)
+        .sort(),
+    ).toEqual(['a', 'b']);
   });
 
   it('uses a given rate limiter instead of its own backoff', () => {

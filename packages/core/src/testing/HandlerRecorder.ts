@@ -1,9 +1,4 @@
-import {
-  namespacedNameKey,
-  type Handler,
-  type NamespacedName,
-  type ReconcileContext,
-} from '../index.js';
+import { namespacedNameKey, type Handler, type NamespacedName, type ReconcileContext } from '../index.js';
 
 /** One recorded handler call. */
 export interface HandlerCall {

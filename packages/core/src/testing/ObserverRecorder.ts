@@ -1,10 +1,4 @@
-import {
-  gvrKey,
-  type ControllerObserver,
-  type EventType,
-  type GroupVersionResource,
-  type ReconcileOutcome,
-} from '../index.js';
+import { gvrKey, type ControllerObserver, type EventType, type GroupVersionResource, type ReconcileOutcome } from '../index.js';
 
 /** One `onReconcile` call. */
 export interface RecordedReconcile {

@@ -1,10 +1,4 @@
-import type {
-  CounterMetric,
-  GaugeMetric,
-  HistogramMetric,
-  QueueMetricsProvider,
-  SettableGaugeMetric,
-} from '../index.js';
+import type { CounterMetric, GaugeMetric, HistogramMetric, QueueMetricsProvider, SettableGaugeMetric } from '../index.js';
 
 /**
  * A {@link QueueMetricsProvider} that records which metrics a queue created

@@ -44,7 +44,12 @@ describe('EnqueueRecorder', () => {
 
 describe('HandlerRecorder', () => {
   it('records each call before running the current impl', async () => {
-    const ctx: ReconcileContext = { signal: new AbortController().signal, logger: silentLogger(), gvr: web, watcher: new NoopInstanceWatcher() };
+    const ctx: ReconcileContext = {
+      signal: new AbortController().signal,
+      logger: silentLogger(),
+      gvr: web,
+      watcher: new NoopInstanceWatcher(),
+    };
     const rec = new HandlerRecorder();
     await rec.handler({ namespace: 'ns', name: 'a' }, ctx);
     rec.impl = () => Promise.reject(new Error('now failing'));

@@ -22,10 +22,7 @@ export class WaitForTimeoutError extends Error {
  * Easy to get wrong: it polls in real time, so it cannot wait for a fake
  * clock to move; advance the clock first, then wait for the effect.
  */
-export async function waitFor(
-  condition: () => boolean | Promise<boolean>,
-  options: WaitForOptions = {},
-): Promise<void> {
+export async function waitFor(condition: () => boolean | Promise<boolean>, options: WaitForOptions = {}): Promise<void> {
   const timeoutMs = options.timeoutMs ?? 5000;
   const intervalMs = options.intervalMs ?? 2;
   const deadline = performance.now() + timeoutMs;

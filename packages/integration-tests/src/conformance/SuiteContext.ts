@@ -55,7 +55,9 @@ export class SuiteContext {
   /** Creates and returns a namespace no other test uses. */
   async namespace(prefix: string): Promise<string> {
     const name = `${prefix}-${++this.namespaces}`;
-    const r = await kubeRequest(this.kc, 'POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+    const r = await kubeRequest(this.kc, 'POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+    });
     if (r.status !== 201) throw new Error(`creating namespace ${name} answered ${r.status}: ${r.text}`);
     return name;
   }

@@ -10,7 +10,10 @@ export function clientNodeTests(ctx: SuiteContext): void {
     it('creates, reads, lists by label and deletes ConfigMaps with CoreV1Api', async () => {
       const ns = await ctx.namespace('corev1');
       const core = ctx.kc.makeApiClient(CoreV1Api);
-      const created = await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'a', labels: { app: 'x' } }, data: { k: 'v' } } });
+      const created = await core.createNamespacedConfigMap({
+        namespace: ns,
+        body: { metadata: { name: 'a', labels: { app: 'x' } }, data: { k: 'v' } },
+      });
       await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'b' } } });
       expect(created.metadata?.resourceVersion).toMatch(/^\d+$/);
       expect((await core.readNamespacedConfigMap({ namespace: ns, name: 'a' })).data).toEqual({ k: 'v' });
@@ -29,9 +32,16 @@ export function clientNodeTests(ctx: SuiteContext): void {
       expect(crd.status?.conditions).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'Established', status: 'True' })]));
       const objects = ctx.kc.makeApiClient(CustomObjectsApi);
       const params = { group: GROUP, version: 'v1', namespace: ns, plural: 'widgets' };
-      await objects.createNamespacedCustomObject({ ...params, body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 } } });
+      await objects.createNamespacedCustomObject({
+        ...params,
+        body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 } },
+      });
       // client-node 1.x sends PATCH bodies as application/json-patch+json.
-      const patched = (await objects.patchNamespacedCustomObject({ ...params, name: 'w', body: [{ op: 'replace', path: '/spec/size', value: 2 }] })) as Json;
+      const patched = (await objects.patchNamespacedCustomObject({
+        ...params,
+        name: 'w',
+        body: [{ op: 'replace', path: '/spec/size', value: 2 }],
+      })) as Json;
       expect(patched).toMatchObject({ spec: { size: 2 }, metadata: { generation: 2 } });
       const listed = (await objects.listNamespacedCustomObject(params)) as Json;
       expect(listed).toMatchObject({ kind: 'WidgetList', items: [{ kind: 'Widget', spec: { size: 2 } }] });

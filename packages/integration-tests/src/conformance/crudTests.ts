@@ -10,7 +10,9 @@ export function crudTests(ctx: SuiteContext): void {
   describe('CRUD and resourceVersions', () => {
     it('creates a ConfigMap with uid, timestamp, a decimal-string resourceVersion, managedFields and no generation', async () => {
       const ns = await ctx.namespace('crud');
-      const r = await kubeRequest(ctx.kc, 'POST', cmPath(ns), { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { k: 'v' } } });
+      const r = await kubeRequest(ctx.kc, 'POST', cmPath(ns), {
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { k: 'v' } },
+      });
       expect(r.status).toBe(201);
       expect(r.json).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', data: { k: 'v' } });
       const meta = metaOf(r.json);
@@ -35,7 +37,10 @@ export function crudTests(ctx: SuiteContext): void {
       const same = await kubeRequest(ctx.kc, 'PUT', cmPath(ns, 'a'), { body: changed.json });
       expect(same.status).toBe(200);
       expect(metaOf(same.json)['resourceVersion']).toBe(metaOf(changed.json)['resourceVersion']);
-      const patched = await kubeRequest(ctx.kc, 'PATCH', cmPath(ns, 'a'), { body: { data: { n: '3' } }, contentType: 'application/merge-patch+json' });
+      const patched = await kubeRequest(ctx.kc, 'PATCH', cmPath(ns, 'a'), {
+        body: { data: { n: '3' } },
+        contentType: 'application/merge-patch+json',
+      });
       expect(patched.status).toBe(200);
       expect(rvOf(patched.json)).toBeGreaterThan(rvOf(changed.json));
       expect(patched.json['data']).toEqual({ n: '3' });
@@ -43,40 +48,57 @@ export function crudTests(ctx: SuiteContext): void {
 
     it('sets generation 1 on a custom resource and bumps it on spec changes only', async () => {
       const ns = await ctx.namespace('gen');
-      const w = await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), { body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 } } });
+      const w = await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), {
+        body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 } },
+      });
       expect(w.status).toBe(201);
       expect(metaOf(w.json)['generation']).toBe(1);
       const spec = await kubeRequest(ctx.kc, 'PUT', crPath('widgets', ns, 'w'), { body: { ...w.json, spec: { size: 2 } } });
       expect(metaOf(spec.json)['generation']).toBe(2);
-      const labelled = await kubeRequest(ctx.kc, 'PATCH', crPath('widgets', ns, 'w'), { body: { metadata: { labels: { x: 'y' } } }, contentType: 'application/merge-patch+json' });
+      const labelled = await kubeRequest(ctx.kc, 'PATCH', crPath('widgets', ns, 'w'), {
+        body: { metadata: { labels: { x: 'y' } } },
+        contentType: 'application/merge-patch+json',
+      });
       expect(metaOf(labelled.json)).toMatchObject({ generation: 2, labels: { x: 'y' } });
       expect(rvOf(labelled.json)).toBeGreaterThan(rvOf(spec.json));
-      const merged = await kubeRequest(ctx.kc, 'PATCH', crPath('widgets', ns, 'w'), { body: { spec: { size: 3 } }, contentType: 'application/merge-patch+json' });
+      const merged = await kubeRequest(ctx.kc, 'PATCH', crPath('widgets', ns, 'w'), {
+        body: { spec: { size: 3 } },
+        contentType: 'application/merge-patch+json',
+      });
       expect(metaOf(merged.json)['generation']).toBe(3);
     });
 
     it('ignores status on the main endpoint and everything but status on /status, without bumping generation', async () => {
       const ns = await ctx.namespace('status');
-      const w = await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), { body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 }, status: { ready: true } } });
+      const w = await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), {
+        body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 }, status: { ready: true } },
+      });
       expect(w.json['status']).toBeUndefined();
       const viaMain = await kubeRequest(ctx.kc, 'PUT', crPath('widgets', ns, 'w'), { body: { ...w.json, status: { ready: true } } });
       expect(viaMain.status).toBe(200);
       expect(viaMain.json['status']).toBeUndefined();
       expect(metaOf(viaMain.json)['resourceVersion']).toBe(metaOf(w.json)['resourceVersion']);
-      const viaStatus = await kubeRequest(ctx.kc, 'PUT', `${crPath('widgets', ns, 'w')}/status`, { body: { ...w.json, spec: { size: 9 }, status: { ready: true } } });
+      const viaStatus = await kubeRequest(ctx.kc, 'PUT', `${crPath('widgets', ns, 'w')}/status`, {
+        body: { ...w.json, spec: { size: 9 }, status: { ready: true } },
+      });
       expect(viaStatus.status).toBe(200);
       expect(viaStatus.json).toMatchObject({ spec: { size: 1 }, status: { ready: true } });
       expect(metaOf(viaStatus.json)['generation']).toBe(1);
       expect(rvOf(viaStatus.json)).toBeGreaterThan(rvOf(w.json));
       const mf = metaOf(viaStatus.json)['managedFields'] as Json[];
       expect(mf).toEqual(expect.arrayContaining([expect.objectContaining({ manager: 'protean-conformance', subresource: 'status' })]));
-      const patched = await kubeRequest(ctx.kc, 'PATCH', `${crPath('widgets', ns, 'w')}/status`, { body: { status: { phase: 'Up' } }, contentType: 'application/merge-patch+json' });
+      const patched = await kubeRequest(ctx.kc, 'PATCH', `${crPath('widgets', ns, 'w')}/status`, {
+        body: { status: { phase: 'Up' } },
+        contentType: 'application/merge-patch+json',
+      });
       expect(patched.json).toMatchObject({ spec: { size: 1 }, status: { ready: true, phase: 'Up' }, metadata: { generation: 1 } });
     });
 
     it('without a status subresource stores status through the main endpoint and bumps generation for it', async () => {
       const ns = await ctx.namespace('nostatus');
-      const t = await kubeRequest(ctx.kc, 'POST', crPath('things', ns), { body: { apiVersion: `${GROUP}/v1`, kind: 'Thing', metadata: { name: 't' }, spec: { a: 1 }, status: { s: 1 } } });
+      const t = await kubeRequest(ctx.kc, 'POST', crPath('things', ns), {
+        body: { apiVersion: `${GROUP}/v1`, kind: 'Thing', metadata: { name: 't' }, spec: { a: 1 }, status: { s: 1 } },
+      });
       expect(t.json).toMatchObject({ status: { s: 1 }, metadata: { generation: 1 } });
       const s = await kubeRequest(ctx.kc, 'PUT', crPath('things', ns, 't'), { body: { ...t.json, status: { s: 2 } } });
       expect(s.json).toMatchObject({ status: { s: 2 }, metadata: { generation: 2 } });
@@ -86,8 +108,12 @@ export function crudTests(ctx: SuiteContext): void {
 
     it('refuses a custom resource update without metadata.resourceVersion (422 Invalid)', async () => {
       const ns = await ctx.namespace('unconditional');
-      await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), { body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: {} } });
-      const r = await kubeRequest(ctx.kc, 'PUT', crPath('widgets', ns, 'w'), { body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { a: 1 } } });
+      await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), {
+        body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: {} },
+      });
+      const r = await kubeRequest(ctx.kc, 'PUT', crPath('widgets', ns, 'w'), {
+        body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { a: 1 } },
+      });
       expect(r.status).toBe(422);
       expect(r.json).toMatchObject({
         kind: 'Status',
@@ -95,7 +121,18 @@ export function crudTests(ctx: SuiteContext): void {
         code: 422,
         // Custom resources name the plural resource here, built-ins the Kind.
         message: `widgets.${GROUP} "w" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update`,
-        details: { name: 'w', group: GROUP, kind: 'widgets', causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0: must be specified for an update', field: 'metadata.resourceVersion' }] },
+        details: {
+          name: 'w',
+          group: GROUP,
+          kind: 'widgets',
+          causes: [
+            {
+              reason: 'FieldValueInvalid',
+              message: 'Invalid value: 0: must be specified for an update',
+              field: 'metadata.resourceVersion',
+            },
+          ],
+        },
       });
     });
   });
@@ -107,15 +144,27 @@ export function crudTests(ctx: SuiteContext): void {
       const cm = await kubeRequest(ctx.kc, 'POST', cmPath(ns), { body: { metadata: { name: 'dup' } } });
       expect(cm.status).toBe(409);
       expect(cm.json).toEqual({
-        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'configmaps "dup" already exists',
-        reason: 'AlreadyExists', details: { name: 'dup', kind: 'configmaps' }, code: 409,
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'configmaps "dup" already exists',
+        reason: 'AlreadyExists',
+        details: { name: 'dup', kind: 'configmaps' },
+        code: 409,
       });
       const body = { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'dup' }, spec: {} };
       await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), { body });
       const cr = await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), { body });
       expect(cr.json).toEqual({
-        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `widgets.${GROUP} "dup" already exists`,
-        reason: 'AlreadyExists', details: { name: 'dup', group: GROUP, kind: 'widgets' }, code: 409,
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `widgets.${GROUP} "dup" already exists`,
+        reason: 'AlreadyExists',
+        details: { name: 'dup', group: GROUP, kind: 'widgets' },
+        code: 409,
       });
     });
 
@@ -126,9 +175,14 @@ export function crudTests(ctx: SuiteContext): void {
       const stale = await kubeRequest(ctx.kc, 'PUT', cmPath(ns, 'c'), { body: { ...v1.json, data: { n: '3' } } });
       expect(stale.status).toBe(409);
       expect(stale.json).toEqual({
-        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
         message: `Operation cannot be fulfilled on configmaps "c": ${STALE_MESSAGE}`,
-        reason: 'Conflict', details: { name: 'c', kind: 'configmaps' }, code: 409,
+        reason: 'Conflict',
+        details: { name: 'c', kind: 'configmaps' },
+        code: 409,
       });
     });
 
@@ -137,11 +191,22 @@ export function crudTests(ctx: SuiteContext): void {
       const r = await kubeRequest(ctx.kc, 'GET', cmPath(ns, 'nope'));
       expect(r.status).toBe(404);
       expect(r.json).toEqual({
-        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'configmaps "nope" not found',
-        reason: 'NotFound', details: { name: 'nope', kind: 'configmaps' }, code: 404,
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'configmaps "nope" not found',
+        reason: 'NotFound',
+        details: { name: 'nope', kind: 'configmaps' },
+        code: 404,
       });
       const del = await kubeRequest(ctx.kc, 'DELETE', crPath('widgets', ns, 'nope'));
-      expect(del.json).toMatchObject({ reason: 'NotFound', message: `widgets.${GROUP} "nope" not found`, details: { name: 'nope', group: GROUP, kind: 'widgets' }, code: 404 });
+      expect(del.json).toMatchObject({
+        reason: 'NotFound',
+        message: `widgets.${GROUP} "nope" not found`,
+        details: { name: 'nope', group: GROUP, kind: 'widgets' },
+        code: 404,
+      });
     });
 
     it('answers DELETE of a ConfigMap or a custom resource removed at once with a Success Status naming it', async () => {
@@ -150,14 +215,22 @@ export function crudTests(ctx: SuiteContext): void {
       const delCm = await kubeRequest(ctx.kc, 'DELETE', cmPath(ns, 'd'));
       expect(delCm.status).toBe(200);
       expect(delCm.json).toEqual({
-        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success',
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Success',
         details: { name: 'd', kind: 'configmaps', uid: metaOf(cm.json)['uid'] },
       });
-      const w = await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), { body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'd' }, spec: { a: 1 } } });
+      const w = await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), {
+        body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'd' }, spec: { a: 1 } },
+      });
       const delCr = await kubeRequest(ctx.kc, 'DELETE', crPath('widgets', ns, 'd'));
       expect(delCr.status).toBe(200);
       expect(delCr.json).toEqual({
-        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success',
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Success',
         details: { name: 'd', group: GROUP, kind: 'widgets', uid: metaOf(w.json)['uid'] },
       });
       expect((await kubeRequest(ctx.kc, 'GET', crPath('widgets', ns, 'd'))).status).toBe(404);
@@ -172,12 +245,23 @@ export function crudTests(ctx: SuiteContext): void {
       const last = await kubeRequest(ctx.kc, 'GET', cmPath(ns, 'keep'));
       const cms = await kubeRequest(ctx.kc, 'DELETE', `${cmPath(ns)}?labelSelector=x%3D1`);
       expect(cms.status).toBe(200);
-      expect(cms.json).toMatchObject({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: metaOf(last.json)['resourceVersion'] } });
-      expect((cms.json['items'] as Json[]).map((i) => [i['kind'], metaOf(i)['name']])).toEqual([[undefined, 'a'], [undefined, 'b']]);
-      const w = await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), { body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: {} } });
+      expect(cms.json).toMatchObject({
+        kind: 'ConfigMapList',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: metaOf(last.json)['resourceVersion'] },
+      });
+      expect((cms.json['items'] as Json[]).map((i) => [i['kind'], metaOf(i)['name']])).toEqual([
+        [undefined, 'a'],
+        [undefined, 'b'],
+      ]);
+      const w = await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), {
+        body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: {} },
+      });
       const ws = await kubeRequest(ctx.kc, 'DELETE', crPath('widgets', ns));
       expect(ws.json).toEqual({
-        apiVersion: `${GROUP}/v1`, kind: 'WidgetList', metadata: { continue: '', resourceVersion: metaOf(w.json)['resourceVersion'] },
+        apiVersion: `${GROUP}/v1`,
+        kind: 'WidgetList',
+        metadata: { continue: '', resourceVersion: metaOf(w.json)['resourceVersion'] },
         items: [expect.objectContaining({ kind: 'Widget', metadata: expect.objectContaining({ name: 'w' }) })],
       });
       const left = await kubeRequest(ctx.kc, 'GET', cmPath(ns));
@@ -186,14 +270,23 @@ export function crudTests(ctx: SuiteContext): void {
 
     it('answers DELETE of an object held by finalizers with the object, now carrying deletionTimestamp, until they are removed', async () => {
       const ns = await ctx.namespace('finalizers');
-      await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), { body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'f', finalizers: ['example.com/hold'] }, spec: {} } });
+      await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), {
+        body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'f', finalizers: ['example.com/hold'] }, spec: {} },
+      });
       const del = await kubeRequest(ctx.kc, 'DELETE', crPath('widgets', ns, 'f'));
       expect(del.status).toBe(200);
-      expect(del.json).toMatchObject({ kind: 'Widget', apiVersion: `${GROUP}/v1`, metadata: { name: 'f', generation: 2, deletionGracePeriodSeconds: 0, finalizers: ['example.com/hold'] } });
+      expect(del.json).toMatchObject({
+        kind: 'Widget',
+        apiVersion: `${GROUP}/v1`,
+        metadata: { name: 'f', generation: 2, deletionGracePeriodSeconds: 0, finalizers: ['example.com/hold'] },
+      });
       expect(metaOf(del.json)['deletionTimestamp']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
       const held = await kubeRequest(ctx.kc, 'GET', crPath('widgets', ns, 'f'));
       expect(held.status).toBe(200);
-      const released = await kubeRequest(ctx.kc, 'PATCH', crPath('widgets', ns, 'f'), { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
+      const released = await kubeRequest(ctx.kc, 'PATCH', crPath('widgets', ns, 'f'), {
+        body: { metadata: { finalizers: null } },
+        contentType: 'application/merge-patch+json',
+      });
       expect(released.status).toBe(200);
       expect((await kubeRequest(ctx.kc, 'GET', crPath('widgets', ns, 'f'))).status).toBe(404);
     });

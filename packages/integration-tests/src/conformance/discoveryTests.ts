@@ -4,8 +4,14 @@ import { kubeRequest, waitUntil, type Json } from '@protean/envtest';
 import type { SuiteContext } from './SuiteContext.js';
 
 const NOT_FOUND = {
-  kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
-  message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404,
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'the server could not find the requested resource',
+  reason: 'NotFound',
+  details: {},
+  code: 404,
 };
 const PLAIN_TEXT = 'text/plain; charset=utf-8';
 const PAGE_NOT_FOUND = '404 page not found\n';
@@ -23,7 +29,12 @@ export function discoveryTests(ctx: SuiteContext): void {
       expect(api.json).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
       const core = await kubeRequest(ctx.kc, 'GET', '/api/v1');
       expect(core.json).toMatchObject({ kind: 'APIResourceList', groupVersion: 'v1' });
-      expect(resourceNamed(core.json, 'configmaps')).toMatchObject({ singularName: 'configmap', namespaced: true, kind: 'ConfigMap', shortNames: ['cm'] });
+      expect(resourceNamed(core.json, 'configmaps')).toMatchObject({
+        singularName: 'configmap',
+        namespaced: true,
+        kind: 'ConfigMap',
+        shortNames: ['cm'],
+      });
       expect([...((resourceNamed(core.json, 'configmaps')?.['verbs'] ?? []) as string[])].sort()).toEqual(ALL_VERBS);
       expect(resourceNamed(core.json, 'namespaces')).toMatchObject({ namespaced: false, kind: 'Namespace' });
 
@@ -32,7 +43,11 @@ export function discoveryTests(ctx: SuiteContext): void {
       const widgets = resourceNamed(group.json, 'widgets');
       expect(widgets).toMatchObject({ singularName: 'widget', namespaced: true, kind: 'Widget' });
       expect([...((widgets?.['verbs'] ?? []) as string[])].sort()).toEqual(ALL_VERBS);
-      expect(resourceNamed(group.json, 'widgets/status')).toMatchObject({ namespaced: true, kind: 'Widget', verbs: ['get', 'patch', 'update'] });
+      expect(resourceNamed(group.json, 'widgets/status')).toMatchObject({
+        namespaced: true,
+        kind: 'Widget',
+        verbs: ['get', 'patch', 'update'],
+      });
       expect(resourceNamed(group.json, 'things')).toMatchObject({ kind: 'Thing' });
       expect(resourceNamed(group.json, 'things/status')).toBeUndefined();
     });
@@ -40,7 +55,11 @@ export function discoveryTests(ctx: SuiteContext): void {
     it('lists custom groups in /apis and /apis/{group} with their preferred version', async () => {
       const apis = await kubeRequest(ctx.kc, 'GET', '/apis');
       expect(apis.json['kind']).toBe('APIGroupList');
-      const entry = { name: GROUP, versions: [{ groupVersion: `${GROUP}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${GROUP}/v1`, version: 'v1' } };
+      const entry = {
+        name: GROUP,
+        versions: [{ groupVersion: `${GROUP}/v1`, version: 'v1' }],
+        preferredVersion: { groupVersion: `${GROUP}/v1`, version: 'v1' },
+      };
       expect(apis.json['groups']).toEqual(expect.arrayContaining([entry]));
       const group = await kubeRequest(ctx.kc, 'GET', `/apis/${GROUP}`);
       expect(group.json).toMatchObject({ kind: 'APIGroup', apiVersion: 'v1', ...entry });
@@ -53,7 +72,13 @@ export function discoveryTests(ctx: SuiteContext): void {
         expect(r.json).toEqual(NOT_FOUND);
       }
       // Paths no built-in group serves fall through to the server's generic not-found handler.
-      for (const path of [`/apis/${GROUP}/v1/namespaces/default/nopes`, `/apis/${GROUP}/v2`, '/apis/nope.example/v1/bars', '/apis/nope.example/v1', '/apis/nope.example']) {
+      for (const path of [
+        `/apis/${GROUP}/v1/namespaces/default/nopes`,
+        `/apis/${GROUP}/v2`,
+        '/apis/nope.example/v1/bars',
+        '/apis/nope.example/v1',
+        '/apis/nope.example',
+      ]) {
         const r = await kubeRequest(ctx.kc, 'GET', path);
         expect([path, r.status, r.headers['content-type'], r.text]).toEqual([path, 404, PLAIN_TEXT, PAGE_NOT_FOUND]);
       }
@@ -64,18 +89,33 @@ export function discoveryTests(ctx: SuiteContext): void {
       await createCrd(ctx.kc, GADGET_CRD);
       const discovery = await kubeRequest(ctx.kc, 'GET', `/apis/${GROUP}/v1`);
       expect(resourceNamed(discovery.json, 'gadgets')).toMatchObject({ kind: 'Gadget', namespaced: true });
-      const g = await kubeRequest(ctx.kc, 'POST', crPath('gadgets', ns), { body: { apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { name: 'g' }, spec: {} } });
+      const g = await kubeRequest(ctx.kc, 'POST', crPath('gadgets', ns), {
+        body: { apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { name: 'g' }, spec: {} },
+      });
       expect(g.status).toBe(201);
       const crd = await kubeRequest(ctx.kc, 'GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${GROUP}`);
       const conditions = ((crd.json['status'] as Json | undefined)?.['conditions'] ?? []) as Json[];
-      expect(conditions).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'Established', status: 'True' }), expect.objectContaining({ type: 'NamesAccepted', status: 'True' })]));
+      expect(conditions).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ type: 'Established', status: 'True' }),
+          expect.objectContaining({ type: 'NamesAccepted', status: 'True' }),
+        ]),
+      );
 
       const del = await kubeRequest(ctx.kc, 'DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${GROUP}`);
       expect(del.status).toBe(200);
       expect(del.json).toMatchObject({ kind: 'CustomResourceDefinition', metadata: { name: `gadgets.${GROUP}` } });
-      await waitUntil(async () => (await kubeRequest(ctx.kc, 'GET', crPath('gadgets', ns))).status === 404, 'gadgets to stop being served', 30_000);
+      await waitUntil(
+        async () => (await kubeRequest(ctx.kc, 'GET', crPath('gadgets', ns))).status === 404,
+        'gadgets to stop being served',
+        30_000,
+      );
       expect((await kubeRequest(ctx.kc, 'GET', crPath('gadgets', ns, 'g'))).text).toBe(PAGE_NOT_FOUND);
-      await waitUntil(async () => resourceNamed((await kubeRequest(ctx.kc, 'GET', `/apis/${GROUP}/v1`)).json, 'gadgets') === undefined, 'gadgets to leave discovery', 30_000);
+      await waitUntil(
+        async () => resourceNamed((await kubeRequest(ctx.kc, 'GET', `/apis/${GROUP}/v1`)).json, 'gadgets') === undefined,
+        'gadgets to leave discovery',
+        30_000,
+      );
       const gone = await kubeRequest(ctx.kc, 'GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${GROUP}`);
       expect(gone.status).toBe(404);
     });

@@ -26,7 +26,15 @@ export function expiryTests(ctx: SuiteContext): void {
         expect(ev).toEqual({
           type: 'ERROR',
           // The first message is the watch cache's, the second etcd's (watch cache off).
-          object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: expect.stringMatching(EXPIRED_WATCH_MESSAGE), reason: 'Expired', code: 410 },
+          object: {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message: expect.stringMatching(EXPIRED_WATCH_MESSAGE),
+            reason: 'Expired',
+            code: 410,
+          },
         });
         expect(await w.waitForOutcome()).toBe('end');
         expect(w.events).toHaveLength(1);
@@ -43,7 +51,11 @@ export function expiryTests(ctx: SuiteContext): void {
       expect(cont.json).toMatchObject({ kind: 'Status', reason: 'Expired', code: 410, metadata: { continue: expect.any(String) } });
       expect(String(cont.json['message'])).toContain('The provided continue parameter is too old to display a consistent list result.');
       // The token in the 410 continues the list from the latest state.
-      const rest = await kubeRequest(ctx.kc, 'GET', `${cmPath(ns)}?limit=5&continue=${encodeURIComponent(metaOf(cont.json)['continue'] as string)}`);
+      const rest = await kubeRequest(
+        ctx.kc,
+        'GET',
+        `${cmPath(ns)}?limit=5&continue=${encodeURIComponent(metaOf(cont.json)['continue'] as string)}`,
+      );
       expect(rest.status).toBe(200);
       expect(((rest.json['items'] ?? []) as unknown[]).length).toBe(3);
     });

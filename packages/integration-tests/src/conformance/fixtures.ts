@@ -52,7 +52,11 @@ export async function createCrd(kc: KubeConfig, def: Json): Promise<void> {
   const created = await kubeRequest(kc, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: def });
   if (created.status !== 201) throw new Error(`creating CRD answered ${created.status}: ${created.text}`);
   const plural = ((def['spec'] as Json)['names'] as Json)['plural'] as string;
-  await waitUntil(async () => (await kubeRequest(kc, 'GET', `/apis/${GROUP}/v1/${plural}`)).status === 200, `${plural} to be served`, 30_000);
+  await waitUntil(
+    async () => (await kubeRequest(kc, 'GET', `/apis/${GROUP}/v1/${plural}`)).status === 200,
+    `${plural} to be served`,
+    30_000,
+  );
 }
 
 /** `obj.metadata` (tests read it a lot). */

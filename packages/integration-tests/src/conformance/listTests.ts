@@ -15,7 +15,12 @@ export function listTests(ctx: SuiteContext): void {
   describe('LIST', () => {
     it('filters by label selector: =, !=, in, notin, exists, !exists and a combination', async () => {
       const ns = await ctx.namespace('selector');
-      await configMaps(ns, [['a', { app: 'a', tier: 'web' }], ['b', { app: 'b' }], ['c', { app: 'c', tier: 'db' }], ['d', {}]]);
+      await configMaps(ns, [
+        ['a', { app: 'a', tier: 'web' }],
+        ['b', { app: 'b' }],
+        ['c', { app: 'c', tier: 'db' }],
+        ['d', {}],
+      ]);
       const select = async (sel: string): Promise<string[]> => {
         const r = await kubeRequest(ctx.kc, 'GET', `${cmPath(ns)}?labelSelector=${encodeURIComponent(sel)}`);
         expect(r.status).toBe(200);
@@ -43,18 +48,31 @@ export function listTests(ctx: SuiteContext): void {
       const ns = await ctx.namespace('shape');
       await configMaps(ns, [['a', {}]]);
       const cms = await kubeRequest(ctx.kc, 'GET', cmPath(ns));
-      expect(cms.json).toMatchObject({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: expect.stringMatching(/^\d+$/) } });
+      expect(cms.json).toMatchObject({
+        kind: 'ConfigMapList',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: expect.stringMatching(/^\d+$/) },
+      });
       const item = (cms.json['items'] as Json[])[0] as Json;
       expect(item['kind']).toBeUndefined();
       expect(item['apiVersion']).toBeUndefined();
-      await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), { body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: {} } });
+      await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), {
+        body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: {} },
+      });
       const ws = await kubeRequest(ctx.kc, 'GET', crPath('widgets', ns));
-      expect(ws.json).toMatchObject({ kind: 'WidgetList', apiVersion: `${GROUP}/v1`, items: [{ kind: 'Widget', apiVersion: `${GROUP}/v1` }] });
+      expect(ws.json).toMatchObject({
+        kind: 'WidgetList',
+        apiVersion: `${GROUP}/v1`,
+        items: [{ kind: 'Widget', apiVersion: `${GROUP}/v1` }],
+      });
     });
 
     it('pages with limit and continue over one consistent snapshot, with remainingItemCount', async () => {
       const ns = await ctx.namespace('pages');
-      await configMaps(ns, ['a', 'b', 'c', 'd', 'e'].map((n) => [n, {}] as [string, Record<string, string>]));
+      await configMaps(
+        ns,
+        ['a', 'b', 'c', 'd', 'e'].map((n) => [n, {}] as [string, Record<string, string>]),
+      );
       const p1 = await kubeRequest(ctx.kc, 'GET', `${cmPath(ns)}?limit=2`);
       expect(namesOf(p1.json)).toEqual(['a', 'b']);
       const m1 = metaOf(p1.json);
@@ -77,7 +95,11 @@ export function listTests(ctx: SuiteContext): void {
 
     it('omits remainingItemCount when a label selector filters the pages', async () => {
       const ns = await ctx.namespace('pagesel');
-      await configMaps(ns, [['a', { x: '1' }], ['b', { x: '1' }], ['c', { x: '1' }]]);
+      await configMaps(ns, [
+        ['a', { x: '1' }],
+        ['b', { x: '1' }],
+        ['c', { x: '1' }],
+      ]);
       const p1 = await kubeRequest(ctx.kc, 'GET', `${cmPath(ns)}?limit=2&labelSelector=x%3D1`);
       expect(namesOf(p1.json)).toEqual(['a', 'b']);
       expect(metaOf(p1.json)['continue']).toEqual(expect.any(String));
@@ -86,11 +108,18 @@ export function listTests(ctx: SuiteContext): void {
 
     it('answers a metadata-only LIST with a PartialObjectMetadataList of items without data', async () => {
       const ns = await ctx.namespace('metalist');
-      await configMaps(ns, [['a', { l: '1' }], ['b', {}]]);
+      await configMaps(ns, [
+        ['a', { l: '1' }],
+        ['b', {}],
+      ]);
       const r = await kubeRequest(ctx.kc, 'GET', cmPath(ns), { accept: ACCEPT_META_LIST });
       expect(r.status).toBe(200);
       expect(r.headers['content-type']).toMatch(/^application\/json/);
-      expect(r.json).toMatchObject({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: expect.any(String) } });
+      expect(r.json).toMatchObject({
+        kind: 'PartialObjectMetadataList',
+        apiVersion: 'meta.k8s.io/v1',
+        metadata: { resourceVersion: expect.any(String) },
+      });
       const items = r.json['items'] as Json[];
       expect(items).toHaveLength(2);
       for (const item of items) {

@@ -10,9 +10,11 @@ export function namespaceTests(ctx: SuiteContext): void {
       const ns = await ctx.namespace('shape');
       const r = await kubeRequest(ctx.kc, 'GET', `/api/v1/namespaces/${ns}`);
       expect(r.json).toMatchObject({
-        kind: 'Namespace', apiVersion: 'v1',
+        kind: 'Namespace',
+        apiVersion: 'v1',
         metadata: { name: ns, labels: { 'kubernetes.io/metadata.name': ns } },
-        spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' },
+        spec: { finalizers: ['kubernetes'] },
+        status: { phase: 'Active' },
       });
     });
 
@@ -20,8 +22,14 @@ export function namespaceTests(ctx: SuiteContext): void {
       const r = await kubeRequest(ctx.kc, 'POST', cmPath('no-such-namespace'), { body: { metadata: { name: 'a' } } });
       expect(r.status).toBe(404);
       expect(r.json).toEqual({
-        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'namespaces "no-such-namespace" not found',
-        reason: 'NotFound', details: { name: 'no-such-namespace', kind: 'namespaces' }, code: 404,
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'namespaces "no-such-namespace" not found',
+        reason: 'NotFound',
+        details: { name: 'no-such-namespace', kind: 'namespaces' },
+        code: 404,
       });
     });
 

@@ -35,7 +35,12 @@ export function watchTests(ctx: SuiteContext): void {
         expect(w.headers['content-type']).toMatch(/^application\/json/);
         await w.waitForEvents(3);
         expect(summary(w.events)).toEqual(['ADDED b', 'MODIFIED a', 'DELETED b']);
-        expect(w.events[1]?.object).toMatchObject({ kind: 'ConfigMap', apiVersion: 'v1', data: { payload: 'changed' }, metadata: { resourceVersion: metaOf(a2.json)['resourceVersion'] } });
+        expect(w.events[1]?.object).toMatchObject({
+          kind: 'ConfigMap',
+          apiVersion: 'v1',
+          data: { payload: 'changed' },
+          metadata: { resourceVersion: metaOf(a2.json)['resourceVersion'] },
+        });
         const rvs = w.events.map((e) => rvOf(e.object));
         expect([...rvs].sort((x, y) => x - y)).toEqual(rvs);
         await create(ns, 'c');
@@ -61,9 +66,15 @@ export function watchTests(ctx: SuiteContext): void {
       const ns = await ctx.namespace('watchsel');
       const a = await create(ns, 'a', { app: 'x' });
       await withWatch(`${cmPath(ns)}?watch=1&labelSelector=app%3Dx&resourceVersion=${rvOf(a)}`, undefined, async (w) => {
-        const left = await kubeRequest(ctx.kc, 'PATCH', cmPath(ns, 'a'), { body: { metadata: { labels: { app: 'y' } } }, contentType: 'application/merge-patch+json' });
+        const left = await kubeRequest(ctx.kc, 'PATCH', cmPath(ns, 'a'), {
+          body: { metadata: { labels: { app: 'y' } } },
+          contentType: 'application/merge-patch+json',
+        });
         await create(ns, 'other', { app: 'y' });
-        await kubeRequest(ctx.kc, 'PATCH', cmPath(ns, 'a'), { body: { metadata: { labels: { app: 'x' } } }, contentType: 'application/merge-patch+json' });
+        await kubeRequest(ctx.kc, 'PATCH', cmPath(ns, 'a'), {
+          body: { metadata: { labels: { app: 'x' } } },
+          contentType: 'application/merge-patch+json',
+        });
         await w.waitForEvents(2);
         expect(summary(w.events)).toEqual(['DELETED a', 'ADDED a']);
         expect(metaOf(w.events[0]!.object)).toMatchObject({ labels: { app: 'x' }, resourceVersion: metaOf(left.json)['resourceVersion'] });
@@ -78,7 +89,11 @@ export function watchTests(ctx: SuiteContext): void {
         const [ev] = await w.waitForEvents(1);
         expect(ev?.type).toBe('ADDED');
         expect(Object.keys(ev?.object ?? {}).sort()).toEqual(['apiVersion', 'kind', 'metadata']);
-        expect(ev?.object).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { name: 'b', labels: { l: '1' } } });
+        expect(ev?.object).toMatchObject({
+          kind: 'PartialObjectMetadata',
+          apiVersion: 'meta.k8s.io/v1',
+          metadata: { name: 'b', labels: { l: '1' } },
+        });
         expect(metaOf(ev!.object)['managedFields']).toEqual([expect.objectContaining({ manager: 'protean-conformance' })]);
       });
     });

@@ -40,7 +40,12 @@ describe('ctx.watcher: the instance watcher settled from the handler outcome', (
     const h = new HandlerRecorder();
     h.impl = async (req, ctx) => {
       const later = h.count() > 1;
-      await ctx.watcher.watch({ nodeId: later ? 'other' : 'config', gvr: configmaps, namespace: req.namespace, name: later ? 'a-other' : 'a-config' });
+      await ctx.watcher.watch({
+        nodeId: later ? 'other' : 'config',
+        gvr: configmaps,
+        namespace: req.namespace,
+        name: later ? 'a-other' : 'a-config',
+      });
       if (!later) await first();
     };
     return h;
@@ -78,7 +83,12 @@ describe('ctx.watcher: the instance watcher settled from the handler outcome', (
     const h = new HandlerRecorder();
     h.impl = async (req, ctx) => {
       const later = h.count() > 1;
-      await ctx.watcher.watch({ nodeId: later ? 'other' : 'config', gvr: configmaps, namespace: req.namespace, name: later ? 'a-other' : 'a-config' });
+      await ctx.watcher.watch({
+        nodeId: later ? 'other' : 'config',
+        gvr: configmaps,
+        namespace: req.namespace,
+        name: later ? 'a-other' : 'a-config',
+      });
       ctx.watcher.done(!later); // the later pass discards its cycle, then succeeds
     };
     await startWith(h);

@@ -1,17 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import {
-  ControllerStateError,
-  ShutdownTimeoutError,
-  type GroupVersionResource,
-  type ReconcileContext,
-} from '@protean/core';
-import {
-  createTestController,
-  Deferred,
-  FakeClock,
-  HandlerRecorder,
-  type TestController,
-} from '@protean/testing';
+import { ControllerStateError, ShutdownTimeoutError, type GroupVersionResource, type ReconcileContext } from '@protean/core';
+import { createTestController, Deferred, FakeClock, HandlerRecorder, type TestController } from '@protean/testing';
 
 const parent: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
 

@@ -30,7 +30,9 @@ describe('DynamicController.register with a malformed GVR (fake informers)', () 
 
   it('refuses a malformed GVR before the controller-state check, and a valid one still registers afterwards', async () => {
     t = createTestController();
-    await expect(t.controller.register({ group: '', version: 'v1', resource: '..' }, async () => {})).rejects.toThrow(InvalidGroupVersionResourceError);
+    await expect(t.controller.register({ group: '', version: 'v1', resource: '..' }, async () => {})).rejects.toThrow(
+      InvalidGroupVersionResourceError,
+    );
     await t.start();
     await expect(t.register({ ...webapps, resource: 'WebApps' }, async () => {})).rejects.toThrow(/resource "WebApps"/);
     await t.register(webapps, async () => {});

@@ -1,13 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { GroupVersionResource } from '@protean/core';
-import {
-  createTestController,
-  fakeObject,
-  FakeClock,
-  HandlerRecorder,
-  ObserverRecorder,
-  type TestController,
-} from '@protean/testing';
+import { createTestController, fakeObject, FakeClock, HandlerRecorder, ObserverRecorder, type TestController } from '@protean/testing';
 
 const parent: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
 const settings: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'settings' };

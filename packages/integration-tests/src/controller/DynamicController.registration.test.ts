@@ -1,13 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { ParentSyncError, type GroupVersionResource } from '@protean/core';
-import {
-  createTestController,
-  Deferred,
-  FakeStatusError,
-  HandlerRecorder,
-  ObserverRecorder,
-  type TestController,
-} from '@protean/testing';
+import { createTestController, Deferred, FakeStatusError, HandlerRecorder, ObserverRecorder, type TestController } from '@protean/testing';
 
 const parent: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
 const other: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'databases' };

@@ -1,12 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { namespacedNameKey, type GroupVersionResource, type Handler } from '@protean/core';
-import {
-  createTestController,
-  Deferred,
-  HandlerRecorder,
-  ObserverRecorder,
-  type TestController,
-} from '@protean/testing';
+import { createTestController, Deferred, HandlerRecorder, ObserverRecorder, type TestController } from '@protean/testing';
 
 const parent: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
 
@@ -45,9 +39,7 @@ describe('DynamicController workers', () => {
     t = createTestController({ observer, config: { queueMaxRetries: 0 } });
     t.source.add(parent, { name: 'bad', namespace: 'ns' });
     t.source.add(parent, { name: 'good', namespace: 'ns' });
-    const h = new HandlerRecorder((req) =>
-      req.name === 'bad' ? Promise.reject(new Error('async failure')) : Promise.resolve(),
-    );
+    const h = new HandlerRecorder((req) => (req.name === 'bad' ? Promise.reject(new Error('async failure')) : Promise.resolve()));
     await t.start();
     await t.register(parent, h.handler);
     await t.waitFor(() => observer.outcomes().length === 2);

@@ -1,13 +1,7 @@
 // The example of packages/testing/README.md, kept runnable (imports are relative here).
 import { afterEach, expect, it } from '@jest/globals';
 import { requeue, type Handler } from '@protean/core';
-import {
-  createTestController,
-  FakeClock,
-  FakeStatusError,
-  type FakeInformerSource,
-  type TestController,
-} from '@protean/testing';
+import { createTestController, FakeClock, FakeStatusError, type FakeInformerSource, type TestController } from '@protean/testing';
 
 const webapps = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
 

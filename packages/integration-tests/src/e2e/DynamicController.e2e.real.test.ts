@@ -18,10 +18,13 @@ let reconciler: CountingReconciler;
 
 /** Resolves once the instance's status reports `count` for its current generation. */
 async function statusSettles(kind: E2eKind, name: string, count: number): Promise<void> {
-  await waitFor(async () => {
-    const obj = await cluster.instance(kind, name);
-    return obj?.status?.count === count && obj.status.observedGeneration === obj.metadata.generation;
-  }, { ...CONVERGE, message: `${kind.kind} ${name} to report count=${count} for its generation` });
+  await waitFor(
+    async () => {
+      const obj = await cluster.instance(kind, name);
+      return obj?.status?.count === count && obj.status.observedGeneration === obj.metadata.generation;
+    },
+    { ...CONVERGE, message: `${kind.kind} ${name} to report count=${count} for its generation` },
+  );
 }
 
 async function childMessage(instance: string): Promise<string | undefined> {
@@ -67,10 +70,13 @@ describe('DynamicController on a real kube-apiserver', () => {
     const before = await cluster.configMap(childName('alpha'));
     await cluster.deleteConfigMap(childName('alpha'));
 
-    await waitFor(async () => {
-      const now = await cluster.configMap(childName('alpha'));
-      return now !== undefined && now.metadata?.uid !== before?.metadata?.uid;
-    }, { ...CONVERGE, message: 'the child ConfigMap of alpha to be recreated' });
+    await waitFor(
+      async () => {
+        const now = await cluster.configMap(childName('alpha'));
+        return now !== undefined && now.metadata?.uid !== before?.metadata?.uid;
+      },
+      { ...CONVERGE, message: 'the child ConfigMap of alpha to be recreated' },
+    );
     expect(await childMessage('alpha')).toBe('hello');
   });
 
@@ -91,7 +97,10 @@ describe('DynamicController on a real kube-apiserver', () => {
     const updated = await cluster.setMessage(WIDGETS, 'beta', 'hola');
     expect(updated.metadata.generation).toBe(2);
 
-    await waitFor(async () => (await childMessage('beta')) === 'hola', { ...CONVERGE, message: "beta's child ConfigMap data to follow the spec" });
+    await waitFor(async () => (await childMessage('beta')) === 'hola', {
+      ...CONVERGE,
+      message: "beta's child ConfigMap data to follow the spec",
+    });
     await statusSettles(WIDGETS, 'beta', 2);
   });
 
@@ -173,7 +182,10 @@ describe('DynamicController on a real kube-apiserver', () => {
     // Widgets alpha, beta and epsilon still exist from the tests above; registering again reconciles them.
     const before = reconciler.calls.length;
     await rc.controller.register(WIDGETS.gvr, reconciler.handlerFor(WIDGETS));
-    await waitFor(() => rc.watchCoordinator.instanceWatchCount() === 3, { ...CONVERGE, message: 'three widgets to declare their watches again' });
+    await waitFor(() => rc.watchCoordinator.instanceWatchCount() === 3, {
+      ...CONVERGE,
+      message: 'three widgets to declare their watches again',
+    });
     const configMapInformer = rc.watchManager.getInformer(CONFIGMAPS);
     expect(configMapInformer?.isStopped()).toBe(false);
     expect(reconciler.calls.length).toBeGreaterThan(before);
@@ -185,9 +197,15 @@ describe('DynamicController on a real kube-apiserver', () => {
 
     await cluster.deleteInstance(WIDGETS, 'beta');
     await cluster.deleteInstance(WIDGETS, 'epsilon');
-    await waitFor(() => rc.watchCoordinator.instanceWatchCount() === 0, { ...CONVERGE, message: 'every deleted widget to lose its watches' });
+    await waitFor(() => rc.watchCoordinator.instanceWatchCount() === 0, {
+      ...CONVERGE,
+      message: 'every deleted widget to lose its watches',
+    });
     expect(rc.watchCoordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
-    await waitFor(() => configMapInformer?.isStopped() === true, { ...CONVERGE, message: 'the ConfigMap informer to stop with its last user' });
+    await waitFor(() => configMapInformer?.isStopped() === true, {
+      ...CONVERGE,
+      message: 'the ConfigMap informer to stop with its last user',
+    });
     expect(rc.watchManager.getInformer(CONFIGMAPS)).toBeUndefined();
     // Only the parent informer is left.
     expect(rc.watchManager.activeWatchCount()).toBe(1);

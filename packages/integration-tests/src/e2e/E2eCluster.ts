@@ -1,11 +1,4 @@
-import {
-  CoreV1Api,
-  CustomObjectsApi,
-  PatchStrategy,
-  setHeaderOptions,
-  type KubeConfig,
-  type V1ConfigMap,
-} from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import { isNotFound, type NamespacedName } from '@protean/core';
 import type { E2eKind } from './kinds.js';
 
@@ -76,7 +69,13 @@ export class E2eCluster {
   async getInstance(kind: E2eKind, req: NamespacedName): Promise<InstanceObject | undefined> {
     const { group, version, resource: plural } = kind.gvr;
     try {
-      return (await this.objects.getNamespacedCustomObject({ group, version, plural, namespace: req.namespace, name: req.name })) as InstanceObject;
+      return (await this.objects.getNamespacedCustomObject({
+        group,
+        version,
+        plural,
+        namespace: req.namespace,
+        name: req.name,
+      })) as InstanceObject;
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -89,7 +88,9 @@ export class E2eCluster {
 
   async listInstances(kind: E2eKind): Promise<InstanceObject[]> {
     const { group, version, resource: plural } = kind.gvr;
-    const list = (await this.objects.listNamespacedCustomObject({ group, version, plural, namespace: this.namespace })) as { items: InstanceObject[] };
+    const list = (await this.objects.listNamespacedCustomObject({ group, version, plural, namespace: this.namespace })) as {
+      items: InstanceObject[];
+    };
     return list.items;
   }
 
@@ -146,13 +147,20 @@ export class E2eCluster {
   }
 
   /** Creates the child ConfigMap of an instance, or brings its data back to `data`. */
-  async applyChild(namespace: string, name: string, owner: string, data: Record<string, string>): Promise<'created' | 'updated' | 'unchanged'> {
+  async applyChild(
+    namespace: string,
+    name: string,
+    owner: string,
+    data: Record<string, string>,
+  ): Promise<'created' | 'updated' | 'unchanged'> {
     const current = await this.configMap(name, namespace);
     if (current === undefined) {
       await this.core.createNamespacedConfigMap({ namespace, body: { metadata: { name, labels: { [OWNER_LABEL]: owner } }, data } });
       return 'created';
     }
-    const same = Object.keys(data).length === Object.keys(current.data ?? {}).length && Object.entries(data).every(([k, v]) => current.data?.[k] === v);
+    const same =
+      Object.keys(data).length === Object.keys(current.data ?? {}).length &&
+      Object.entries(data).every(([k, v]) => current.data?.[k] === v);
     if (same) return 'unchanged';
     await this.core.patchNamespacedConfigMap({ namespace, name, body: { data } }, MERGE_PATCH);
     return 'updated';
@@ -160,6 +168,9 @@ export class E2eCluster {
 
   private async patchInstance(kind: E2eKind, name: string, body: object): Promise<InstanceObject> {
     const { group, version, resource: plural } = kind.gvr;
-    return (await this.objects.patchNamespacedCustomObject({ group, version, plural, namespace: this.namespace, name, body }, MERGE_PATCH)) as InstanceObject;
+    return (await this.objects.patchNamespacedCustomObject(
+      { group, version, plural, namespace: this.namespace, name, body },
+      MERGE_PATCH,
+    )) as InstanceObject;
   }
 }

@@ -24,10 +24,13 @@ const logs = new LogRecorder('info');
 const statusOf = (e: Error): number | undefined => (e instanceof KubernetesRequestError ? e.status : undefined);
 
 async function statusSettles(name: string, count: number): Promise<void> {
-  await waitFor(async () => {
-    const obj = await cluster.instance(WIDGETS, name);
-    return obj?.status?.count === count && obj.status.observedGeneration === obj.metadata.generation;
-  }, { ...CONVERGE, message: `${name} to report count=${count}` });
+  await waitFor(
+    async () => {
+      const obj = await cluster.instance(WIDGETS, name);
+      return obj?.status?.count === count && obj.status.observedGeneration === obj.metadata.generation;
+    },
+    { ...CONVERGE, message: `${name} to report count=${count}` },
+  );
 }
 
 beforeAll(async () => {
@@ -60,10 +63,17 @@ describe('a watched parent GVR whose CRD is deleted', () => {
     logs.clear();
 
     await deleteCrd(api.kubeConfig, WIDGETS);
-    await waitFor(() => rc.source.errorsFor(WIDGETS.gvr).slice(errorsBefore).some((e) => statusOf(e) === 404), {
-      ...CONVERGE,
-      message: 'the informer to meet a 404 once the CRD is gone',
-    });
+    await waitFor(
+      () =>
+        rc.source
+          .errorsFor(WIDGETS.gvr)
+          .slice(errorsBefore)
+          .some((e) => statusOf(e) === 404),
+      {
+        ...CONVERGE,
+        message: 'the informer to meet a 404 once the CRD is gone',
+      },
+    );
     const firstFailure = rc.source.errorsFor(WIDGETS.gvr).length;
     // Not a synchronisation wait: a fixed window in which to count what the informer sends.
     await new Promise((resolve) => setTimeout(resolve, OUTAGE_WINDOW_MS));
@@ -87,7 +97,10 @@ describe('a watched parent GVR whose CRD is deleted', () => {
     expect(rc.source.createdFor(WIDGETS.gvr)).toBe(1);
     expect(rc.controller.hasSynced(WIDGETS.gvr)).toBe(true);
     // The instance deleted with its CRD is reconciled as gone and leaves the coordinator.
-    await waitFor(() => rc.watchCoordinator.watchRequestCount().scalar === 1, { ...CONVERGE, message: "only the new instance's requests to remain" });
+    await waitFor(() => rc.watchCoordinator.watchRequestCount().scalar === 1, {
+      ...CONVERGE,
+      message: "only the new instance's requests to remain",
+    });
     expect(rc.watchCoordinator.watchRequestCount()).toEqual({ scalar: 1, collection: 1 });
     expect(reconciler.failures).toEqual([]);
   });

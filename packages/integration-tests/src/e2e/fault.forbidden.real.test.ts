@@ -35,10 +35,13 @@ async function grantWidgetsOnly(): Promise<void> {
   // The authorizer learns about new bindings through its own informers.
   const asUser = api.kubeConfigFor(USER).makeApiClient(CustomObjectsApi);
   const { group, version, resource: plural } = WIDGETS.gvr;
-  await waitFor(async () => {
-    await asUser.listClusterCustomObject({ group, version, plural, limit: 1 });
-    return true;
-  }, { ...CONVERGE, message: `RBAC to let ${USER} list widgets` });
+  await waitFor(
+    async () => {
+      await asUser.listClusterCustomObject({ group, version, plural, limit: 1 });
+      return true;
+    },
+    { ...CONVERGE, message: `RBAC to let ${USER} list widgets` },
+  );
 }
 
 async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {

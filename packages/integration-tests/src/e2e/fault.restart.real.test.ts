@@ -17,10 +17,13 @@ let rc: RealController;
 let reconciler: CountingReconciler;
 
 async function statusSettles(name: string, count: number): Promise<void> {
-  await waitFor(async () => {
-    const obj = await cluster.instance(WIDGETS, name);
-    return obj?.status?.count === count && obj.status.observedGeneration === obj.metadata.generation;
-  }, { ...CONVERGE, message: `${name} to report count=${count} for its generation` });
+  await waitFor(
+    async () => {
+      const obj = await cluster.instance(WIDGETS, name);
+      return obj?.status?.count === count && obj.status.observedGeneration === obj.metadata.generation;
+    },
+    { ...CONVERGE, message: `${name} to report count=${count} for its generation` },
+  );
 }
 
 async function childMessage(instance: string): Promise<string | undefined> {

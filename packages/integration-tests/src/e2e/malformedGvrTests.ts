@@ -108,10 +108,22 @@ export function malformedGvrTests(name: string, target: () => MalformedGvrTarget
       let reconciled = false;
       const handler: Handler = async (_req, ctx) => {
         for (const [what, gvr] of MALFORMED_GVRS) {
-          failures.set(what, await ctx.watcher.watch({ nodeId: 'child', gvr, name: 'x', namespace: t.namespace }).then(() => 'accepted', (e: unknown) => e));
+          failures.set(
+            what,
+            await ctx.watcher.watch({ nodeId: 'child', gvr, name: 'x', namespace: t.namespace }).then(
+              () => 'accepted',
+              (e: unknown) => e,
+            ),
+          );
         }
         for (const [what, target] of MALFORMED_TARGETS) {
-          failures.set(what, await ctx.watcher.watch({ nodeId: 'child', gvr: CONFIGMAPS, ...target }).then(() => 'accepted', (e: unknown) => e));
+          failures.set(
+            what,
+            await ctx.watcher.watch({ nodeId: 'child', gvr: CONFIGMAPS, ...target }).then(
+              () => 'accepted',
+              (e: unknown) => e,
+            ),
+          );
         }
         reconciled = true;
       };

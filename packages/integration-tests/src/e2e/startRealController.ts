@@ -78,7 +78,12 @@ export function startRealController(options: RealControllerOptions): RealControl
   let source: ObservedInformerSource | undefined;
   let watchManager: WatchManager | undefined;
   container.onActivation(TOKENS.informerSource, (_ctx, inner) => (source = new ObservedInformerSource(inner)));
-  container.onActivation(TOKENS.watchManagerFactory, (_ctx, factory): WatchManagerFactory => (deps) => (watchManager = factory(deps)));
+  container.onActivation(
+    TOKENS.watchManagerFactory,
+    (_ctx, factory): WatchManagerFactory =>
+      (deps) =>
+        (watchManager = factory(deps)),
+  );
 
   const controller = container.get(DynamicController);
   if (source === undefined || watchManager === undefined) {

@@ -88,7 +88,12 @@ describe('KubernetesInformer reconnects', () => {
       expect(d.obj).toBeInstanceOf(DeletedFinalStateUnknown);
       expect((d.obj as DeletedFinalStateUnknown).obj?.metadata.name).toBe(d.name);
     }
-    expect(recorder.of('delete').map((d) => (d.obj as DeletedFinalStateUnknown).key).sort()).toEqual(['team-a/cm-0', 'team-b/cm-1']);
+    expect(
+      recorder
+        .of('delete')
+        .map((d) => (d.obj as DeletedFinalStateUnknown).key)
+        .sort(),
+    ).toEqual(['team-a/cm-0', 'team-b/cm-1']);
     await waitFor(() => recorder.of('add', 'new').length === 1, 'the object created while disconnected');
     expect(recorder.of('update', 'cm-2')[0]!.old!.metadata.labels).toEqual({ app: 'demo', idx: '2' });
     expect(recorder.of('update', 'cm-3')).toHaveLength(0);
@@ -177,7 +182,10 @@ describe('KubernetesInformer failure handling', () => {
   it('detects a half-open connection by inactivity and watches again', async () => {
     const { recorder, errors } = await startSynced(CONFIGMAPS, { inactivityTimeoutMs: 200 });
     server.faults.stall(true);
-    await waitFor(() => errors.find((e) => e instanceof KubernetesRequestError && e.reason === 'InactivityTimeout'), 'the inactivity timeout');
+    await waitFor(
+      () => errors.find((e) => e instanceof KubernetesRequestError && e.reason === 'InactivityTimeout'),
+      'the inactivity timeout',
+    );
     server.faults.stall(false);
     server.create(CONFIGMAPS, { metadata: { name: 'after-stall', namespace: 'default' } });
     await waitFor(() => recorder.of('add', 'after-stall').length === 1, 'event after the stall');

@@ -84,7 +84,12 @@ describe('KubernetesInformerSource: list', () => {
     createConfigMaps(server, 4);
     const { informer, recorder } = start(CONFIGMAPS, { namespace: 'team-a' });
     await waitFor(() => informer.hasSynced(), 'sync');
-    expect(informer.list().map((o) => o.metadata.name).sort()).toEqual(['cm-0', 'cm-2']);
+    expect(
+      informer
+        .list()
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['cm-0', 'cm-2']);
     server.create(CONFIGMAPS, { metadata: { name: 'other', namespace: 'team-b' } });
     server.create(CONFIGMAPS, { metadata: { name: 'mine', namespace: 'team-a' } });
     await waitFor(() => recorder.of('add', 'mine').length === 1, 'mine added');
@@ -202,7 +207,11 @@ describe('InformerWatchManager over KubernetesInformerSource', () => {
       expect(events.filter((e) => e.type === 'add')).toHaveLength(2);
       server.patch(CONFIGMAPS, 'team-a', 'cm-0', { metadata: { labels: { app: 'moved' } } });
       await waitFor(() => events.find((e) => e.type === 'update'), 'update event');
-      expect(events.find((e) => e.type === 'update')).toMatchObject({ name: 'cm-0', labels: { app: 'moved' }, oldLabels: { app: 'demo', idx: '0' } });
+      expect(events.find((e) => e.type === 'update')).toMatchObject({
+        name: 'cm-0',
+        labels: { app: 'moved' },
+        oldLabels: { app: 'demo', idx: '0' },
+      });
 
       const err = await wm.ensureWatch(WEBAPPS, 'owner').catch((e: unknown) => e);
       expect(err).toBeInstanceOf(WatchError);
