@@ -18,7 +18,11 @@ const body: StatusBody = {
 
 describe('ApplyConflictError', () => {
   it('names each conflicting field and the manager that owns it', () => {
-    const err = new ApplyConflictError({ method: 'APPLY', path: '/api/v1/namespaces/d/configmaps/a', target: 'configmaps d/a' }, body, 'bob');
+    const err = new ApplyConflictError(
+      { method: 'APPLY', path: '/api/v1/namespaces/d/configmaps/a', target: 'configmaps d/a' },
+      body,
+      'bob',
+    );
     expect(err.conflicts).toEqual([
       { field: '.data.a', manager: 'alice', detail: 'conflict with "alice"' },
       { field: '.data.b', manager: 'carol', detail: 'conflict with "carol" using v1' },
@@ -32,11 +36,21 @@ describe('ApplyConflictError', () => {
 
   it('tells an apply conflict from a stale-resourceVersion conflict', () => {
     expect(ApplyConflictError.isApplyConflict(409, body)).toBe(true);
-    expect(ApplyConflictError.isApplyConflict(409, { kind: 'Status', code: 409, reason: 'Conflict', details: { name: 'a', kind: 'configmaps' } })).toBe(false);
+    expect(
+      ApplyConflictError.isApplyConflict(409, {
+        kind: 'Status',
+        code: 409,
+        reason: 'Conflict',
+        details: { name: 'a', kind: 'configmaps' },
+      }),
+    ).toBe(false);
   });
 
   it('reads a manager name with quotes in it', () => {
-    const tricky: StatusBody = { ...body, details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "a \\"b\\"" using v1', field: '.x' }] } };
+    const tricky: StatusBody = {
+      ...body,
+      details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "a \\"b\\"" using v1', field: '.x' }] },
+    };
     const err = new ApplyConflictError({ method: 'APPLY', path: '/x', target: 'x' }, tricky, 'm');
     expect(err.conflicts[0]!.manager).toBe('a "b"');
   });

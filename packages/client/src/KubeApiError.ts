@@ -55,7 +55,13 @@ export class KubeApiError extends Error {
   readonly method: string;
   readonly path: string;
 
-  constructor(request: RequestDescription, status: number, body: StatusBody | undefined, serverMessage: string, retryAfterMs: number | undefined) {
+  constructor(
+    request: RequestDescription,
+    status: number,
+    body: StatusBody | undefined,
+    serverMessage: string,
+    retryAfterMs: number | undefined,
+  ) {
     const reason = body?.reason;
     super(`${request.method} ${request.target}: ${status}${reason === undefined || reason === '' ? '' : ` ${reason}`}: ${serverMessage}`);
     this.status = status;
@@ -81,7 +87,9 @@ function parseStatus(text: string): StatusBody | undefined {
   if (!text.startsWith('{')) return undefined;
   try {
     const parsed: unknown = JSON.parse(text);
-    return parsed !== null && typeof parsed === 'object' && (parsed as { kind?: unknown }).kind === 'Status' ? (parsed as StatusBody) : undefined;
+    return parsed !== null && typeof parsed === 'object' && (parsed as { kind?: unknown }).kind === 'Status'
+      ? (parsed as StatusBody)
+      : undefined;
   } catch {
     return undefined;
   }

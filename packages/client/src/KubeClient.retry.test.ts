@@ -8,7 +8,11 @@ import { KubeTransportError } from './KubeTransportError.js';
 
 const configmaps: GroupVersionResource = { group: '', version: 'v1', resource: 'configmaps' };
 const key = { namespace: 'default', name: 'a' };
-const OK: KubeHttpResponse = { status: 200, headers: {}, body: JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', namespace: 'default' } }) };
+const OK: KubeHttpResponse = {
+  status: 200,
+  headers: {},
+  body: JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', namespace: 'default' } }),
+};
 
 type Answer = KubeHttpResponse | KubeTransportError | ((req: KubeHttpRequest) => Promise<KubeHttpResponse>);
 
@@ -29,7 +33,11 @@ class ScriptedTransport implements KubeTransport {
 }
 
 function status(code: number, reason: string, headers: Record<string, string> = {}): KubeHttpResponse {
-  return { status: code, headers, body: JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message: `${reason} (test)` }) };
+  return {
+    status: code,
+    headers,
+    body: JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message: `${reason} (test)` }),
+  };
 }
 
 const reset = (): KubeTransportError => new KubeTransportError('GET', '/x', 'ConnectionReset', 'socket hang up');
@@ -49,8 +57,15 @@ describe('KubeClient retries', () => {
   });
 
   it('retries 5xx and reset connections of idempotent requests with backoff, at most `retries` times', async () => {
-    const transport = new ScriptedTransport([status(503, 'ServiceUnavailable'), reset(), status(500, 'InternalError'), status(502, 'BadGateway')]);
-    const err = await clientOver(transport, 3).get(configmaps, key).catch((e: unknown) => e);
+    const transport = new ScriptedTransport([
+      status(503, 'ServiceUnavailable'),
+      reset(),
+      status(500, 'InternalError'),
+      status(502, 'BadGateway'),
+    ]);
+    const err = await clientOver(transport, 3)
+      .get(configmaps, key)
+      .catch((e: unknown) => e);
     expect(transport.sent).toHaveLength(4);
     expect(err).toBeInstanceOf(KubeApiError);
     expect(err).toMatchObject({ status: 502 });
@@ -78,12 +93,20 @@ describe('KubeClient retries', () => {
 
   it('does not retry JSON patches after a 5xx', async () => {
     const transport = new ScriptedTransport([status(503, 'ServiceUnavailable')]);
-    await expect(clientOver(transport).patch(configmaps, key, [{ op: 'add', path: '/data/x', value: '1' }], { type: 'json' })).rejects.toMatchObject({ status: 503 });
+    await expect(
+      clientOver(transport).patch(configmaps, key, [{ op: 'add', path: '/data/x', value: '1' }], { type: 'json' }),
+    ).rejects.toMatchObject({ status: 503 });
     expect(transport.sent).toHaveLength(1);
   });
 
   it('never retries 4xx answers other than 429, 409 Conflict included', async () => {
-    for (const [code, reason] of [[400, 'BadRequest'], [403, 'Forbidden'], [404, 'NotFound'], [409, 'Conflict'], [422, 'Invalid']] as const) {
+    for (const [code, reason] of [
+      [400, 'BadRequest'],
+      [403, 'Forbidden'],
+      [404, 'NotFound'],
+      [409, 'Conflict'],
+      [422, 'Invalid'],
+    ] as const) {
       const transport = new ScriptedTransport([status(code, reason)]);
       await expect(clientOver(transport).get(configmaps, key)).rejects.toMatchObject({ status: code, reason });
       expect(transport.sent).toHaveLength(1);

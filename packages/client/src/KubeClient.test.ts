@@ -76,13 +76,20 @@ describe('KubeClient against the in-memory API server', () => {
     await client.create<ConfigMap>(configmaps, { metadata: { name: 'p', namespace }, data: { a: '1', b: '2' } });
     const merged = await client.patch<ConfigMap>(configmaps, { namespace, name: 'p' }, { data: { a: null, c: '3' } });
     expect(merged.data).toEqual({ b: '2', c: '3' });
-    const json = await client.patch<ConfigMap>(configmaps, { namespace, name: 'p' }, [{ op: 'replace', path: '/data/b', value: 'x' }], { type: 'json' });
+    const json = await client.patch<ConfigMap>(configmaps, { namespace, name: 'p' }, [{ op: 'replace', path: '/data/b', value: 'x' }], {
+      type: 'json',
+    });
     expect(json.data).toEqual({ b: 'x', c: '3' });
   });
 
   it('patches only the status subresource with patchStatus, leaving spec and generation alone', async () => {
     const namespace = ns();
-    const w = await client.create<Widget>(widgets, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace }, spec: { size: 1 } });
+    const w = await client.create<Widget>(widgets, {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w', namespace },
+      spec: { size: 1 },
+    });
     const patched = await client.patchStatus<Widget>(widgets, { namespace, name: 'w' }, { ready: true });
     expect(patched).toMatchObject({ spec: { size: 1 }, status: { ready: true }, metadata: { generation: w.metadata?.generation } });
     const mf = patched.metadata?.managedFields ?? [];
@@ -153,7 +160,11 @@ describe('KubeClient against the in-memory API server', () => {
   });
 
   it('refuses names that would address another path before sending anything', async () => {
-    await expect(client.get(configmaps, { namespace: 'default', name: '../secrets/x' })).rejects.toMatchObject({ name: 'InvalidObjectNameError' });
-    await expect(client.get(configmaps, { namespace: 'Not_A_Namespace', name: 'x' })).rejects.toMatchObject({ name: 'InvalidObjectNameError' });
+    await expect(client.get(configmaps, { namespace: 'default', name: '../secrets/x' })).rejects.toMatchObject({
+      name: 'InvalidObjectNameError',
+    });
+    await expect(client.get(configmaps, { namespace: 'Not_A_Namespace', name: 'x' })).rejects.toMatchObject({
+      name: 'InvalidObjectNameError',
+    });
   });
 });

@@ -153,7 +153,11 @@ export class KubeClient {
   }
 
   /** Reads one object, or `undefined` when it does not exist. */
-  async find<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, key: ObjectKey, options: RequestOptions = {}): Promise<T | undefined> {
+  async find<T extends KubeObject = KubeObject>(
+    gvr: GroupVersionResource,
+    key: ObjectKey,
+    options: RequestOptions = {},
+  ): Promise<T | undefined> {
     try {
       return await this.get<T>(gvr, key, options);
     } catch (err) {
@@ -171,7 +175,13 @@ export class KubeClient {
       if (options.labelSelector !== undefined && options.labelSelector !== '') query.set('labelSelector', options.labelSelector);
       if (continueToken !== undefined) query.set('continue', continueToken);
       const page = await this.send<{ items?: T[]; metadata?: { continue?: string } }>({
-        method: 'GET', gvr, namespace: options.namespace, name: undefined, query, idempotent: true, signal: options.signal,
+        method: 'GET',
+        gvr,
+        namespace: options.namespace,
+        name: undefined,
+        query,
+        idempotent: true,
+        signal: options.signal,
       });
       items.push(...(page.items ?? []));
       continueToken = page.metadata?.continue === '' ? undefined : page.metadata?.continue;
@@ -182,8 +192,14 @@ export class KubeClient {
   /** Creates `object` (namespace from its metadata); an existing one rejects with 409 AlreadyExists. */
   create<T extends KubeObject>(gvr: GroupVersionResource, object: T, options: WriteOptions = {}): Promise<T> {
     return this.send<T>({
-      method: 'POST', gvr, namespace: object.metadata?.namespace, name: undefined, query: this.writeQuery(options),
-      body: object, idempotent: false, signal: options.signal,
+      method: 'POST',
+      gvr,
+      namespace: object.metadata?.namespace,
+      name: undefined,
+      query: this.writeQuery(options),
+      body: object,
+      idempotent: false,
+      signal: options.signal,
     });
   }
 
@@ -194,22 +210,47 @@ export class KubeClient {
   update<T extends KubeObject>(gvr: GroupVersionResource, object: T, options: WriteOptions & SubresourceOptions = {}): Promise<T> {
     const key = keyOf(object, 'update');
     return this.send<T>({
-      method: 'PUT', gvr, namespace: key.namespace, name: key.name, subresource: options.subresource, query: this.writeQuery(options),
-      body: object, idempotent: true, signal: options.signal,
+      method: 'PUT',
+      gvr,
+      namespace: key.namespace,
+      name: key.name,
+      subresource: options.subresource,
+      query: this.writeQuery(options),
+      body: object,
+      idempotent: true,
+      signal: options.signal,
     });
   }
 
   /** Patches an object: a JSON merge patch (default) or a JSON patch (`type: 'json'`, an array of operations). */
-  patch<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, key: ObjectKey, patch: unknown, options: PatchOptions = {}): Promise<T> {
+  patch<T extends KubeObject = KubeObject>(
+    gvr: GroupVersionResource,
+    key: ObjectKey,
+    patch: unknown,
+    options: PatchOptions = {},
+  ): Promise<T> {
     const type = options.type ?? 'merge';
     return this.send<T>({
-      method: 'PATCH', gvr, namespace: key.namespace, name: key.name, subresource: options.subresource, query: this.writeQuery(options),
-      body: patch, contentType: PATCH_TYPES[type], idempotent: type === 'merge', signal: options.signal,
+      method: 'PATCH',
+      gvr,
+      namespace: key.namespace,
+      name: key.name,
+      subresource: options.subresource,
+      query: this.writeQuery(options),
+      body: patch,
+      contentType: PATCH_TYPES[type],
+      idempotent: type === 'merge',
+      signal: options.signal,
     });
   }
 
   /** Merge-patches the `status` subresource: only `status` changes, and `metadata.generation` does not. */
-  patchStatus<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, key: ObjectKey, status: unknown, options: WriteOptions = {}): Promise<T> {
+  patchStatus<T extends KubeObject = KubeObject>(
+    gvr: GroupVersionResource,
+    key: ObjectKey,
+    status: unknown,
+    options: WriteOptions = {},
+  ): Promise<T> {
     return this.patch<T>(gvr, key, { status }, { ...options, subresource: 'status' });
   }
 
@@ -235,8 +276,16 @@ export class KubeClient {
     const query = new URLSearchParams({ fieldManager });
     if (options.force === true) query.set('force', 'true');
     return this.send<T>({
-      method: 'PATCH', gvr, namespace: key.namespace, name: key.name, subresource: options.subresource, query, body: object,
-      contentType: APPLY_PATCH, idempotent: true, signal: options.signal,
+      method: 'PATCH',
+      gvr,
+      namespace: key.namespace,
+      name: key.name,
+      subresource: options.subresource,
+      query,
+      body: object,
+      contentType: APPLY_PATCH,
+      idempotent: true,
+      signal: options.signal,
     });
   }
 
@@ -256,7 +305,13 @@ export class KubeClient {
     if (options.preconditions !== undefined) body['preconditions'] = options.preconditions;
     try {
       const res = await this.send<KubeObject>({
-        method: 'DELETE', gvr, namespace: key.namespace, name: key.name, body, idempotent: true, signal: options.signal,
+        method: 'DELETE',
+        gvr,
+        namespace: key.namespace,
+        name: key.name,
+        body,
+        idempotent: true,
+        signal: options.signal,
       });
       return res.kind === 'Status' || res.metadata?.deletionTimestamp === undefined ? undefined : res;
     } catch (err) {
@@ -338,7 +393,9 @@ export class KubeClient {
     const description: RequestDescription = {
       method: call.method === 'PATCH' && call.contentType === APPLY_PATCH ? 'APPLY' : call.method,
       path: request.path,
-      target: describe(call.gvr, { namespace: call.namespace, name: call.name ?? '' }) + (call.subresource === undefined ? '' : `/${call.subresource}`),
+      target:
+        describe(call.gvr, { namespace: call.namespace, name: call.name ?? '' }) +
+        (call.subresource === undefined ? '' : `/${call.subresource}`),
     };
     return retryRequest(
       async () => {

@@ -47,15 +47,26 @@ describe('KubeConfigTransport', () => {
       });
     });
     const res = await transportFor(url).send({
-      method: 'PATCH', path: '/api/v1/namespaces/d/configmaps/a?fieldManager=m', headers: { 'content-type': 'application/merge-patch+json' }, body: '{"a":1}',
+      method: 'PATCH',
+      path: '/api/v1/namespaces/d/configmaps/a?fieldManager=m',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: '{"a":1}',
     });
-    expect(seen).toEqual({ method: 'PATCH', url: '/api/v1/namespaces/d/configmaps/a?fieldManager=m', auth: 'Bearer t0k3n', type: 'application/merge-patch+json', body: '{"a":1}' });
+    expect(seen).toEqual({
+      method: 'PATCH',
+      url: '/api/v1/namespaces/d/configmaps/a?fieldManager=m',
+      auth: 'Bearer t0k3n',
+      type: 'application/merge-patch+json',
+      body: '{"a":1}',
+    });
     expect(res).toEqual({ status: 422, headers: expect.objectContaining({ 'retry-after': '3' }), body: '{"kind":"Status"}' });
   });
 
   it('rejects with ConnectionReset when the server drops the connection mid-request', async () => {
     const url = await serve((req) => req.socket.destroy());
-    const err = await transportFor(url).send({ method: 'GET', path: '/api', headers: {} }).catch((e: unknown) => e);
+    const err = await transportFor(url)
+      .send({ method: 'GET', path: '/api', headers: {} })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(KubeTransportError);
     expect(err).toMatchObject({ reason: 'ConnectionReset', method: 'GET', path: '/api' });
   });
@@ -64,7 +75,9 @@ describe('KubeConfigTransport', () => {
     const url = await serve(() => undefined);
     const server = servers.pop()!;
     await new Promise((resolve) => server.close(resolve));
-    await expect(transportFor(url).send({ method: 'POST', path: '/api', headers: {} })).rejects.toMatchObject({ reason: 'ConnectionRefused' });
+    await expect(transportFor(url).send({ method: 'POST', path: '/api', headers: {} })).rejects.toMatchObject({
+      reason: 'ConnectionRefused',
+    });
   });
 
   it('rejects with the abort reason when the signal aborts while waiting for the response', async () => {

@@ -33,7 +33,13 @@ export class KubeConfigTransport implements KubeTransport {
       await this.kubeConfig.applyToHTTPSOptions(opts);
     } catch (err) {
       signal?.throwIfAborted();
-      throw new KubeTransportError(method, path, 'CredentialsError', `applying the KubeConfig's credentials failed: ${errorMessage(err)}`, err);
+      throw new KubeTransportError(
+        method,
+        path,
+        'CredentialsError',
+        `applying the KubeConfig's credentials failed: ${errorMessage(err)}`,
+        err,
+      );
     }
     signal?.throwIfAborted();
     const cluster = this.kubeConfig.getCurrentCluster();
@@ -56,7 +62,11 @@ export class KubeConfigTransport implements KubeTransport {
         fn();
       };
       const fail = (err: unknown, reason: KubeTransportFailure): void => {
-        finish(() => reject(signal?.aborted === true ? signal.reason : new KubeTransportError(method, path, failureOf(err, reason), errorMessage(err), err)));
+        finish(() =>
+          reject(
+            signal?.aborted === true ? signal.reason : new KubeTransportError(method, path, failureOf(err, reason), errorMessage(err), err),
+          ),
+        );
       };
       const req = (plain ? http : https).request(url, opts, (res) => {
         const chunks: Buffer[] = [];

@@ -8,7 +8,16 @@ describe('setStatusCondition', () => {
   it('appends a new condition stamped with now, in whole seconds', () => {
     const conditions: Condition[] = [];
     expect(setStatusCondition(conditions, { type: 'Ready', status: 'False', reason: 'Creating', observedGeneration: 1 }, t0)).toBe(true);
-    expect(conditions).toEqual([{ type: 'Ready', status: 'False', reason: 'Creating', message: '', lastTransitionTime: '2026-12-01T10:00:00Z', observedGeneration: 1 }]);
+    expect(conditions).toEqual([
+      {
+        type: 'Ready',
+        status: 'False',
+        reason: 'Creating',
+        message: '',
+        lastTransitionTime: '2026-12-01T10:00:00Z',
+        observedGeneration: 1,
+      },
+    ]);
   });
 
   it('moves lastTransitionTime only when the status changes', () => {

@@ -49,7 +49,12 @@ describe('finalizers', () => {
 
   const widget = (finalizers?: string[]): KubeObject => {
     const name = `w${++n}`;
-    return server.create(widgets, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace: 'default', ...(finalizers ? { finalizers } : {}) }, spec: {} });
+    return server.create(widgets, {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name, namespace: 'default', ...(finalizers ? { finalizers } : {}) },
+      spec: {},
+    });
   };
 
   it('adds a finalizer once and keeps the others', async () => {
@@ -125,16 +130,28 @@ describe('reconcileFinalizer', () => {
   });
 
   it('keeps the finalizer when the clean-up fails, so the next pass tries again', async () => {
-    server.create(widgets, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'x', namespace: 'default', finalizers: [FINALIZER] }, spec: {} });
+    server.create(widgets, {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'x', namespace: 'default', finalizers: [FINALIZER] },
+      spec: {},
+    });
     server.delete(widgets, 'default', 'x');
     const deleting = await client.get(widgets, { namespace: 'default', name: 'x' });
     const failing = (): Promise<void> => Promise.reject(new Error('bucket still busy'));
-    await expect(reconcileFinalizer(client, widgets, deleting, { finalizer: FINALIZER, cleanup: failing })).rejects.toThrow('bucket still busy');
+    await expect(reconcileFinalizer(client, widgets, deleting, { finalizer: FINALIZER, cleanup: failing })).rejects.toThrow(
+      'bucket still busy',
+    );
     expect(server.get(widgets, 'default', 'x')?.metadata.finalizers).toEqual([FINALIZER]);
   });
 
   it('runs no clean-up for an object being deleted without its finalizer', async () => {
-    server.create(widgets, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'y', namespace: 'default', finalizers: ['other.io/keep'] }, spec: {} });
+    server.create(widgets, {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'y', namespace: 'default', finalizers: ['other.io/keep'] },
+      spec: {},
+    });
     server.delete(widgets, 'default', 'y');
     const deleting = await client.get(widgets, { namespace: 'default', name: 'y' });
     let ran = false;

@@ -86,7 +86,8 @@ async function changeFinalizers<T extends KubeObject>(
 function keyOf(object: KubeObject | ObjectKey): ObjectKey {
   if ('name' in object && typeof object.name === 'string') return object;
   const meta = (object as KubeObject).metadata;
-  if (meta?.name === undefined || meta.name === '') throw new TypeError('a finalizer change needs an object with metadata.name, or its key');
+  if (meta?.name === undefined || meta.name === '')
+    throw new TypeError('a finalizer change needs an object with metadata.name, or its key');
   return meta.namespace === undefined ? { name: meta.name } : { namespace: meta.namespace, name: meta.name };
 }
 

@@ -19,8 +19,7 @@ export interface ReconcileFinalizerOptions<T> extends WriteOptions {
 
 /** What {@link reconcileFinalizer} found: go on reconciling `object`, or stop: it is being deleted. */
 export type FinalizerStep<T> =
-  | { readonly deleting: false; /** The object, now carrying the finalizer. */ readonly object: T }
-  | { readonly deleting: true };
+  { readonly deleting: false; /** The object, now carrying the finalizer. */ readonly object: T } | { readonly deleting: true };
 
 /**
  * The one place a handler deals with deletion (controller-runtime's

@@ -32,7 +32,12 @@ export function isRetryable(err: unknown, idempotent: boolean): boolean {
  * `maxRetryAfterMs`, else it fails at once) and does not grow the backoff.
  * The signal aborts the waits, and the rejection is then its reason.
  */
-export function retryRequest<T>(attempt: () => Promise<T>, options: ResolvedRetryOptions, idempotent: boolean, signal: AbortSignal | undefined): Promise<T> {
+export function retryRequest<T>(
+  attempt: () => Promise<T>,
+  options: ResolvedRetryOptions,
+  idempotent: boolean,
+  signal: AbortSignal | undefined,
+): Promise<T> {
   if (options.retries === 0) return attempt();
   let throttled = 0;
   return pRetry(attempt, {

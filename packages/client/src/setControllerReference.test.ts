@@ -4,7 +4,11 @@ import { InvalidOwnerError } from './InvalidOwnerError.js';
 import type { KubeObject } from './KubeObject.js';
 import { controllerOf, isControlledBy, setControllerReference, setOwnerReference } from './setControllerReference.js';
 
-const greeting: KubeObject = { apiVersion: 'guide.protean.dev/v1', kind: 'Greeting', metadata: { name: 'hi', namespace: 'default', uid: 'uid-1' } };
+const greeting: KubeObject = {
+  apiVersion: 'guide.protean.dev/v1',
+  kind: 'Greeting',
+  metadata: { name: 'hi', namespace: 'default', uid: 'uid-1' },
+};
 const other: KubeObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default', uid: 'uid-2' } };
 const child = (): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'hi-greeting', namespace: 'default' } });
 
@@ -25,13 +29,18 @@ describe('setControllerReference', () => {
     expect(cm.metadata?.ownerReferences).toHaveLength(1);
     const recreated = { ...greeting, apiVersion: 'guide.protean.dev/v2', metadata: { ...greeting.metadata, uid: 'uid-9' } };
     setControllerReference(recreated, cm);
-    expect(cm.metadata?.ownerReferences).toEqual([expect.objectContaining({ apiVersion: 'guide.protean.dev/v2', uid: 'uid-9', controller: true })]);
+    expect(cm.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({ apiVersion: 'guide.protean.dev/v2', uid: 'uid-9', controller: true }),
+    ]);
   });
 
   it('keeps other owners and refuses, with a named error, an object another controller owns', () => {
     const cm = setOwnerReference(other, child());
     setControllerReference(greeting, cm);
-    expect(cm.metadata?.ownerReferences?.map((r) => [r.kind, r.controller])).toEqual([['Deployment', undefined], ['Greeting', true]]);
+    expect(cm.metadata?.ownerReferences?.map((r) => [r.kind, r.controller])).toEqual([
+      ['Deployment', undefined],
+      ['Greeting', true],
+    ]);
     const taken = setControllerReference(other, child(), { blockOwnerDeletion: false });
     const err = (() => {
       try {
@@ -42,7 +51,11 @@ describe('setControllerReference', () => {
       return undefined;
     })();
     expect(err).toBeInstanceOf(AlreadyOwnedError);
-    expect(err).toMatchObject({ object: 'ConfigMap default/hi-greeting', existing: { kind: 'Deployment', name: 'web' }, requested: { kind: 'Greeting', name: 'hi' } });
+    expect(err).toMatchObject({
+      object: 'ConfigMap default/hi-greeting',
+      existing: { kind: 'Deployment', name: 'web' },
+      requested: { kind: 'Greeting', name: 'hi' },
+    });
     expect((err as Error).message).toContain('ConfigMap default/hi-greeting is already controlled by Deployment web');
     expect(taken.metadata?.ownerReferences).toHaveLength(1);
   });
@@ -53,7 +66,9 @@ describe('setControllerReference', () => {
     const elsewhere = { ...greeting, metadata: { ...greeting.metadata, namespace: 'other' } };
     expect(() => setControllerReference(elsewhere, child())).toThrow('cross-namespace owner references are not allowed');
     const clusterScoped: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'n' } };
-    expect(() => setControllerReference(greeting, clusterScoped)).toThrow('cluster-scoped Namespace n cannot be owned by namespaced Greeting default/hi');
+    expect(() => setControllerReference(greeting, clusterScoped)).toThrow(
+      'cluster-scoped Namespace n cannot be owned by namespaced Greeting default/hi',
+    );
   });
 
   it('lets a cluster-scoped owner own a namespaced object', () => {

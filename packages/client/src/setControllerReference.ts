@@ -69,11 +69,11 @@ function referenceTo(owner: KubeObject, object: KubeObject, controller: boolean,
     ['kind', kind],
     ['metadata.name', name],
     ['metadata.uid', uid],
-  ].filter(([, v]) => typeof v !== 'string' || v === '').map(([k]) => k);
+  ]
+    .filter(([, v]) => typeof v !== 'string' || v === '')
+    .map(([k]) => k);
   if (missing.length > 0) {
-    throw new InvalidOwnerError(
-      `owner ${describeObject(owner)} lacks ${missing.join(', ')}; pass the owner as read from the API server`,
-    );
+    throw new InvalidOwnerError(`owner ${describeObject(owner)} lacks ${missing.join(', ')}; pass the owner as read from the API server`);
   }
   const ownerNs = owner.metadata?.namespace ?? '';
   const objectNs = object.metadata?.namespace ?? '';
