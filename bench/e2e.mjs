@@ -1,5 +1,5 @@
 // End-to-end latency and registration time of a DynamicController on a real
-// kube-apiserver + etcd (startKubeApiServer from @protean/testing).
+// kube-apiserver + etcd (startKubeApiServer from @protean/envtest).
 //
 // The controller is composed as an application composes it: one Inversify
 // container with coreModule, queueModule, watchManagerModule (metadata-only

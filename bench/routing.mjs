@@ -6,7 +6,7 @@
 // collection watch on ConfigMaps (70% in their own namespace, 30% in all).
 // Selectors: 90% `app=<a>,tier in (web,api)`, 5% `app in (<a>,<a+1>)`,
 // 4% `app=<a>,env!=prod`, 1% `canary,tier notin (db)` (no equality to index).
-// The watch manager is @protean/testing's FakeWatchManager (ensureWatch
+// The watch manager is @protean/core/testing's FakeWatchManager (ensureWatch
 // resolves at once); the enqueue callback only counts.
 // Events (20,000, seeded, generated before timing): half name a watched
 // ConfigMap in its namespace, half an unwatched name; labels app=<random of
@@ -25,7 +25,7 @@
 // load swing hits all cases alike). Reported: the median of the 5 rates.
 import { parseSelector, silentLogger } from '@protean/core';
 import { IndexedWatchCoordinator } from '@protean/coordinator';
-import { FakeWatchManager } from '@protean/testing';
+import { FakeWatchManager } from '@protean/core/testing';
 import { parseArgs } from './lib/args.mjs';
 import { emitResult, progress } from './lib/report.mjs';
 import { cpuMsSince, median, seededRandom } from './lib/stats.mjs';
