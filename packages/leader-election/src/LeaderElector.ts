@@ -1,0 +1,278 @@
+import { errorMessage, type Leadership, type Logger } from '@protean/core';
+import { deadlineSignal, sleep } from './clockTimers.js';
+import type { Lease } from './Lease.js';
+import { heldLease, holderOf, leaseRecordKey, newLease, releasedLease, type LeaseWrite } from './leaseRecords.js';
+import { resolveLeaderElectorOptions, type LeaderElectorOptions, type ResolvedLeaderElectorOptions } from './LeaderElectorOptions.js';
+
+/** The lease as last read or written, and when (clock ms) its record last changed as this replica saw it. */
+interface Observed {
+  readonly lease: Lease;
+  readonly key: string;
+  readonly at: number;
+}
+
+/** How one try to acquire or renew ended. */
+type Attempt = { readonly kind: 'held'; readonly sentAt: number } | { readonly kind: 'taken'; readonly holder: string } | { readonly kind: 'failed'; readonly err: unknown };
+
+/** How a term ended. */
+type TermEnd = { readonly kind: 'lost'; readonly reason: string } | { readonly kind: 'finished' };
+
+/**
+ * Leader election on one `coordination.k8s.io/v1` Lease, with client-go's
+ * semantics: a candidate takes the lease when nobody holds it, when it
+ * holds it already, or when the holder has not renewed it for
+ * `leaseDurationMs` (measured on this replica's clock from when it saw the
+ * record change, so clocks need not agree); the leader renews every
+ * `retryPeriodMs`; candidates retry every `retryPeriodMs` plus jitter. All
+ * writes are guarded by the lease's `resourceVersion`, so two candidates
+ * never both win.
+ *
+ * Safety: a leader that could not renew for `renewDeadlineMs` (counted from
+ * when its last successful renewal was sent) steps down: its term's signal
+ * aborts, so the DynamicController stops taking items and aborts its
+ * handlers, `leaseDurationMs - renewDeadlineMs` before any other replica can
+ * take the lease. A leader that sees another holder in the lease steps down
+ * at once. On a graceful stop (the `run` signal aborts) it keeps renewing
+ * until its work has drained, then releases the lease (no holder, one
+ * second) so a successor starts at once.
+ *
+ * It is the DynamicController's {@link Leadership}: bind it to
+ * `TOKENS.leadership` (see `leaderElectionModule`) or pass it as
+ * `leadership` to `DynamicController.create`. Used alone, `run(signal, lead)`
+ * calls `lead(term)` for every term and expects it to stop when `term`
+ * aborts.
+ *
+ * Easy to get wrong: handlers that ignore `ctx.signal` keep running after a
+ * step-down; when they outlive the lease another replica may reconcile at
+ * the same time (it is logged at error level). And if `lead`'s promise
+ * settles while its term is still open, the elector takes that as the end
+ * of the work: it releases the lease and `run` returns.
+ */
+export class LeaderElector implements Leadership {
+  readonly identity: string;
+  private readonly o: ResolvedLeaderElectorOptions;
+  private readonly log: Logger;
+  private observed: Observed | undefined;
+  private leading = false;
+  private running = false;
+  /** When (clock ms) the last successful write of ours was sent. */
+  private lastRenewAt = 0;
+
+  constructor(options: LeaderElectorOptions) {
+    this.o = resolveLeaderElectorOptions(options);
+    this.identity = this.o.identity;
+    this.log = this.o.logger.child({ component: 'leader-election', lease: this.leaseKey, identity: this.identity });
+  }
+
+  /** `namespace/name` of the lease. */
+  get leaseKey(): string {
+    return `${this.o.namespace}/${this.o.leaseName}`;
+  }
+
+  /** The options in force, defaults filled in. */
+  get options(): ResolvedLeaderElectorOptions {
+    return this.o;
+  }
+
+  /** True from acquiring the lease until the term ends: lost, or (after a stop) drained and released. */
+  isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** The holder named by the lease as last read or written (`''` when released), `undefined` before the first read. */
+  observedLeader(): string | undefined {
+    return this.observed === undefined ? undefined : holderOf(this.observed.lease);
+  }
+
+  /**
+   * Takes part in the election until `signal` aborts: waits to acquire the
+   * lease, calls `lead(term)`, renews until the term ends, and after a lost
+   * term goes back to waiting (its informers stay warm meanwhile). Resolves
+   * after `signal` aborted and the last term's `lead` settled and the lease
+   * was released; rejects with `lead`'s error when it rejected (then the
+   * lease is left to expire, since handlers may still run).
+   */
+  async run(signal: AbortSignal, lead: (term: AbortSignal) => Promise<void>): Promise<void> {
+    if (this.running) throw new Error(`LeaderElector.run: already running for lease ${this.leaseKey}`);
+    this.running = true;
+    try {
+      this.log.info({ leaseDurationMs: this.o.leaseDurationMs, renewDeadlineMs: this.o.renewDeadlineMs, retryPeriodMs: this.o.retryPeriodMs }, 'waiting to acquire the lease');
+      while (await this.acquire(signal)) {
+        const end = await this.leadTerm(signal, lead);
+        if (end.kind === 'finished' || signal.aborted) return;
+        this.log.info('standing by to acquire the lease again');
+      }
+    } finally {
+      this.running = false;
+      this.leading = false;
+    }
+  }
+
+  /** Tries until the lease is ours (true) or `signal` aborts (false). */
+  private async acquire(signal: AbortSignal): Promise<boolean> {
+    let lastFailure = '';
+    while (!signal.aborted) {
+      const attempt = await this.attempt(this.o.renewDeadlineMs, signal);
+      if (attempt.kind === 'held') {
+        this.lastRenewAt = attempt.sentAt;
+        return true;
+      }
+      if (attempt.kind === 'failed' && !signal.aborted) {
+        // One warning per distinct failure, not one every two seconds.
+        const message = errorMessage(attempt.err);
+        if (message !== lastFailure) this.log.warn({ err: message }, 'could not read or take the lease; retrying');
+        lastFailure = message;
+      }
+      await sleep(this.o.clock, this.o.retryPeriodMs * (1 + this.o.random() * this.o.jitter), signal);
+    }
+    return false;
+  }
+
+  private async leadTerm(signal: AbortSignal, lead: (term: AbortSignal) => Promise<void>): Promise<TermEnd> {
+    this.leading = true;
+    this.log.info({ leaseTransitions: this.observed?.lease.spec?.leaseTransitions }, 'acquired the lease; leading');
+    const term = new AbortController();
+    let outcome: { ok: true } | { ok: false; err: unknown } | undefined;
+    let work: Promise<void>;
+    try {
+      work = Promise.resolve(lead(term.signal));
+    } catch (err) {
+      work = Promise.reject(err);
+    }
+    const settled = work.then(
+      () => void (outcome = { ok: true }),
+      (err: unknown) => void (outcome = { ok: false, err }),
+    );
+    let lost: string | undefined;
+    let nextRenewAt = this.o.clock.now() + this.o.retryPeriodMs;
+    // Renew until the lease is lost, or until the work has ended (after a stop, or on its own).
+    while (outcome === undefined) {
+      if (signal.aborted && !term.signal.aborted) {
+        this.log.info('stopping: waiting for the work to drain before releasing the lease');
+        term.abort(signal.reason);
+      }
+      const deadline = this.lastRenewAt + this.o.renewDeadlineMs;
+      await sleep(this.o.clock, Math.min(nextRenewAt, deadline) - this.o.clock.now(), term.signal.aborted ? undefined : signal, settled);
+      if (outcome !== undefined || (signal.aborted && !term.signal.aborted) || this.o.clock.now() < Math.min(nextRenewAt, deadline)) continue;
+      const left = deadline - this.o.clock.now();
+      if (left <= 0) {
+        lost = `could not renew the lease for renewDeadlineMs=${this.o.renewDeadlineMs}`;
+        break;
+      }
+      const attempt = await this.attempt(left, undefined);
+      nextRenewAt = this.o.clock.now() + this.o.retryPeriodMs;
+      if (attempt.kind === 'held') this.lastRenewAt = attempt.sentAt;
+      else if (attempt.kind === 'taken') {
+        lost = `the lease is now held by ${attempt.holder}`;
+        break;
+      } else this.log.warn({ err: errorMessage(attempt.err), msLeft: Math.round(left) }, 'renewing the lease failed; retrying until the renew deadline');
+    }
+    this.leading = false;
+    if (lost !== undefined) {
+      term.abort(new Error(`leadership of lease ${this.leaseKey} lost: ${lost}`));
+      const expiresAt = this.lastRenewAt + this.o.leaseDurationMs;
+      this.log.warn({ reason: lost, msToDrain: Math.round(expiresAt - this.o.clock.now()) }, 'lost the lease; stepping down');
+      await settled;
+      const overMs = this.o.clock.now() - expiresAt;
+      if (overMs > 0) this.log.error({ overMs: Math.round(overMs) }, 'the work outlived the lease: another replica may have reconciled at the same time');
+      else this.log.info('stepped down: the work of the term has stopped');
+      if (outcome?.ok === false) throw outcome.err;
+      return { kind: 'lost', reason: lost };
+    }
+    if (!term.signal.aborted) {
+      this.log.info('the work ended on its own; releasing the lease');
+      term.abort(new Error('the work of the term ended on its own'));
+    }
+    if (outcome?.ok === false) {
+      this.log.warn({ err: errorMessage(outcome.err) }, 'not releasing the lease: the work did not drain; it expires on its own');
+      throw outcome.err;
+    }
+    await this.release();
+    return { kind: 'finished' };
+  }
+
+  /**
+   * One try (client-go's tryAcquireOrRenew): the leader first renews the
+   * lease it wrote last without reading it; otherwise (or when that fails)
+   * read the lease, create it when missing, leave it when another holder's
+   * record is still valid, and take or renew it with a guarded update.
+   */
+  private async attempt(budgetMs: number, signal: AbortSignal | undefined): Promise<Attempt> {
+    const { clock, client, namespace, leaseName } = this.o;
+    const deadline = deadlineSignal(clock, budgetMs, `a lease request of ${this.leaseKey}`, signal);
+    try {
+      if (this.leading && this.observed !== undefined && holderOf(this.observed.lease) === this.identity) {
+        const sentAt = clock.now();
+        try {
+          const written = await client.update(heldLease(this.observed.lease, this.write()), deadline.signal);
+          this.observe(written, sentAt);
+          return { kind: 'held', sentAt };
+        } catch (err) {
+          if (deadline.signal.aborted) return { kind: 'failed', err };
+          this.log.debug({ err: errorMessage(err) }, 'renewing from the cached lease failed; reading it');
+        }
+      }
+      const current = await client.get(namespace, leaseName, deadline.signal);
+      const readAt = clock.now();
+      if (current === undefined) {
+        const sentAt = clock.now();
+        const created = await client.create(newLease(namespace, leaseName, this.write()), deadline.signal);
+        this.observe(created, sentAt);
+        return { kind: 'held', sentAt };
+      }
+      this.observe(current, readAt);
+      const holder = holderOf(current);
+      if (holder !== '' && holder !== this.identity && !this.expired(readAt)) return { kind: 'taken', holder };
+      const sentAt = clock.now();
+      const written = await client.update(heldLease(current, this.write()), deadline.signal);
+      this.observe(written, sentAt);
+      return { kind: 'held', sentAt };
+    } catch (err) {
+      return { kind: 'failed', err };
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  /** Hands the lease back if it is still ours and could still be valid; failures are logged (it then expires). */
+  private async release(): Promise<void> {
+    const observed = this.observed;
+    if (observed === undefined || holderOf(observed.lease) !== this.identity) return;
+    const budgetMs = Math.min(this.o.renewDeadlineMs, this.lastRenewAt + this.o.leaseDurationMs - this.o.clock.now());
+    if (budgetMs <= 0) return;
+    const deadline = deadlineSignal(this.o.clock, budgetMs, `releasing lease ${this.leaseKey}`);
+    try {
+      const written = await this.o.client.update(releasedLease(observed.lease, this.o.wallClock()), deadline.signal);
+      this.observe(written, this.o.clock.now());
+      this.log.info('released the lease');
+    } catch (err) {
+      this.log.warn({ err: errorMessage(err) }, 'releasing the lease failed; it expires on its own');
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  /** True when the observed record has not changed for its lease duration. */
+  private expired(now: number): boolean {
+    const observed = this.observed;
+    if (observed === undefined) return true;
+    const seconds = observed.lease.spec?.leaseDurationSeconds;
+    const durationMs = typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : this.o.leaseDurationMs;
+    return observed.at + durationMs <= now;
+  }
+
+  /** Records `lease` as the latest read or write; its record's time moves only when the record changed. */
+  private observe(lease: Lease, at: number): void {
+    const key = leaseRecordKey(lease);
+    const previous = this.observed;
+    const holder = holderOf(lease);
+    if (previous === undefined || holderOf(previous.lease) !== holder) {
+      this.log.info({ holder: holder === '' ? null : holder }, holder === '' ? 'the lease is free' : `the lease is held by ${holder}`);
+    }
+    this.observed = previous !== undefined && previous.key === key ? { ...previous, lease } : { lease, key, at };
+  }
+
+  private write(): LeaseWrite {
+    return { identity: this.identity, leaseDurationSeconds: this.o.leaseDurationMs / 1000, nowMs: this.o.wallClock() };
+  }
+}

@@ -1,0 +1,38 @@
+import type { Clock } from '@protean/core';
+
+/**
+ * Resolves after `ms` on `clock`, or as soon as `signal` aborts or `wake`
+ * settles, whichever comes first; never rejects.
+ */
+export function sleep(clock: Clock, ms: number, signal?: AbortSignal, wake?: Promise<unknown>): Promise<void> {
+  if (signal?.aborted === true) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      clock.clearTimeout(timer);
+      signal?.removeEventListener('abort', finish);
+      resolve();
+    };
+    const timer = clock.setTimeout(finish, Math.max(0, ms));
+    signal?.addEventListener('abort', finish, { once: true });
+    wake?.then(finish, finish);
+  });
+}
+
+/** A signal that aborts after `ms` on `clock` (or with `parent`); `dispose` clears the timer. */
+export function deadlineSignal(clock: Clock, ms: number, what: string, parent?: AbortSignal): { signal: AbortSignal; dispose: () => void } {
+  const abort = new AbortController();
+  const onParent = (): void => abort.abort(parent?.reason);
+  const timer = clock.setTimeout(() => abort.abort(new Error(`${what} took longer than ${Math.round(ms)} ms`)), Math.max(0, ms));
+  if (parent?.aborted === true) onParent();
+  else parent?.addEventListener('abort', onParent, { once: true });
+  return {
+    signal: abort.signal,
+    dispose: () => {
+      clock.clearTimeout(timer);
+      parent?.removeEventListener('abort', onParent);
+    },
+  };
+}

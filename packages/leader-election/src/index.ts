@@ -1,0 +1,11 @@
+export * from './defaultIdentity.js';
+export * from './FakeLeaseClient.js';
+export * from './formatMicroTime.js';
+export * from './KubeLeaseClient.js';
+export * from './LeaderElectionConfigError.js';
+export * from './leaderElectionModule.js';
+export * from './LeaderElector.js';
+export * from './LeaderElectorOptions.js';
+export type * from './Lease.js';
+export type * from './LeaseClient.js';
+export * from './LeaseRequestError.js';
