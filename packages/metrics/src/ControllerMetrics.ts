@@ -38,6 +38,8 @@ export class ControllerMetrics implements ControllerObserver {
   private readonly informerSyncDuration: Histogram<'gvr'>;
   private readonly routeTotal: Counter<'gvr'>;
   private readonly routeMatchTotal: Counter<'gvr'>;
+  private readonly leader: Gauge<'identity'>;
+  private readonly leaderTransitions: Counter<'identity' | 'transition'>;
   private sources: ControllerGaugeSources | undefined;
 
   constructor(registry: Registry) {
@@ -110,6 +112,18 @@ export class ControllerMetrics implements ControllerObserver {
       labelNames: ['gvr'],
       registers,
     });
+    this.leader = new Gauge({
+      name: 'dynamic_controller_leader',
+      help: 'With leader election: 1 while this replica leads (its workers run), 0 on standby',
+      labelNames: ['identity'],
+      registers,
+    });
+    this.leaderTransitions = new Counter({
+      name: 'dynamic_controller_leader_transitions_total',
+      help: 'With leader election: terms this replica started (started_leading) and ended (stopped_leading)',
+      labelNames: ['identity', 'transition'],
+      registers,
+    });
     const gauge = (name: string, help: string, read: (s: ControllerGaugeSources) => number): void => {
       const sources = (): ControllerGaugeSources | undefined => this.sources;
       new Gauge({
@@ -166,6 +180,19 @@ export class ControllerMetrics implements ControllerObserver {
     const key = gvrKey(gvr);
     this.handlerErrors.inc({ gvr: key });
     if (thrownSync) this.handlerExceptions.inc({ gvr: key });
+  }
+
+  onLeadershipChange(identity: string, leading: boolean): void {
+    this.leader.set({ identity }, leading ? 1 : 0);
+    this.leaderTransitions.inc({ identity, transition: leading ? 'started_leading' : 'stopped_leading' });
+  }
+
+  /**
+   * Shows `identity` as a standby (`dynamic_controller_leader` 0) before its
+   * first term, so a standby exports the gauge too.
+   */
+  observeStandby(identity: string): void {
+    this.leader.set({ identity }, 0);
   }
 
   /** Counts one informer event (called by the instrumented watch manager). */

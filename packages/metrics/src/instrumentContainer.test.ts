@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { requeue, type GroupVersionResource, type Handler } from '@protean/core';
+import { requeue, TOKENS, type GroupVersionResource, type Handler } from '@protean/core';
+import { FakeLeadership } from '@protean/core/testing';
 import { createTestController, type TestController } from '@protean/testing';
 import type { MetricsServer } from './MetricsServer.js';
 import { instrumentContainer, type ProteanMetrics } from './instrumentContainer.js';
@@ -133,6 +134,42 @@ describe('instrumentContainer', () => {
     await registering;
     expect((await readyz())[0]).toBe(200);
     expect((await fetch(`${server.url}/nope`)).status).toBe(404);
+  });
+
+  it('with leader election: ready on a synced standby, and exports leadership and its transitions per identity', async () => {
+    const leadership = new FakeLeadership('replica-b');
+    t = createTestController({
+      configure: (container) => {
+        container.bind(TOKENS.leadership).toConstantValue(leadership);
+        metrics = instrumentContainer(container, { processMetrics: false });
+      },
+    });
+    t.source.add(webapps, { name: 'a', namespace: 'ns' });
+    let reconciled = 0;
+    await t.start();
+    await leadership.whenRunning();
+    await t.register(webapps, async () => {
+      reconciled++;
+    });
+    server = await metrics.serve();
+    const ready = await fetch(`${server.url}/readyz`);
+    expect([ready.status, await ready.text()]).toEqual([200, '[+]parent-informers-synced ok\nreadyz check passed\n']);
+    const id = 'identity="replica-b"';
+    let m = await scrape();
+    expect(m.get(`dynamic_controller_leader{${id}}`)).toBe(0);
+    expect(reconciled).toBe(0);
+
+    void leadership.elect();
+    await t.waitFor(() => reconciled === 1);
+    m = await scrape();
+    expect(m.get(`dynamic_controller_leader{${id}}`)).toBe(1);
+    expect(m.get(`dynamic_controller_leader_transitions_total{${id},transition="started_leading"}`)).toBe(1);
+
+    await leadership.depose();
+    m = await scrape();
+    expect(m.get(`dynamic_controller_leader{${id}}`)).toBe(0);
+    expect(m.get(`dynamic_controller_leader_transitions_total{${id},transition="stopped_leading"}`)).toBe(1);
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
   });
 
   it('adds readiness checks passed to serve() to the built-in one', async () => {

@@ -25,7 +25,10 @@ export interface InstrumentOptions {
 export interface ProteanMetrics {
   readonly registry: Registry;
   readonly controller: ControllerMetrics;
-  /** `/readyz` checks: every registered parent GVR's informer has synced. */
+  /**
+   * `/readyz` checks: every registered parent GVR's informer has synced. A
+   * standby (leader election) is ready once synced: it is ready to lead.
+   */
   readiness(): ReadinessCheck[];
   /**
    * Starts an HTTP server with `/metrics`, `/healthz` and `/readyz`;
@@ -61,6 +64,11 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
     });
     watchManager = timedWatchManager(inner, metrics);
     return watchManager;
+  });
+  // With leader election, a standby exports dynamic_controller_leader 0 before it ever leads.
+  container.onActivation(TOKENS.leadership, (_ctx, leadership) => {
+    metrics.observeStandby(leadership.identity);
+    return leadership;
   });
   container.onActivation(TOKENS.watchCoordinatorFactory, (_ctx, factory): WatchCoordinatorFactory => (deps) => {
     watchCoordinator = countingWatchCoordinator(factory, deps, metrics);
