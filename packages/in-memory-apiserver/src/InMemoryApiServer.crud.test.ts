@@ -239,7 +239,9 @@ describe('CRUD', () => {
       'application/merge-patch+json',
     );
     expect(stale.status).toBe(409);
-    expect((await call('PATCH', '/api/v1/namespaces/d/configmaps/p', {}, 'application/apply-patch+yaml')).status).toBe(415);
+    expect((await call('PATCH', '/api/v1/namespaces/d/configmaps/p', {}, 'application/yaml')).status).toBe(415);
+    // Server-side apply without a fieldManager is invalid, as on the real server.
+    expect((await call('PATCH', '/api/v1/namespaces/d/configmaps/p', {}, 'application/apply-patch+yaml')).status).toBe(422);
     expect((await call('PATCH', '/api/v1/namespaces/d/configmaps/none', {}, 'application/merge-patch+json')).status).toBe(404);
   });
 

@@ -5,7 +5,7 @@ import { gvrKey, realClock, type GroupVersionResource } from '@protean/core';
 import { BUILTIN_RESOURCES } from './builtins.js';
 import { FaultInjector } from './FaultInjector.js';
 import { mergePatch } from './mergePatch.js';
-import { ObjectStore } from './ObjectStore.js';
+import { ObjectStore, type ApplyOptions } from './ObjectStore.js';
 import { objectKey, type ResourceTable } from './ResourceTable.js';
 import { RequestHandler } from './RequestHandler.js';
 import { routeNotFound } from './statusErrors.js';
@@ -157,6 +157,22 @@ export class InMemoryApiServer {
   patchStatus(gvr: GroupVersionResource, namespace: string, name: string, patch: Record<string, unknown>): KubeObject {
     const t = this.table(gvr);
     return copy(this.store.patch(t, namespace, name, (cur) => mergePatch(cur, patch), { subresource: 'status' }));
+  }
+
+  /**
+   * Server-side apply of `obj` as `fieldManager` (the HTTP PATCH with
+   * `application/apply-patch+yaml`): creates it when missing; a field
+   * another manager owns with another value throws an {@link ApiError} 409
+   * naming it, unless `force`. `obj` needs `apiVersion`, `kind`,
+   * `metadata.name` (and `metadata.namespace` for a namespaced resource).
+   */
+  apply(gvr: GroupVersionResource, obj: NewKubeObject, opts: { fieldManager: string; force?: boolean; subresource?: 'status' }): KubeObject {
+    const t = this.table(gvr);
+    const name = typeof obj.metadata.name === 'string' ? obj.metadata.name : '';
+    const namespace = typeof obj.metadata.namespace === 'string' ? obj.metadata.namespace : '';
+    const applyOpts: ApplyOptions = { manager: opts.fieldManager, force: opts.force ?? false };
+    if (opts.subresource !== undefined) applyOpts.subresource = opts.subresource;
+    return copy(this.store.apply(t, namespace, name, obj, applyOpts).object);
   }
 
   /**

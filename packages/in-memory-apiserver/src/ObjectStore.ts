@@ -1,13 +1,15 @@
 import { gvrKey, type GroupVersionResource } from '@protean/core';
-import { defaultNamespace, defaultSecret } from './builtins.js';
+import { defaultNamespace, defaultSecret, foldStringData } from './builtins.js';
 import { CRD_GVR, crdStatus, crdToDefinition } from './crd.js';
 import { recordManagedFields } from './managedFields.js';
 import { canonicalOrder, changed, normaliseBody, nowTimestamp, prepareCreate, prepareUpdate, resolveNamespace } from './objectRules.js';
 import { objectKey, ResourceTable, type StoreEvent } from './ResourceTable.js';
+import { ownershipChanged, serverSideApply } from './serverSideApply.js';
+import { isJsonObject } from './mergePatch.js';
 import { toServedResource, type ServedResource } from './ServedResource.js';
 import { validateLease } from './validateLease.js';
 import { alreadyExists, badRequest, conflict, invalid, notFound } from './statusErrors.js';
-import type { KubeObject, ResourceDefinition } from './types.js';
+import type { KubeObject, ManagedFieldsEntry, ResourceDefinition } from './types.js';
 
 /** Told about every committed change and every resource that stops being served. */
 export interface StoreListener {
@@ -23,6 +25,16 @@ export interface WriteOptions {
   namespace?: string;
   /** Name from the request path (PUT/PATCH/DELETE). */
   name?: string;
+  subresource?: 'status';
+  /** `managedFields` already worked out (server-side apply); otherwise the write is recorded as an Update. */
+  managedFields?: ManagedFieldsEntry[];
+}
+
+/** Options of {@link ObjectStore.apply}. */
+export interface ApplyOptions {
+  /** The `fieldManager` (required by the HTTP path). */
+  manager: string;
+  force?: boolean;
   subresource?: 'status';
 }
 
@@ -111,8 +123,11 @@ export class ObjectStore {
   }
 
   /** Stamps resourceVersion and managedFields and puts keys in the real server's order; returns the object to store. */
-  private stamp(obj: KubeObject, manager: string, subresource: 'status' | undefined, old?: KubeObject): KubeObject {
-    obj.metadata.managedFields = recordManagedFields(old?.metadata.managedFields, obj, manager, subresource, nowTimestamp());
+  private stamp(def: ServedResource, obj: KubeObject, manager: string, subresource: 'status' | undefined, old?: KubeObject, managed?: ManagedFieldsEntry[]): KubeObject {
+    const entries = managed ?? recordManagedFields(old?.metadata.managedFields, old, obj, manager, subresource, nowTimestamp(), def.builtin);
+    // As on the real server, an object no manager owns a field of has no managedFields at all.
+    if (entries.length === 0) delete obj.metadata.managedFields;
+    else obj.metadata.managedFields = entries;
     obj.metadata.resourceVersion = String(++this.rv);
     return canonicalOrder(obj);
   }
@@ -129,13 +144,16 @@ export class ObjectStore {
     const key = objectKey(namespace, obj.metadata.name);
     if (table.has(key)) throw alreadyExists(def, obj.metadata.name);
     if (def.key === NAMESPACES_KEY) defaultNamespace(obj);
-    if (def.key === SECRETS_KEY) defaultSecret(obj);
+    if (def.key === SECRETS_KEY) {
+      defaultSecret(obj);
+      foldStringData(obj);
+    }
     let crdDef: ResourceDefinition | undefined;
     if (def.key === CRD_KEY) {
       crdDef = crdToDefinition(obj);
       obj['status'] = crdStatus(obj, crdDef, nowTimestamp());
     }
-    const stored = this.stamp(obj, opts.manager ?? DIRECT_MANAGER, undefined);
+    const stored = this.stamp(def, obj, opts.manager ?? DIRECT_MANAGER, undefined, undefined, opts.managedFields);
     this.commit(table, 'ADDED', key, stored);
     if (crdDef !== undefined) this.syncCrd(stored.metadata.name, crdDef);
     return stored;
@@ -190,14 +208,16 @@ export class ObjectStore {
       next.metadata.labels = { ...(next.metadata.labels ?? {}), 'kubernetes.io/metadata.name': next.metadata.name };
       next['spec'] = structuredClone(old['spec']);
     }
+    if (def.key === SECRETS_KEY) foldStringData(next);
     let crdDef: ResourceDefinition | undefined;
     if (def.key === CRD_KEY) {
       crdDef = crdToDefinition(next);
       next['status'] = crdStatus(next, crdDef, nowTimestamp());
     }
-    if (!changed(old, next)) return old;
+    const managed = opts.managedFields;
+    if (!changed(old, next) && (managed === undefined || !ownershipChanged(old.metadata.managedFields, managed))) return old;
     const key = objectKey(def.namespaced ? (old.metadata.namespace as string) : '', old.metadata.name);
-    const stored = this.stamp(next, opts.manager ?? DIRECT_MANAGER, opts.subresource, old);
+    const stored = this.stamp(def, next, opts.manager ?? DIRECT_MANAGER, opts.subresource, old, managed);
     if (stored.metadata.deletionTimestamp !== undefined && (stored.metadata.finalizers ?? []).length === 0) {
       // The last finalizer is gone: the deletion completes with this write.
       this.commit(table, 'DELETED', key, stored, old);
@@ -207,6 +227,34 @@ export class ObjectStore {
     this.commit(table, 'MODIFIED', key, stored, old);
     if (crdDef !== undefined) this.syncCrd(stored.metadata.name, crdDef);
     return stored;
+  }
+
+  /**
+   * Server-side apply (PATCH with `application/apply-patch+yaml`): creates
+   * the object when missing (`created: true`), else merges the applied
+   * configuration and moves field ownership (see `serverSideApply`); then
+   * the usual write rules (generation, status, finalizers, no-op writes).
+   * A `metadata.resourceVersion` in the body is a precondition.
+   */
+  apply(table: ResourceTable, namespace: string, name: string, body: unknown, opts: ApplyOptions): { object: KubeObject; created: boolean } {
+    const def = table.def;
+    const applied = checkApplied(def, body, name, namespace);
+    const live = table.get(objectKey(def.namespaced ? namespace : '', name));
+    // A resourceVersion in the body is a precondition on an existing object only (a missing one is created).
+    const rv = (applied['metadata'] as Record<string, unknown> | undefined)?.['resourceVersion'];
+    if (live !== undefined && typeof rv === 'string' && rv !== '' && rv !== live.metadata.resourceVersion) throw conflict(def, name);
+    if (live === undefined && opts.subresource !== undefined) throw notFound(def, name);
+    const skeleton: KubeObject = { apiVersion: def.apiVersion, kind: def.kind, metadata: def.namespaced ? { name, namespace } : { name } };
+    const scope = opts.subresource === 'status' ? 'status' : def.hasStatusSubresource ? 'notStatus' : 'all';
+    const { object, managedFields } = serverSideApply({
+      live, applied, manager: opts.manager, force: opts.force ?? false, scope, subresource: opts.subresource, builtin: def.builtin, skeleton, time: nowTimestamp(),
+    });
+    delete object.metadata.resourceVersion;
+    const write: WriteOptions = { manager: opts.manager, namespace, name, managedFields };
+    if (live === undefined) return { object: this.create(table, object, write), created: true };
+    if (opts.subresource !== undefined) write.subresource = opts.subresource;
+    object.metadata.resourceVersion = live.metadata.resourceVersion as string;
+    return { object: this.applyUpdate(table, live, object, write), created: false };
   }
 
   /**
@@ -223,7 +271,11 @@ export class ObjectStore {
       throw conflict(def, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(old.metadata.uid)}`);
     }
     if (pre.resourceVersion !== undefined && pre.resourceVersion !== old.metadata.resourceVersion) {
-      throw conflict(def, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(old.metadata.resourceVersion)}`);
+      throw conflict(
+        def,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(old.metadata.resourceVersion)}`,
+      );
     }
     if ((old.metadata.finalizers ?? []).length > 0) {
       if (old.metadata.deletionTimestamp !== undefined) return { object: old, removed: false };
@@ -271,6 +323,29 @@ export class ObjectStore {
     this.crdResources.set(crdName, key);
     this.register(def);
   }
+}
+
+/**
+ * Checks an applied configuration the way the real server does before
+ * applying it: a JSON object naming this resource's apiVersion and kind,
+ * and (when it names them) the object and namespace of the URL.
+ */
+function checkApplied(def: ServedResource, body: unknown, name: string, namespace: string): Record<string, unknown> {
+  if (!isJsonObject(body)) throw badRequest('the body of an apply patch must be a JSON object');
+  const apiVersion = typeof body['apiVersion'] === 'string' ? body['apiVersion'] : '';
+  const kind = typeof body['kind'] === 'string' ? body['kind'] : '';
+  if (apiVersion !== def.apiVersion || kind !== def.kind) {
+    const gv = apiVersion.includes('/') ? apiVersion : `/${apiVersion}`;
+    throw badRequest(`invalid object type: ${gv}, Kind=${kind}`);
+  }
+  const meta = isJsonObject(body['metadata']) ? body['metadata'] : {};
+  if (meta['name'] !== undefined && meta['name'] !== name) {
+    throw badRequest(`the name of the object (${String(meta['name'])}) does not match the name on the URL (${name})`);
+  }
+  if (def.namespaced && meta['namespace'] !== undefined && meta['namespace'] !== '' && meta['namespace'] !== namespace) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  return body;
 }
 
 // The real server names the plural resource here (`widgets.example.com`), not the Kind as for other 422s.

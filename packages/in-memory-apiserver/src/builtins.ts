@@ -79,3 +79,18 @@ export function defaultNamespace(ns: KubeObject): void {
 export function defaultSecret(secret: KubeObject): void {
   if (secret['type'] === undefined || secret['type'] === '') secret['type'] = 'Opaque';
 }
+
+/**
+ * Folds a Secret's write-only `stringData` into base64 `data` (a key in
+ * both takes the `stringData` value), as the real server does on every
+ * write. Mutates `secret` (a private copy).
+ */
+export function foldStringData(secret: KubeObject): void {
+  const stringData = secret['stringData'];
+  if (stringData === undefined) return;
+  delete secret['stringData'];
+  if (stringData === null || typeof stringData !== 'object' || Array.isArray(stringData)) return;
+  const data: Record<string, unknown> = { ...((secret['data'] as Record<string, unknown> | undefined) ?? {}) };
+  for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(String(v), 'utf8').toString('base64');
+  secret['data'] = data;
+}

@@ -97,6 +97,30 @@ export function invalid(group: string, kind: string, name: string, causes: Field
   return new ApiError(statusBody(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${list}`, details));
 }
 
+/** 422 for invalid PATCH options (`fieldManager` missing on apply, `force` on another patch), as the real server words it. */
+export function patchOptionsInvalid(field: string, reason: string, message: string): ApiError {
+  return new ApiError(
+    statusBody(422, 'Invalid', `PatchOptions.meta.k8s.io "" is invalid: ${field}: ${message}`, {
+      group: 'meta.k8s.io',
+      kind: 'PatchOptions',
+      causes: [{ reason, message, field }],
+    }),
+  );
+}
+
+/** 422 for invalid list or watch options, as the real server words it (`ListOptions.meta.k8s.io "" is invalid: ...`). */
+export function listOptionsInvalid(causes: FieldCause[]): ApiError {
+  const text = causes.map((c) => `${c.field}: ${c.message}`).join(', ');
+  const list = causes.length > 1 ? `[${text}]` : text;
+  return new ApiError(
+    statusBody(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: ${list}`, {
+      group: 'meta.k8s.io',
+      kind: 'ListOptions',
+      causes: causes.map((c) => ({ reason: c.reason, message: c.message, field: c.field })),
+    }),
+  );
+}
+
 /** 400 BadRequest with the real server's message. */
 export function badRequest(message: string): ApiError {
   return new ApiError(statusBody(400, 'BadRequest', message));

@@ -1,4 +1,5 @@
 import { describe } from '@jest/globals';
+import { applyTests } from './applyTests.js';
 import { bookmarkTests } from './bookmarkTests.js';
 import { clientNodeTests } from './clientNodeTests.js';
 import type { ConformanceTarget } from './ConformanceTarget.js';
@@ -10,12 +11,14 @@ import { listTests } from './listTests.js';
 import { namespaceTests } from './namespaceTests.js';
 import { SuiteContext } from './SuiteContext.js';
 import { watchTests } from './watchTests.js';
+import { writeRulesTests } from './writeRulesTests.js';
 
 /**
  * Defines the API conformance suite for one target: the same HTTP-level
  * tests (CRUD, resourceVersion and generation rules, status subresource,
  * selectors, pagination, metadata-only responses, watch replay, bookmarks,
- * timeouts, 410 Expired, discovery, CRDs, Status bodies, leases) run against the
+ * timeouts, 410 Expired, discovery, CRDs, Status bodies, leases, server-side
+ * apply and field ownership, Secret stringData, finalizers, owner references) run against the
  * in-memory server and a real kube-apiserver, so the fake cannot drift.
  *
  * Easy to get wrong: the two describe blocks each start their own server;
@@ -32,6 +35,8 @@ export function defineConformanceSuite(target: ConformanceTarget): void {
     discoveryTests(ctx);
     clientNodeTests(ctx);
     leaseTests(ctx);
+    applyTests(ctx);
+    writeRulesTests(ctx);
     // Last: compaction expires every resourceVersion issued so far.
     expiryTests(ctx);
   });
