@@ -123,7 +123,10 @@ export class LeaderElector implements Leadership {
         if (message !== lastFailure) this.log.warn({ err: message }, 'could not read or take the lease; retrying');
         lastFailure = message;
       }
-      await sleep(this.o.clock, this.o.retryPeriodMs * (1 + this.o.random() * this.o.jitter), signal);
+      let waitMs = this.o.retryPeriodMs * (1 + this.o.random() * this.o.jitter);
+      // Waiting for another holder's lease: try again the moment it would expire rather than up to a retry later.
+      if (attempt.kind === 'taken') waitMs = Math.min(waitMs, Math.max(0, this.expiresAt() - this.o.clock.now()));
+      await sleep(this.o.clock, waitMs, signal);
     }
     return false;
   }
@@ -254,11 +257,16 @@ export class LeaderElector implements Leadership {
 
   /** True when the observed record has not changed for its lease duration. */
   private expired(now: number): boolean {
+    return this.expiresAt() <= now;
+  }
+
+  /** When (clock ms) the observed record expires unless it changes: its lease duration after this replica saw it change. */
+  private expiresAt(): number {
     const observed = this.observed;
-    if (observed === undefined) return true;
+    if (observed === undefined) return Number.NEGATIVE_INFINITY;
     const seconds = observed.lease.spec?.leaseDurationSeconds;
     const durationMs = typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : this.o.leaseDurationMs;
-    return observed.at + durationMs <= now;
+    return observed.at + durationMs;
   }
 
   /** Records `lease` as the latest read or write; its record's time moves only when the record changed. */
