@@ -16,17 +16,33 @@ describe('InMemoryApiServer server-side apply (direct)', () => {
   });
 
   it('creates, shares and refuses like the HTTP path', () => {
-    const a = server.apply(configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' }, data: { x: '1' } }, { fieldManager: 'alice' });
-    expect(a.metadata.managedFields).toEqual([expect.objectContaining({ manager: 'alice', operation: 'Apply', fieldsV1: { 'f:data': { 'f:x': {} } } })]);
+    const a = server.apply(
+      configmaps,
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' }, data: { x: '1' } },
+      { fieldManager: 'alice' },
+    );
+    expect(a.metadata.managedFields).toEqual([
+      expect.objectContaining({ manager: 'alice', operation: 'Apply', fieldsV1: { 'f:data': { 'f:x': {} } } }),
+    ]);
     let err: unknown;
     try {
-      server.apply(configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' }, data: { x: '2' } }, { fieldManager: 'bob' });
+      server.apply(
+        configmaps,
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' }, data: { x: '2' } },
+        { fieldManager: 'bob' },
+      );
     } catch (e) {
       err = e;
     }
     expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).body.details?.causes).toEqual([{ reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.data.x' }]);
-    const forced = server.apply(configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' }, data: { x: '2' } }, { fieldManager: 'bob', force: true });
+    expect((err as ApiError).body.details?.causes).toEqual([
+      { reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.data.x' },
+    ]);
+    const forced = server.apply(
+      configmaps,
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' }, data: { x: '2' } },
+      { fieldManager: 'bob', force: true },
+    );
     expect(forced.data).toEqual({ x: '2' });
     expect(forced.metadata.managedFields?.map((e) => e.manager)).toEqual(['bob']);
   });
@@ -47,10 +63,12 @@ describe('fieldsV1 paths', () => {
   it('read maps as fields of their own for Update managers, not for a built-in kind applied', () => {
     const obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'n', uid: 'u', labels: { a: '1' } }, data: { k: 'v' } };
     expect(toFieldsV1(fieldValues(obj, { scope: 'all', maps: 'update', builtin: true }).keys())).toEqual({
-      'f:data': { '.': {}, 'f:k': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } },
+      'f:data': { '.': {}, 'f:k': {} },
+      'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } },
     });
     expect(toFieldsV1(fieldValues(obj, { scope: 'all', maps: 'apply', builtin: true }).keys())).toEqual({
-      'f:data': { 'f:k': {} }, 'f:metadata': { 'f:labels': { 'f:a': {} } },
+      'f:data': { 'f:k': {} },
+      'f:metadata': { 'f:labels': { 'f:a': {} } },
     });
   });
 });

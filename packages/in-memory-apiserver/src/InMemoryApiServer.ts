@@ -166,7 +166,11 @@ export class InMemoryApiServer {
    * naming it, unless `force`. `obj` needs `apiVersion`, `kind`,
    * `metadata.name` (and `metadata.namespace` for a namespaced resource).
    */
-  apply(gvr: GroupVersionResource, obj: NewKubeObject, opts: { fieldManager: string; force?: boolean; subresource?: 'status' }): KubeObject {
+  apply(
+    gvr: GroupVersionResource,
+    obj: NewKubeObject,
+    opts: { fieldManager: string; force?: boolean; subresource?: 'status' },
+  ): KubeObject {
     const t = this.table(gvr);
     const name = typeof obj.metadata.name === 'string' ? obj.metadata.name : '';
     const namespace = typeof obj.metadata.namespace === 'string' ? obj.metadata.namespace : '';

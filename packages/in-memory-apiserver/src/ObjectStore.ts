@@ -123,8 +123,16 @@ export class ObjectStore {
   }
 
   /** Stamps resourceVersion and managedFields and puts keys in the real server's order; returns the object to store. */
-  private stamp(def: ServedResource, obj: KubeObject, manager: string, subresource: 'status' | undefined, old?: KubeObject, managed?: ManagedFieldsEntry[]): KubeObject {
-    const entries = managed ?? recordManagedFields(old?.metadata.managedFields, old, obj, manager, subresource, nowTimestamp(), def.builtin);
+  private stamp(
+    def: ServedResource,
+    obj: KubeObject,
+    manager: string,
+    subresource: 'status' | undefined,
+    old?: KubeObject,
+    managed?: ManagedFieldsEntry[],
+  ): KubeObject {
+    const entries =
+      managed ?? recordManagedFields(old?.metadata.managedFields, old, obj, manager, subresource, nowTimestamp(), def.builtin);
     // As on the real server, an object no manager owns a field of has no managedFields at all.
     if (entries.length === 0) delete obj.metadata.managedFields;
     else obj.metadata.managedFields = entries;
@@ -184,7 +192,13 @@ export class ObjectStore {
    * current object; a `metadata.resourceVersion` the patch changed is a
    * precondition.
    */
-  patch(table: ResourceTable, namespace: string, name: string, apply: (current: KubeObject) => unknown, opts: WriteOptions = {}): KubeObject {
+  patch(
+    table: ResourceTable,
+    namespace: string,
+    name: string,
+    apply: (current: KubeObject) => unknown,
+    opts: WriteOptions = {},
+  ): KubeObject {
     const def = table.def;
     const old = table.get(objectKey(def.namespaced ? namespace : '', name));
     if (old === undefined) throw notFound(def, name);
@@ -236,7 +250,13 @@ export class ObjectStore {
    * the usual write rules (generation, status, finalizers, no-op writes).
    * A `metadata.resourceVersion` in the body is a precondition.
    */
-  apply(table: ResourceTable, namespace: string, name: string, body: unknown, opts: ApplyOptions): { object: KubeObject; created: boolean } {
+  apply(
+    table: ResourceTable,
+    namespace: string,
+    name: string,
+    body: unknown,
+    opts: ApplyOptions,
+  ): { object: KubeObject; created: boolean } {
     const def = table.def;
     const applied = checkApplied(def, body, name, namespace);
     const live = table.get(objectKey(def.namespaced ? namespace : '', name));
@@ -247,7 +267,15 @@ export class ObjectStore {
     const skeleton: KubeObject = { apiVersion: def.apiVersion, kind: def.kind, metadata: def.namespaced ? { name, namespace } : { name } };
     const scope = opts.subresource === 'status' ? 'status' : def.hasStatusSubresource ? 'notStatus' : 'all';
     const { object, managedFields } = serverSideApply({
-      live, applied, manager: opts.manager, force: opts.force ?? false, scope, subresource: opts.subresource, builtin: def.builtin, skeleton, time: nowTimestamp(),
+      live,
+      applied,
+      manager: opts.manager,
+      force: opts.force ?? false,
+      scope,
+      subresource: opts.subresource,
+      builtin: def.builtin,
+      skeleton,
+      time: nowTimestamp(),
     });
     delete object.metadata.resourceVersion;
     const write: WriteOptions = { manager: opts.manager, namespace, name, managedFields };

@@ -1,6 +1,18 @@
 import { ApiError } from './ApiError.js';
 import { deepEqual } from './deepEqual.js';
-import { fieldValues, fromFieldsV1, isAtOrBelow, MAP, printPath, removeAt, segmentsOf, SYSTEM_METADATA, toFieldsV1, valueAt, type FieldScope } from './fieldSet.js';
+import {
+  fieldValues,
+  fromFieldsV1,
+  isAtOrBelow,
+  MAP,
+  printPath,
+  removeAt,
+  segmentsOf,
+  SYSTEM_METADATA,
+  toFieldsV1,
+  valueAt,
+  type FieldScope,
+} from './fieldSet.js';
 import { sortManagedFields, withoutPaths } from './managedFields.js';
 import { isJsonObject } from './mergePatch.js';
 import { statusBody } from './statusErrors.js';

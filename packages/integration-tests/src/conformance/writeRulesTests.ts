@@ -16,12 +16,20 @@ export function writeRulesTests(ctx: SuiteContext): void {
     it('folds stringData into base64 data on create, replace, merge patch and apply, and never stores it', async () => {
       const ns = await ctx.namespace('secret');
       const created = await kubeRequest(ctx.kc, 'POST', secretPath(ns), {
-        body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, stringData: { a: 'hello', b: 'wins' }, data: { b: b64('loses'), c: b64('kept') } },
+        body: {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 's' },
+          stringData: { a: 'hello', b: 'wins' },
+          data: { b: b64('loses'), c: b64('kept') },
+        },
       });
       expect(created.status).toBe(201);
       expect(created.json).toMatchObject({ type: 'Opaque', data: { a: b64('hello'), b: b64('wins'), c: b64('kept') } });
       expect(created.json['stringData']).toBeUndefined();
-      const replaced = await kubeRequest(ctx.kc, 'PUT', secretPath(ns, 's'), { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, stringData: { a: 'bye' } } });
+      const replaced = await kubeRequest(ctx.kc, 'PUT', secretPath(ns, 's'), {
+        body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, stringData: { a: 'bye' } },
+      });
       expect(replaced.json['data']).toEqual({ a: b64('bye') });
       const patched = await kubeRequest(ctx.kc, 'PATCH', secretPath(ns, 's'), { body: { stringData: { c: 'sea' } }, contentType: MERGE });
       expect(patched.json['data']).toEqual({ a: b64('bye'), c: b64('sea') });
@@ -40,19 +48,35 @@ export function writeRulesTests(ctx: SuiteContext): void {
   describe('finalizers', () => {
     it('holds a deleted ConfigMap with a deletionTimestamp until the last finalizer goes, refusing new ones meanwhile', async () => {
       const ns = await ctx.namespace('finalizer');
-      await kubeRequest(ctx.kc, 'POST', cmPath(ns), { body: { metadata: { name: 'f', finalizers: ['example.com/a', 'example.com/b'] }, data: { k: 'v' } } });
+      await kubeRequest(ctx.kc, 'POST', cmPath(ns), {
+        body: { metadata: { name: 'f', finalizers: ['example.com/a', 'example.com/b'] }, data: { k: 'v' } },
+      });
       const del = await kubeRequest(ctx.kc, 'DELETE', cmPath(ns, 'f'));
       expect(del.status).toBe(200);
-      expect(del.json).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'f', deletionGracePeriodSeconds: 0, finalizers: ['example.com/a', 'example.com/b'] } });
+      expect(del.json).toMatchObject({
+        kind: 'ConfigMap',
+        metadata: { name: 'f', deletionGracePeriodSeconds: 0, finalizers: ['example.com/a', 'example.com/b'] },
+      });
       expect(metaOf(del.json)['deletionTimestamp']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
       const again = await kubeRequest(ctx.kc, 'DELETE', cmPath(ns, 'f'));
       expect(again.status).toBe(200);
       expect(metaOf(again.json)['deletionTimestamp']).toBe(metaOf(del.json)['deletionTimestamp']);
-      const added = await kubeRequest(ctx.kc, 'PATCH', cmPath(ns, 'f'), { body: { metadata: { finalizers: ['example.com/a', 'example.com/b', 'example.com/c'] } }, contentType: MERGE });
+      const added = await kubeRequest(ctx.kc, 'PATCH', cmPath(ns, 'f'), {
+        body: { metadata: { finalizers: ['example.com/a', 'example.com/b', 'example.com/c'] } },
+        contentType: MERGE,
+      });
       expect(added.status).toBe(422);
       // The real server lists this cause twice; what matters is that it is there.
-      expect(added.json).toMatchObject({ reason: 'Invalid', details: { causes: expect.arrayContaining([expect.objectContaining({ field: 'metadata.finalizers', reason: 'FieldValueForbidden' })]) } });
-      const one = await kubeRequest(ctx.kc, 'PATCH', cmPath(ns, 'f'), { body: { metadata: { finalizers: ['example.com/b'] } }, contentType: MERGE });
+      expect(added.json).toMatchObject({
+        reason: 'Invalid',
+        details: {
+          causes: expect.arrayContaining([expect.objectContaining({ field: 'metadata.finalizers', reason: 'FieldValueForbidden' })]),
+        },
+      });
+      const one = await kubeRequest(ctx.kc, 'PATCH', cmPath(ns, 'f'), {
+        body: { metadata: { finalizers: ['example.com/b'] } },
+        contentType: MERGE,
+      });
       expect(one.status).toBe(200);
       expect((await kubeRequest(ctx.kc, 'GET', cmPath(ns, 'f'))).status).toBe(200);
       const last = await kubeRequest(ctx.kc, 'PATCH', cmPath(ns, 'f'), { body: { metadata: { finalizers: [] } }, contentType: MERGE });
@@ -62,10 +86,15 @@ export function writeRulesTests(ctx: SuiteContext): void {
 
     it('refuses a finalizer change with a stale resourceVersion in a merge patch (409), the optimistic concurrency finalizer helpers rely on', async () => {
       const ns = await ctx.namespace('finalizer');
-      const created = await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), { body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: {} } });
+      const created = await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), {
+        body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: {} },
+      });
       const rv = metaOf(created.json)['resourceVersion'];
       await kubeRequest(ctx.kc, 'PATCH', crPath('widgets', ns, 'w'), { body: { spec: { size: 1 } }, contentType: MERGE });
-      const stale = await kubeRequest(ctx.kc, 'PATCH', crPath('widgets', ns, 'w'), { body: { metadata: { finalizers: ['example.com/a'], resourceVersion: rv } }, contentType: MERGE });
+      const stale = await kubeRequest(ctx.kc, 'PATCH', crPath('widgets', ns, 'w'), {
+        body: { metadata: { finalizers: ['example.com/a'], resourceVersion: rv } },
+        contentType: MERGE,
+      });
       expect(stale.status).toBe(409);
       expect(stale.json).toMatchObject({ reason: 'Conflict' });
     });
@@ -74,9 +103,20 @@ export function writeRulesTests(ctx: SuiteContext): void {
   describe('owner references', () => {
     it('stores owner references as written and keeps them through merge patches of other fields', async () => {
       const ns = await ctx.namespace('owners');
-      const owner = await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), { body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'o' }, spec: {} } });
-      const ref = { apiVersion: `${GROUP}/v1`, kind: 'Widget', name: 'o', uid: metaOf(owner.json)['uid'], controller: true, blockOwnerDeletion: true };
-      const child = await kubeRequest(ctx.kc, 'POST', cmPath(ns), { body: { metadata: { name: 'c', ownerReferences: [ref] }, data: { a: '1' } } });
+      const owner = await kubeRequest(ctx.kc, 'POST', crPath('widgets', ns), {
+        body: { apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'o' }, spec: {} },
+      });
+      const ref = {
+        apiVersion: `${GROUP}/v1`,
+        kind: 'Widget',
+        name: 'o',
+        uid: metaOf(owner.json)['uid'],
+        controller: true,
+        blockOwnerDeletion: true,
+      };
+      const child = await kubeRequest(ctx.kc, 'POST', cmPath(ns), {
+        body: { metadata: { name: 'c', ownerReferences: [ref] }, data: { a: '1' } },
+      });
       expect(child.status).toBe(201);
       expect(metaOf(child.json)['ownerReferences']).toEqual([ref]);
       const patched = await kubeRequest(ctx.kc, 'PATCH', cmPath(ns, 'c'), { body: { data: { a: '2' } }, contentType: MERGE });
