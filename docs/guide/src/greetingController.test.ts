@@ -14,7 +14,7 @@ describe('the first-controller guide', () => {
 
   beforeAll(async () => {
     server = await InMemoryApiServer.start();
-    server.registerResource({ ...greetings, kind: 'Greeting', namespaced: true });
+    server.registerResource({ ...greetings, kind: 'Greeting', namespaced: true, hasStatusSubresource: true });
     controller = composeController(server.kubeConfig(), silentLogger());
     custom = server.kubeConfig().makeApiClient(CustomObjectsApi);
     running = controller.start(abort.signal);
@@ -60,6 +60,43 @@ describe('the first-controller guide', () => {
         blockOwnerDeletion: true,
       },
     ]);
+    // The ConfigMap's fields belong to the controller, by server-side apply.
+    expect(child.metadata?.managedFields?.map((m) => [m.manager, m.operation])).toEqual([['greeting-controller', 'Apply']]);
+  });
+
+  it('reports a Ready condition for the generation it reconciled, moving lastTransitionTime only on a status change', async () => {
+    await custom.createNamespacedCustomObject({
+      group: greetings.group,
+      version: greetings.version,
+      plural: greetings.resource,
+      namespace: 'default',
+      body: { apiVersion: 'guide.protean.dev/v1', kind: 'Greeting', metadata: { name: 'cond' }, spec: { text: 'hi' } },
+    });
+    interface Ready {
+      type: string;
+      status: string;
+      reason: string;
+      observedGeneration?: number;
+      lastTransitionTime: string;
+    }
+    const ready = (): Ready | undefined => {
+      const status = server.get(greetings, 'default', 'cond')?.['status'] as { conditions?: Ready[] } | undefined;
+      return status?.conditions?.find((c) => c.type === 'Ready');
+    };
+    await waitFor(() => ready()?.observedGeneration === 1, { timeoutMs: 10_000 });
+    const first = ready()!;
+    expect(first).toMatchObject({ status: 'True', reason: 'ConfigMapApplied' });
+    server.patch(greetings, 'default', 'cond', { spec: { text: 'hey' } });
+    await waitFor(() => ready()?.observedGeneration === 2, { timeoutMs: 10_000 });
+    expect(ready()?.lastTransitionTime).toBe(first.lastTransitionTime);
+    await custom.deleteNamespacedCustomObject({
+      group: greetings.group,
+      version: greetings.version,
+      plural: greetings.resource,
+      namespace: 'default',
+      name: 'cond',
+    });
+    await waitFor(() => controller.watchCoordinator().instanceWatchCount() === 1, { timeoutMs: 10_000 }); // only hi's
   });
 
   it('forgets the watches of a deleted Greeting and stops the ConfigMap informer', async () => {

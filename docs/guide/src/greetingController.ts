@@ -1,9 +1,10 @@
 // The code of docs/guide/first-controller.md. It is compiled by `tsc -b` and
 // run by greetingController.test.ts, so the guide cannot drift from the API.
 import 'reflect-metadata';
-import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1OwnerReference } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeClient, setControllerReference, setStatusCondition, type Condition } from '@protean/client';
 import { coordinatorModule } from '@protean/coordinator';
-import { coreModule, DynamicController, isNotFound, type GroupVersionResource, type Handler, type Logger } from '@protean/core';
+import { coreModule, DynamicController, type GroupVersionResource, type Handler, type Logger } from '@protean/core';
 import { queueModule } from '@protean/queue';
 import { watchManagerModule } from '@protean/watch-manager';
 import { Container } from 'inversify';
@@ -24,51 +25,41 @@ const configmaps: GroupVersionResource = { group: '', version: 'v1', resource: '
 interface Greeting {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace: string; uid: string };
+  metadata: { name: string; namespace: string; uid: string; generation?: number };
   spec?: { text?: string };
+  status?: { conditions?: Condition[] };
 }
 
-/**
- * Marks `greeting` as the controller of a child, so deleting the Greeting
- * lets the cluster's garbage collector delete the child too.
- */
-function ownedBy(greeting: Greeting): V1OwnerReference[] {
-  const { apiVersion, kind, metadata } = greeting;
-  return [{ apiVersion, kind, name: metadata.name, uid: metadata.uid, controller: true, blockOwnerDeletion: true }];
-}
-
-/** Keeps a ConfigMap `<name>-greeting` holding each Greeting's text. */
+/** Keeps a ConfigMap `<name>-greeting` holding each Greeting's text, and a `Ready` condition on the Greeting. */
 export function greetingHandler(kubeConfig: KubeConfig): Handler {
-  const core = kubeConfig.makeApiClient(CoreV1Api);
-  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  // One client per controller: its writes are recorded in managedFields as `greeting-controller`.
+  const client = new KubeClient({ kubeConfig, fieldManager: 'greeting-controller' });
   return async ({ namespace, name }, ctx) => {
-    let greeting: Greeting;
-    try {
-      greeting = (await custom.getNamespacedCustomObject({
-        group: greetings.group,
-        version: greetings.version,
-        plural: greetings.resource,
-        namespace,
-        name,
-      })) as Greeting;
-    } catch (err) {
-      if (isNotFound(err)) return; // deleted: declaring nothing, this pass drops the instance's watches
-      throw err;
-    }
+    const { signal } = ctx; // aborts at shutdown and at the reconcile timeout: pass it to every request
+    const greeting = await client.find<Greeting>(greetings, { namespace, name }, { signal });
+    if (greeting === undefined) return; // deleted: declaring nothing, this pass drops the instance's watches
     // Watch first, then touch: a change made between the two is never missed.
     const child = `${name}-greeting`;
     await ctx.watcher.watch({ nodeId: 'greeting-configmap', gvr: configmaps, namespace, name: child });
-    const data = { text: greeting.spec?.text ?? 'hello' };
-    try {
-      const current = await core.readNamespacedConfigMap({ namespace, name: child });
-      if (current.data?.['text'] !== data.text) {
-        await core.replaceNamespacedConfigMap({ namespace, name: child, body: { ...current, data } });
-      }
-    } catch (err) {
-      if (!isNotFound(err)) throw err; // retried with backoff; the previous watch set stays
-      const metadata = { name: child, namespace, ownerReferences: ownedBy(greeting) };
-      await core.createNamespacedConfigMap({ namespace, body: { metadata, data } });
-    }
+    // Server-side apply creates or updates the ConfigMap; the owner reference lets the cluster's
+    // garbage collector delete it with its Greeting.
+    const configMap = setControllerReference(greeting, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: child, namespace },
+      data: { text: greeting.spec?.text ?? 'hello' },
+    });
+    await client.apply(configmaps, configMap, { signal, force: true });
+    // Report what this pass achieved, for the generation it read; write status only when it changed.
+    const conditions = structuredClone(greeting.status?.conditions ?? []);
+    const changed = setStatusCondition(conditions, {
+      type: 'Ready',
+      status: 'True',
+      reason: 'ConfigMapApplied',
+      message: `ConfigMap ${child} holds the text`,
+      ...(greeting.metadata.generation === undefined ? {} : { observedGeneration: greeting.metadata.generation }),
+    });
+    if (changed) await client.patchStatus(greetings, { namespace, name }, { conditions }, { signal });
     // Resolving commits this pass's watches: anything not declared again is dropped.
   };
 }

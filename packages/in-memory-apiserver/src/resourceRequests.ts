@@ -79,8 +79,9 @@ export async function serveResource(store: ObjectStore, hub: WatchHub, r: Resour
     case 'PATCH': {
       const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
       if (contentType === APPLY_PATCH) return serveApply(store, r, name, namespace);
-      if (r.query.has('force'))
+      if (r.query.has('force')) {
         throw patchOptionsInvalid('force', 'FieldValueForbidden', 'Forbidden: may not be specified for non-apply patch');
+      }
       const patchBody = parseJsonBody(await readBody(req));
       let apply: (current: KubeObject) => unknown;
       if (contentType === 'application/merge-patch+json' || contentType === 'application/strategic-merge-patch+json') {
