@@ -16,6 +16,7 @@ export * from './gvr.js';
 export * from './gvrValidation.js';
 export * from './handler.js';
 export * from './informer.js';
+export type * from './informerHealth.js';
 export * from './isNotFound.js';
 export * from './logger.js';
 export * from './queueMetrics.js';

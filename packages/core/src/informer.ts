@@ -1,4 +1,5 @@
 import type { GroupVersionResource, NamespacedName } from './gvr.js';
+import type { InformerHealth } from './informerHealth.js';
 
 /** The object metadata an informer keeps (a subset of `metav1.ObjectMeta`). */
 export interface ObjectMeta {
@@ -77,6 +78,11 @@ export interface Informer {
   get(key: NamespacedName): PartialObjectMetadata | undefined;
   /** Called for each list/watch failure (the informer keeps retrying). */
   setWatchErrorHandler(fn: (err: Error) => void): void;
+  /**
+   * Optional: the informer's health now (synced, idle time, relists, the
+   * current outage). Informers without it are judged by `hasSynced` alone.
+   */
+  health?(): InformerHealth;
 }
 
 /** Options an informer is created with. */

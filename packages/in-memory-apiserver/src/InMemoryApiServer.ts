@@ -65,7 +65,7 @@ export class InMemoryApiServer {
     if (!(bookmarkIntervalMs > 0)) throw new RangeError(`bookmarkIntervalMs must be positive, got ${bookmarkIntervalMs}`);
     const store = new ObjectStore(historyWindow, opts.requireNamespaces ?? false);
     if (opts.builtins ?? true) for (const def of BUILTIN_RESOURCES) store.register(def);
-    const hub = new WatchHub(store, opts.clock ?? realClock, bookmarkIntervalMs);
+    const hub = new WatchHub(store, opts.clock ?? realClock, bookmarkIntervalMs, opts.watchList ?? 'enabled');
     const injector = new FaultInjector(hub, store);
     const sockets = new Set<Socket>();
     // The handler needs the server's token set and address, which exist only once it listens.

@@ -158,6 +158,35 @@ describe('WATCH', () => {
     });
   });
 
+  it('with watchList: disabled, answers a streaming list 422 as a server with the WatchList feature gate off', async () => {
+    await start({ watchList: 'disabled' });
+    const res = await fetch(`${server.url}/api/v1/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`);
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({
+      reason: 'Invalid',
+      message:
+        'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+      details: { group: 'meta.k8s.io', kind: 'ListOptions', causes: [{ reason: 'FieldValueForbidden', field: 'sendInitialEvents' }] },
+    });
+    // A plain watch is served as usual.
+    const plain = await watch('/api/v1/configmaps?watch=true');
+    expect(plain.status).toBe(200);
+  });
+
+  it('with watchList: ignored, serves a streaming list as a plain watch: no end bookmark', async () => {
+    const clock = new FakeClock();
+    await start({ watchList: 'ignored', clock, bookmarkIntervalMs: 1000 });
+    server.create(CM, { metadata: { name: 'i', namespace: 'k' } });
+    const w = await watch('/api/v1/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=Exact&allowWatchBookmarks=true');
+    await w.waitForEvents(1);
+    clock.advance(1000);
+    await w.waitForEvents(2);
+    expect(w.events.map((e) => [e.type, e.object.metadata['annotations']])).toEqual([
+      ['ADDED', undefined],
+      ['BOOKMARK', undefined],
+    ]);
+  });
+
   it('ends the stream cleanly at timeoutSeconds, after a last bookmark', async () => {
     const clock = new FakeClock();
     await start({ clock });

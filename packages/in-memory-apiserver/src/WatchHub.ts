@@ -3,9 +3,9 @@ import type { Clock } from '@protean/core';
 import type { ObjectFilter } from './ObjectFilter.js';
 import type { ObjectStore, StoreListener } from './ObjectStore.js';
 import type { ResourceTable, StoreEvent } from './ResourceTable.js';
-import { badRequest, expired } from './statusErrors.js';
+import { badRequest, expired, listOptionsInvalid, tooLargeResourceVersion, type FieldCause } from './statusErrors.js';
 import { WatchStream } from './WatchStream.js';
-import type { KubeObject } from './types.js';
+import type { KubeObject, WatchListMode } from './types.js';
 
 /** A parsed watch request. */
 export interface WatchRequest {
@@ -40,6 +40,7 @@ export class WatchHub implements StoreListener {
     private readonly store: ObjectStore,
     private readonly clock: Clock,
     private readonly bookmarkIntervalMs: number,
+    private readonly watchList: WatchListMode,
   ) {
     store.addListener(this);
   }
@@ -49,7 +50,9 @@ export class WatchHub implements StoreListener {
    * answers 200 and streams: the current state as ADDED for resourceVersion
    * "" / "0" (or `sendInitialEvents=true`), else the history after the given
    * resourceVersion; an expired one gets an in-stream ERROR 410, as from the
-   * real watch cache.
+   * real watch cache. `sendInitialEvents` needs `resourceVersionMatch=NotOlderThan`
+   * (422 otherwise, as the real server checks `ListOptions`); its state is
+   * the current one, whatever resourceVersion (not older) was asked for.
    */
   open(req: WatchRequest, res: ServerResponse): void {
     const { table, query } = req;
@@ -61,7 +64,9 @@ export class WatchHub implements StoreListener {
     }
     const timeoutSeconds = nonNegativeInt(query, 'timeoutSeconds');
     const bookmarks = query.get('allowWatchBookmarks') === 'true';
-    const sendInitial = query.get('sendInitialEvents') === 'true';
+    const causes = this.watchList === 'ignored' ? [] : watchListCauses(query, this.watchList);
+    if (causes.length > 0) throw listOptionsInvalid(causes);
+    const sendInitial = this.watchList !== 'ignored' && query.get('sendInitialEvents') === 'true';
 
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
     // Headers must go out now: a watch may stay silent for a long time.
@@ -82,6 +87,14 @@ export class WatchHub implements StoreListener {
       (s) => this.streams.get(s.table)?.delete(s),
     );
     if (this.stalled) stream.setStalled(true);
+    const currentRv = this.store.currentRv();
+    if (sendInitial && fromRv !== undefined && fromRv > currentRv) {
+      // The real server waits a few seconds for the resourceVersion, then gives up in the stream.
+      const body = tooLargeResourceVersion(fromRv, currentRv).body;
+      stream.sendError({ ...body, message: `Timeout: ${body.message ?? ''}` });
+      stream.end();
+      return;
+    }
     if (fromRv === undefined || sendInitial) {
       stream.sendInitial(this.currentObjects(table, req.namespace));
       if (sendInitial && bookmarks) stream.sendBookmark(true);
@@ -146,4 +159,30 @@ export class WatchHub implements StoreListener {
     this.stalled = stalled;
     for (const s of this.all()) s.setStalled(stalled);
   }
+}
+
+/** The `ListOptions` checks of a watch's streaming-list parameters, in the real server's order. */
+function watchListCauses(query: URLSearchParams, mode: WatchListMode): FieldCause[] {
+  const sendInitial = query.get('sendInitialEvents');
+  const match = query.get('resourceVersionMatch') ?? '';
+  const causes: FieldCause[] = [];
+  const forbidden = (field: string, message: string): void => {
+    causes.push({ field, reason: 'FieldValueForbidden', message: `Forbidden: ${message}` });
+  };
+  if (sendInitial !== null && sendInitial !== '') {
+    if (match !== 'NotOlderThan')
+      forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    if (mode === 'disabled')
+      forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
+    if (match !== '' && match !== 'NotOlderThan') {
+      causes.push({
+        field: 'resourceVersionMatch',
+        reason: 'FieldValueNotSupported',
+        message: `Unsupported value: "${match}": supported values: "NotOlderThan"`,
+      });
+    }
+  } else if (match !== '') {
+    forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+  }
+  return causes;
 }

@@ -14,4 +14,5 @@ export type {
   RequestRecord,
   RequestSummary,
   ResourceDefinition,
+  WatchListMode,
 } from './types.js';

@@ -106,7 +106,19 @@ export interface InMemoryApiServerOptions {
   requireNamespaces?: boolean;
   /** Time source of bookmark and watch-timeout timers. Default: real time. */
   clock?: Clock;
+  /**
+   * Streaming lists (`sendInitialEvents` on a watch, the WatchList feature):
+   * `'enabled'` (default) serves them as kube-apiserver 1.36 does;
+   * `'disabled'` answers them 422 as a kube-apiserver with the WatchList
+   * feature gate off; `'ignored'` ignores `sendInitialEvents` and
+   * `resourceVersionMatch` on watches and serves a plain watch, as a server
+   * that does not know them might (no `k8s.io/initial-events-end` bookmark).
+   */
+  watchList?: WatchListMode;
 }
+
+/** See {@link InMemoryApiServerOptions.watchList}. */
+export type WatchListMode = 'enabled' | 'disabled' | 'ignored';
 
 /** One entry of {@link InMemoryApiServer.requests}. */
 export interface RequestRecord {

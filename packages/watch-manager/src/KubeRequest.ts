@@ -36,6 +36,7 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
 export class KubeRequest {
   private readonly controller = new AbortController();
   private lastActivityMs: number;
+  private heardMs: number | undefined;
   private watchdog: TimerHandle | undefined;
 
   constructor(private readonly request: KubeRequestOptions) {
@@ -155,8 +156,13 @@ export class KubeRequest {
     if (!this.controller.signal.aborted) this.controller.abort(reason ?? new Error('request closed'));
   }
 
+  /** When the server last sent something (the response head or a chunk of its body); undefined before it answered. */
+  get lastHeardMs(): number | undefined {
+    return this.heardMs;
+  }
+
   private touch(): void {
-    this.lastActivityMs = this.request.clock.now();
+    this.lastActivityMs = this.heardMs = this.request.clock.now();
   }
 
   private armWatchdog(delayMs: number): void {

@@ -17,7 +17,9 @@ import { KubernetesRequestError } from './KubernetesRequestError.js';
  * KubernetesInformer on its own, against the in-memory API server over HTTP.
  * The informer runs on a fake clock, so its backoff sleeps, watchdog and
  * short-watch pacing move only when a test advances it; the server's
- * bookmarks run on a second fake clock.
+ * bookmarks run on a second fake clock. These tests pin the paginated LIST
+ * (`streamingList: 'never'`); the streaming list is tested in
+ * KubernetesInformer.streaming.test.ts.
  */
 
 const CONFIGMAPS: GroupVersionResource = { group: '', version: 'v1', resource: 'configmaps' };
@@ -122,6 +124,7 @@ function run(gvr: GroupVersionResource = CONFIGMAPS, options: Partial<Kubernetes
     clock,
     backoff: { initialMs: BACKOFF_MS, maxMs: 8 * BACKOFF_MS, jitter: 0 },
     inactivityTimeoutMs: INACTIVITY_MS,
+    streamingList: 'never',
     ...options,
   });
   const recorder = new Recorder(informer);

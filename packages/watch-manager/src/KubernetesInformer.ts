@@ -7,6 +7,7 @@ import {
   type GroupVersionResource,
   type HandlerRegistration,
   type Informer,
+  type InformerHealth,
   type Logger,
   type NamespacedName,
   type PartialObjectMetadata,
@@ -15,6 +16,7 @@ import {
 } from '@protean/core';
 import { deliverRelist } from './deliverRelist.js';
 import { HandlerSet } from './HandlerSet.js';
+import { InformerHealthTracker } from './InformerHealthTracker.js';
 import { KubeRequest } from './KubeRequest.js';
 import {
   LIST_ACCEPT,
@@ -29,6 +31,7 @@ import { listAll, type ListPage } from './listAll.js';
 import { MetadataStore } from './MetadataStore.js';
 import { resourcePath } from './resourcePath.js';
 import { RetryPolicy } from './RetryPolicy.js';
+import { refusesStreamingList } from './refusesStreamingList.js';
 import { trimMetadata } from './trimMetadata.js';
 
 /** Error of a second `run` call, or of a request attempted after stop. */
@@ -36,15 +39,28 @@ class InformerStateError extends Error {
   override readonly name = 'InformerStateError';
 }
 
+/** The annotation of the bookmark that ends a streaming list's initial events. */
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+
 /**
  * A metadata-only informer of one GVR over the Kubernetes API, with
- * client-go Reflector semantics: paginated LIST, resourceVersion ladder
- * ("0", then the last synced RV, "" after 410 / too large RV), atomic
- * cache replacement on relist (tombstones for vanished objects), WATCH with
+ * client-go Reflector semantics: streaming lists (a watch with
+ * `sendInitialEvents=true`, client-go's WatchList) where the server serves
+ * them, else paginated LIST; resourceVersion ladder; atomic cache
+ * replacement on relist (tombstones for vanished objects), WATCH with
  * bookmarks and a randomized timeout, re-watch from the last RV on a clean
  * close, relist on 410, `Retry-After` on 429, jittered backoff otherwise,
  * and an inactivity watchdog for half-open connections. It caches only
- * trimmed metadata (see `trimMetadata`).
+ * trimmed metadata (see `trimMetadata`) and reports its health
+ * (`health()`).
+ *
+ * A streaming list builds the new cache from the initial events and
+ * commits it at the bookmark annotated `k8s.io/initial-events-end`, then
+ * goes on watching on the same stream. In `'auto'` mode it falls back to
+ * the paginated LIST, remembered per group version (`StreamingListSupport`)
+ * and logged once, when the server answers the streaming request with a
+ * 4xx other than 401/403/404/408/409/410/429, or the stream ends or
+ * `streamingListTimeoutMs` passes without that bookmark.
  *
  * Easy to get wrong: `run` returns at once and the informer keeps retrying
  * on its own until its signal aborts; failures reach the watch error
@@ -70,6 +86,12 @@ export class KubernetesInformer implements Informer {
   private running = false;
   private stopped = false;
   private listedOnce = false;
+  /** The cache must be (re)built before watching on: by a paginated LIST or a streaming list. */
+  private needList = true;
+  /** While a streaming list runs: the cache its initial events build, committed at the end bookmark. */
+  private initial: MetadataStore | undefined;
+  private initialTimer: TimerHandle | undefined;
+  private readonly tracker: InformerHealthTracker;
   private lastSyncRV = '';
   private rvUnavailable = false;
   private paginatedResult = false;
@@ -94,6 +116,7 @@ export class KubernetesInformer implements Informer {
     this.log = (options.logger ?? silentLogger()).child({ component: 'informer', gvr: gvrKey(gvr) });
     this.handlers = new HandlerSet(this.log);
     this.retry = new RetryPolicy(this.log, { ...options, clock: this.clock, random: this.random });
+    this.tracker = new InformerHealthTracker(this.clock, this.settings.shortWatchMs);
   }
 
   run(signal: AbortSignal): void {
@@ -140,37 +163,65 @@ export class KubernetesInformer implements Informer {
     return this.lastSyncRV;
   }
 
+  /** Synced, idle time, relists, the current outage and the list mode in use (see `InformerHealth`). */
+  health(): InformerHealth {
+    return this.tracker.snapshot(this.synced, this.current?.lastHeardMs, this.streams() ? 'streaming' : 'paginated');
+  }
+
   private stop(): void {
     if (this.stopped) return;
     this.stopped = true;
     this.current?.close(new Error('informer stopped'));
     if (this.sleepTimer !== undefined) this.clock.clearTimeout(this.sleepTimer);
     if (this.resyncTimer !== undefined) this.clock.clearTimeout(this.resyncTimer);
-    this.sleepTimer = this.resyncTimer = undefined;
+    if (this.initialTimer !== undefined) this.clock.clearTimeout(this.initialTimer);
+    this.sleepTimer = this.resyncTimer = this.initialTimer = undefined;
     this.wake?.();
   }
 
+  /** Whether the next list is a streaming one (a watch with `sendInitialEvents`). */
+  private streams(): boolean {
+    const mode = this.settings.streamingList;
+    return mode === 'always' || (mode === 'auto' && this.settings.streamingListSupport.supports(this.gvr));
+  }
+
   private async loop(): Promise<void> {
-    let needList = true;
     while (!this.stopped) {
       let delayMs: number;
+      const streaming = this.needList && this.streams();
       try {
-        if (needList) {
-          await this.listAndReplace();
-          needList = false;
-        }
-        delayMs = await this.watch();
+        if (this.needList && !streaming) await this.listAndReplace();
+        delayMs = await this.watch(streaming);
       } catch (err) {
         if (this.stopped) break;
-        const failure = asRequestError(err, this.gvr, needList ? 'LIST' : 'WATCH');
+        const failure = asRequestError(err, this.gvr, this.needList && !streaming ? 'LIST' : 'WATCH');
+        if (streaming && this.needList && this.fallBack(failure)) continue;
         this.report(failure);
         const step = this.retry.onFailure(failure);
         if (step.forgetResourceVersion) this.rvUnavailable = true;
-        needList ||= step.relist;
+        this.needList ||= step.relist;
         delayMs = step.delayMs;
+        this.tracker.failed(failure, delayMs);
       }
       if (delayMs > 0 && !this.stopped) await this.sleep(delayMs);
+      this.tracker.attempting();
     }
+  }
+
+  /**
+   * In `'auto'` mode, turns a streaming list the server did not serve into
+   * a paginated LIST from now on (for the whole group version when the
+   * support is shared); true if it did. Any other failure is retried as usual.
+   */
+  private fallBack(err: KubernetesRequestError): boolean {
+    if (this.settings.streamingList !== 'auto' || !refusesStreamingList(err)) return false;
+    if (this.settings.streamingListSupport.refuse(this.gvr, err.message)) {
+      this.log.warn(
+        { err: err.message, status: err.status },
+        'the API server does not serve streaming lists (sendInitialEvents) for this group version; using paginated LIST from now on',
+      );
+    }
+    return true;
   }
 
   private report(err: Error): void {
@@ -198,6 +249,8 @@ export class KubernetesInformer implements Informer {
 
   /** Swaps in the listed cache, then tells handlers what changed. */
   private replace(next: MetadataStore): void {
+    this.needList = false;
+    this.tracker.listed();
     const prev = this.store;
     this.store = next;
     const handlers = this.handlers.batch();
@@ -211,22 +264,32 @@ export class KubernetesInformer implements Informer {
     deliverRelist(prev, next, handlers);
   }
 
-  /** One watch from the last synced RV; resolves with the delay before the next one. */
-  private async watch(): Promise<number> {
+  /**
+   * One watch; resolves with the delay before the next one. A plain watch
+   * starts from the last synced RV. A streaming one (`streaming`) first
+   * receives the collection's current state and asks, as client-go does,
+   * for "" (a consistent read of the latest state) before the first sync
+   * and after a 410, else for a state not older than the last synced RV.
+   */
+  private async watch(streaming: boolean): Promise<number> {
     const min = this.settings.minWatchTimeoutSeconds;
     const max = this.settings.maxWatchTimeoutSeconds;
-    const q = new URLSearchParams({
-      watch: 'true',
-      allowWatchBookmarks: 'true',
-      resourceVersion: this.lastSyncRV,
-      timeoutSeconds: String(min + Math.floor(this.random() * (max - min + 1))),
-    });
+    const q = new URLSearchParams({ watch: 'true', allowWatchBookmarks: 'true' });
+    const rv = streaming && this.rvUnavailable ? '' : this.lastSyncRV;
+    if (rv !== '') q.set('resourceVersion', rv);
+    if (streaming) {
+      q.set('sendInitialEvents', 'true');
+      q.set('resourceVersionMatch', 'NotOlderThan');
+    }
+    q.set('timeoutSeconds', String(min + Math.floor(this.random() * (max - min + 1))));
     const startedMs = this.clock.now();
     this.watchLines = 0;
     const req = this.open('WATCH', q, WATCH_ACCEPT);
     try {
       const res = await req.send();
       this.retry.succeeded();
+      this.tracker.watchOpened();
+      if (streaming) this.beginInitialEvents(req);
       const lines = new LineSplitter();
       try {
         await req.consume(res, (chunk) => lines.push(chunk, this.onWatchLine));
@@ -236,14 +299,59 @@ export class KubernetesInformer implements Informer {
         if (!(err instanceof KubernetesRequestError) || err.reason !== 'ConnectionReset') throw err;
         this.report(err);
         this.log.debug({ err: err.message, events: this.watchLines }, 'watch stream broke; re-watching');
+        // Broken during the initial events: the list starts over, on a stream again.
+        this.endInitialEvents();
+      }
+      if (this.initial !== undefined) {
+        // Ended cleanly without the end bookmark: what a server that ignores sendInitialEvents does.
+        throw new KubernetesRequestError(this.gvr, 'WATCH', 'the streaming list ended before its initial-events-end bookmark', {
+          reason: 'InitialEventsEndMissing',
+        });
       }
     } finally {
+      this.endInitialEvents();
+      this.tracker.watchClosed();
       this.closeCurrent(req);
       // Also when the stream ends in an error (an in-stream 410): the events before it were progress.
       if (this.watchLines > 0) this.retry.onProgress();
     }
     const shortMs = this.settings.shortWatchMs;
-    return this.watchLines === 0 && this.clock.now() - startedMs < shortMs ? this.retry.onShortWatch() : 0;
+    if (this.watchLines > 0 || this.clock.now() - startedMs >= shortMs) return 0;
+    const delayMs = this.retry.onShortWatch();
+    this.tracker.failed(
+      new KubernetesRequestError(this.gvr, 'WATCH', `the watch ended within ${shortMs} ms without an event`, { reason: 'ShortWatch' }),
+      delayMs,
+    );
+    return delayMs;
+  }
+
+  /** A streaming list's response arrived: collect its initial events, and give up on them after the timeout ('auto' mode). */
+  private beginInitialEvents(req: KubeRequest): void {
+    this.initial = new MetadataStore();
+    if (this.settings.streamingList !== 'auto') return;
+    const timeoutMs = this.settings.streamingListTimeoutMs;
+    this.initialTimer = this.clock.setTimeout(() => {
+      this.initialTimer = undefined;
+      const detail = `no initial-events-end bookmark within ${timeoutMs} ms of the streaming list's response`;
+      req.close(new KubernetesRequestError(this.gvr, 'WATCH', detail, { reason: 'InitialEventsEndMissing' }));
+    }, timeoutMs);
+  }
+
+  private endInitialEvents(): void {
+    this.initial = undefined;
+    if (this.initialTimer !== undefined) this.clock.clearTimeout(this.initialTimer);
+    this.initialTimer = undefined;
+  }
+
+  /** The end bookmark of a streaming list: its state becomes the cache, at the bookmark's resourceVersion. */
+  private commitInitialEvents(rv: string): void {
+    const next = this.initial;
+    this.endInitialEvents();
+    if (next === undefined) return;
+    this.rvUnavailable = false;
+    this.listedOnce = true;
+    this.lastSyncRV = rv;
+    this.replace(next);
   }
 
   /** Applies one line of the watch stream to the cache and the handlers; a line that throws does not count as progress. */
@@ -258,9 +366,12 @@ export class KubernetesInformer implements Informer {
       });
     }
     if (ev.type === 'BOOKMARK') {
-      const rv = (ev.object as { metadata?: { resourceVersion?: unknown } } | undefined)?.metadata?.resourceVersion;
-      if (typeof rv === 'string' && rv !== '') this.lastSyncRV = rv;
-      this.watchLines++;
+      const meta = (ev.object as { metadata?: BookmarkMeta } | undefined)?.metadata;
+      const rv = meta?.resourceVersion;
+      if (this.watchLines++ === 0) this.tracker.progressed();
+      if (typeof rv !== 'string' || rv === '') return;
+      if (this.initial === undefined) this.lastSyncRV = rv;
+      else if (meta?.annotations?.[INITIAL_EVENTS_END] === 'true') this.commitInitialEvents(rv);
       return;
     }
     if (ev.type === 'ERROR') throw KubernetesRequestError.fromStatus(this.gvr, ev.object as KubeStatus | undefined);
@@ -269,6 +380,14 @@ export class KubernetesInformer implements Informer {
       throw new KubernetesRequestError(this.gvr, 'WATCH', `malformed watch event of type ${String(ev.type)}`, {
         reason: 'InvalidResponse',
       });
+    }
+    if (this.watchLines++ === 0) this.tracker.progressed();
+    const initial = this.initial;
+    if (initial !== undefined) {
+      // Part of a streaming list's state: handlers hear of it when the list commits.
+      if (ev.type === 'DELETED') initial.delete(obj.metadata.namespace ?? '', obj.metadata.name);
+      else initial.set(obj);
+      return;
     }
     if (ev.type === 'DELETED') {
       this.store.delete(obj.metadata.namespace ?? '', obj.metadata.name);
@@ -279,7 +398,6 @@ export class KubernetesInformer implements Informer {
       else this.handlers.updated(old, obj);
     }
     if (obj.metadata.resourceVersion !== undefined) this.lastSyncRV = obj.metadata.resourceVersion;
-    this.watchLines++;
   };
 
   private async fetchJson<T>(verb: RequestVerb, q: URLSearchParams, accept: string): Promise<T> {
@@ -316,6 +434,7 @@ export class KubernetesInformer implements Informer {
   }
 
   private closeCurrent(req: KubeRequest): void {
+    this.tracker.heard(req.lastHeardMs);
     req.close();
     if (this.current === req) this.current = undefined;
   }
@@ -349,6 +468,11 @@ export class KubernetesInformer implements Informer {
 interface WatchLine {
   type?: string;
   object?: unknown;
+}
+
+interface BookmarkMeta {
+  resourceVersion?: unknown;
+  annotations?: Record<string, unknown>;
 }
 
 function asRequestError(err: unknown, gvr: GroupVersionResource, verb: RequestVerb): KubernetesRequestError {

@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@protean/core';
 import type { RetryPolicyOptions } from './RetryPolicy.js';
+import { StreamingListSupport } from './StreamingListSupport.js';
 
 /** `Accept` of a metadata-only LIST (full objects as the fallback). */
 export const LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
@@ -27,7 +28,31 @@ export interface KubernetesInformerOptions extends RetryPolicyOptions {
   readonly maxWatchTimeoutSeconds?: number;
   /** A watch that ends sooner than this with no event counts as a failure (backoff). Default 1 000. */
   readonly shortWatchMs?: number;
+  /**
+   * How the informer lists: `'auto'` (the default) streams the list through
+   * a watch (`sendInitialEvents=true`, client-go's WatchList) and falls back
+   * to the paginated LIST when the server does not serve that form (see
+   * `streamingListTimeoutMs`); `'always'` only streams (a refusal is retried
+   * as any failure); `'never'` only pages LISTs.
+   */
+  readonly streamingList?: StreamingListMode;
+  /**
+   * In `'auto'` mode, a streaming list whose `k8s.io/initial-events-end`
+   * bookmark has not arrived this long after the server answered is
+   * abandoned for the paginated LIST. Default 60 000: a real API server
+   * streams a watch-cache snapshot of 100,000 objects in a few seconds.
+   */
+  readonly streamingListTimeoutMs?: number;
+  /**
+   * Where refusals of streaming lists are remembered. A
+   * `KubernetesInformerSource` shares one between its informers; default: a
+   * new one per informer.
+   */
+  readonly streamingListSupport?: StreamingListSupport;
 }
+
+/** See {@link KubernetesInformerOptions.streamingList}. */
+export type StreamingListMode = 'auto' | 'always' | 'never';
 
 /** {@link KubernetesInformerOptions} with every default filled in: what an informer runs with. */
 export interface InformerSettings {
@@ -42,6 +67,9 @@ export interface InformerSettings {
   /** Never below `minWatchTimeoutSeconds`. */
   readonly maxWatchTimeoutSeconds: number;
   readonly shortWatchMs: number;
+  readonly streamingList: StreamingListMode;
+  readonly streamingListTimeoutMs: number;
+  readonly streamingListSupport: StreamingListSupport;
 }
 
 /** Fills in the defaults of `options`, once, so the informer reads named fields only. */
@@ -56,5 +84,8 @@ export function resolveInformerSettings(options: KubernetesInformerOptions): Inf
     minWatchTimeoutSeconds,
     maxWatchTimeoutSeconds: Math.max(minWatchTimeoutSeconds, options.maxWatchTimeoutSeconds ?? 600),
     shortWatchMs: options.shortWatchMs ?? 1000,
+    streamingList: options.streamingList ?? 'auto',
+    streamingListTimeoutMs: options.streamingListTimeoutMs ?? 60_000,
+    streamingListSupport: options.streamingListSupport ?? new StreamingListSupport(),
   };
 }

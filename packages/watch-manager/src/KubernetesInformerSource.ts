@@ -1,6 +1,7 @@
 import { validateNamespace, type GroupVersionResource, type InformerOptions, type InformerSource } from '@protean/core';
 import { KubernetesInformer } from './KubernetesInformer.js';
 import type { KubernetesInformerOptions } from './KubernetesInformerOptions.js';
+import { StreamingListSupport } from './StreamingListSupport.js';
 
 /** Options of a {@link KubernetesInformerSource}: those of every informer it creates, bar the resync period. */
 export type KubernetesInformerSourceOptions = Omit<KubernetesInformerOptions, 'resyncPeriodMs'>;
@@ -15,16 +16,23 @@ export type KubernetesInformerSourceOptions = Omit<KubernetesInformerOptions, 'r
  * GVR that breaks Kubernetes' naming rules, before any request is made;
  * the constructor throws `InvalidObjectNameError` for a bad `namespace`.
  *
+ * Its informers share one {@link StreamingListSupport} (unless the options
+ * bring one): once a group version refused a streaming list, every informer
+ * of that group version pages LISTs, and the fallback is logged once.
+ *
  * Easy to get wrong: each `createInformer` call builds a new, unshared
  * informer that does nothing until `run`; sharing per GVR is the watch
  * manager's job.
  */
 export class KubernetesInformerSource implements InformerSource {
-  constructor(private readonly options: KubernetesInformerSourceOptions) {
+  private readonly options: KubernetesInformerSourceOptions;
+
+  constructor(options: KubernetesInformerSourceOptions) {
     if (options?.kubeConfig === undefined) {
       throw new TypeError('KubernetesInformerSource: options.kubeConfig is required');
     }
     if (options.namespace !== undefined) validateNamespace(options.namespace);
+    this.options = { ...options, streamingListSupport: options.streamingListSupport ?? new StreamingListSupport() };
   }
 
   createInformer(gvr: GroupVersionResource, opts: InformerOptions): KubernetesInformer {

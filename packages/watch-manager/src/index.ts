@@ -4,6 +4,7 @@ export * from './KubernetesInformerOptions.js';
 export * from './KubernetesInformerSource.js';
 export * from './KubernetesRequestError.js';
 export * from './resourcePath.js';
+export * from './StreamingListSupport.js';
 export * from './toWatchEvent.js';
 export * from './trimMetadata.js';
 export * from './WatchError.js';

@@ -1,6 +1,7 @@
 import type { EventHandler } from '../events.js';
 import type { GroupVersionResource } from '../gvr.js';
 import type { Informer, InformerSource } from '../informer.js';
+import type { InformerHealth } from '../informerHealth.js';
 import type { Logger } from '../logger.js';
 
 /**
@@ -19,6 +20,19 @@ export interface WatchManager {
   getInformer(gvr: GroupVersionResource): Informer | undefined;
   activeWatchCount(): number;
   shutdown(): void;
+  /** Optional: one entry per running informer, in start order (health endpoints and metrics read it). */
+  health?(): WatchHealth[];
+}
+
+/** One running informer as {@link WatchManager.health} reports it. */
+export interface WatchHealth {
+  readonly gvr: GroupVersionResource;
+  /** Who holds the informer (`parent:<gvr>`, `coordinator`, ...). */
+  readonly owners: readonly string[];
+  /** The watch manager saw the informer (and its own handler) synced. */
+  readonly synced: boolean;
+  /** The informer's own report; undefined when its informer does not implement `health()`. */
+  readonly informer: InformerHealth | undefined;
 }
 
 /** Everything a watch manager factory gets from the container. */

@@ -22,6 +22,12 @@ export interface ConformanceStartOptions {
    * The in-memory server behaves like a watch cache either way.
    */
   watchCache?: boolean;
+  /**
+   * Serve streaming lists (`sendInitialEvents`, the WatchList feature).
+   * Default true. False: real `--feature-gates=WatchList=false`, in-memory
+   * `watchList: 'disabled'`.
+   */
+  watchList?: boolean;
 }
 
 /**

@@ -10,6 +10,7 @@ import { leaseTests } from './leaseTests.js';
 import { listTests } from './listTests.js';
 import { namespaceTests } from './namespaceTests.js';
 import { SuiteContext } from './SuiteContext.js';
+import { watchListDisabledTests, watchListTests } from './watchListTests.js';
 import { watchTests } from './watchTests.js';
 import { writeRulesTests } from './writeRulesTests.js';
 
@@ -21,9 +22,10 @@ import { writeRulesTests } from './writeRulesTests.js';
  * apply and field ownership, Secret stringData, finalizers, owner references) run against the
  * in-memory server and a real kube-apiserver, so the fake cannot drift.
  *
- * Easy to get wrong: the two describe blocks each start their own server;
+ * Easy to get wrong: the three describe blocks each start their own server;
  * the first has the real server's watch cache off (compaction expires
- * watches at once), the second on (bookmarks come only from a watch cache).
+ * watches at once), the second on (bookmarks come only from a watch cache),
+ * the third has the WatchList feature (streaming lists) off.
  */
 export function defineConformanceSuite(target: ConformanceTarget): void {
   describe(`API conformance: ${target.name}`, () => {
@@ -32,6 +34,7 @@ export function defineConformanceSuite(target: ConformanceTarget): void {
     listTests(ctx);
     namespaceTests(ctx);
     watchTests(ctx);
+    watchListTests(ctx);
     discoveryTests(ctx);
     clientNodeTests(ctx);
     leaseTests(ctx);
@@ -44,5 +47,11 @@ export function defineConformanceSuite(target: ConformanceTarget): void {
   describe(`API conformance: ${target.name} (watch cache)`, () => {
     const ctx = SuiteContext.install(target, { watchCache: true });
     bookmarkTests(ctx);
+    watchListTests(ctx);
+  });
+
+  describe(`API conformance: ${target.name} (WatchList off)`, () => {
+    const ctx = SuiteContext.install(target, { watchCache: true, watchList: false });
+    watchListDisabledTests(ctx);
   });
 }

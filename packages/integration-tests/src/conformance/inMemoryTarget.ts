@@ -7,8 +7,8 @@ import type { ConformanceTarget } from './ConformanceTarget.js';
  */
 export const inMemoryTarget: ConformanceTarget = {
   name: 'in-memory',
-  async start() {
-    const server = await InMemoryApiServer.start({ requireNamespaces: true });
+  async start(opts = {}) {
+    const server = await InMemoryApiServer.start({ requireNamespaces: true, watchList: opts.watchList === false ? 'disabled' : 'enabled' });
     return {
       kubeConfig: server.kubeConfig(),
       stop: () => server.stop(),

@@ -9,7 +9,8 @@ import type { ConformanceTarget } from './ConformanceTarget.js';
 export const kubeApiServerTarget: ConformanceTarget = {
   name: 'kube-apiserver',
   async start(opts = {}) {
-    const server = await startKubeApiServer({ watchCache: opts.watchCache ?? false });
+    const extraArgs = opts.watchList === false ? ['--feature-gates=WatchList=false'] : [];
+    const server = await startKubeApiServer({ watchCache: opts.watchCache ?? false, extraArgs });
     return {
       kubeConfig: server.kubeConfig,
       stop: () => server.stop(),

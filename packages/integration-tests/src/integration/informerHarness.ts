@@ -21,8 +21,14 @@ export const SECRETS: GroupVersionResource = { group: '', version: 'v1', resourc
 export const WEBAPPS: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
 export const WEBAPP_DEF = { ...WEBAPPS, kind: 'WebApp', namespaced: true };
 
-/** Small, jitter-free delays so failure paths run in milliseconds. */
+/**
+ * Small, jitter-free delays so failure paths run in milliseconds. These
+ * tests count LIST pages and requests, so they pin the paginated LIST;
+ * streaming lists are tested in watch-manager's
+ * KubernetesInformer.streaming.test.ts and the conformance suite.
+ */
 export const FAST: Partial<KubernetesInformerSourceOptions> = {
+  streamingList: 'never',
   backoff: { initialMs: 20, maxMs: 200, jitter: 0 },
   notServedMaxBackoffMs: 160,
   inactivityTimeoutMs: 5000,
