@@ -1,86 +1,25 @@
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { GroupVersionResource } from '@protean/core';
 import pRetry from 'p-retry';
 import { ApplyConflictError } from './ApplyConflictError.js';
 import { isConflict } from './errorPredicates.js';
 import { KubeApiError, type RequestDescription } from './KubeApiError.js';
+import type {
+  ApplyOptions,
+  DeleteOptions,
+  KubeClientOptions,
+  ListOptions,
+  Mutation,
+  PatchOptions,
+  RequestOptions,
+  SubresourceOptions,
+  WriteOptions,
+} from './KubeClientOptions.js';
 import { KubeConfigTransport } from './KubeConfigTransport.js';
 import type { KubeObject, ObjectKey } from './KubeObject.js';
 import type { KubeHttpRequest, KubeTransport } from './KubeTransport.js';
 import { objectPath } from './objectPath.js';
-import { resolveRetryOptions, type ResolvedRetryOptions, type RetryOptions } from './RetryOptions.js';
+import { resolveRetryOptions, type ResolvedRetryOptions } from './RetryOptions.js';
 import { retryRequest } from './retryRequest.js';
-
-/** Options of a {@link KubeClient}: where to send requests and as whom. */
-export interface KubeClientOptions {
-  /** The cluster and credentials (applied again on every request). Either this or `transport`. */
-  readonly kubeConfig?: KubeConfig;
-  /** How requests are sent, instead of `kubeConfig` (a scripted transport in tests). */
-  readonly transport?: KubeTransport;
-  /**
-   * The `fieldManager` of every write, and the default of `apply`: the name
-   * `managedFields` records, e.g. `"greeting-controller"`.
-   */
-  readonly fieldManager?: string;
-  readonly retry?: RetryOptions;
-  /** Default `protean-client`. */
-  readonly userAgent?: string;
-}
-
-/** What every request takes. */
-export interface RequestOptions {
-  /** Aborts the request and its retries; pass the handler's `ctx.signal`. */
-  readonly signal?: AbortSignal | undefined;
-}
-
-/** Options of a write. */
-export interface WriteOptions extends RequestOptions {
-  /** Overrides the client's `fieldManager` for this request. */
-  readonly fieldManager?: string;
-}
-
-/** A subresource a write can address; `status` is the one handlers write. */
-export interface SubresourceOptions {
-  /** E.g. `status`: the write then changes only that part of the object. */
-  readonly subresource?: string;
-}
-
-/** Options of {@link KubeClient.patch}. */
-export interface PatchOptions extends WriteOptions, SubresourceOptions {
-  /** `merge` (RFC 7386 JSON merge patch, the default) or `json` (RFC 6902 JSON patch). */
-  readonly type?: 'merge' | 'json';
-}
-
-/** Options of {@link KubeClient.apply}. */
-export interface ApplyOptions extends WriteOptions, SubresourceOptions {
-  /** Take over fields other managers own instead of failing with an {@link ApplyConflictError}. Default false. */
-  readonly force?: boolean;
-}
-
-/** Options of {@link KubeClient.delete}. */
-export interface DeleteOptions extends RequestOptions {
-  /** `Background` (the API default for most resources), `Foreground` or `Orphan`. */
-  readonly propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
-  /** Delete only if the object still has this uid / resourceVersion (409 otherwise). */
-  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
-}
-
-/** Options of {@link KubeClient.list}. */
-export interface ListOptions extends RequestOptions {
-  /** Omit for a cluster-scoped resource or every namespace. */
-  readonly namespace?: string;
-  /** A label selector string (`app=web,tier in (api)`). */
-  readonly labelSelector?: string;
-  /** Page size; every page is fetched. Default 500. */
-  readonly pageSize?: number;
-}
-
-/**
- * What {@link KubeClient.modify} does with the object it read: change it in
- * place and return nothing (or `true`) to write it back, or return `false`
- * to leave it as it is.
- */
-export type Mutation<T> = (current: T) => void | boolean | Promise<void | boolean>;
 
 type Verb = KubeHttpRequest['method'];
 

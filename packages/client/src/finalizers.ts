@@ -1,6 +1,7 @@
 import type { GroupVersionResource } from '@protean/core';
 import { KubeApiError } from './KubeApiError.js';
-import type { KubeClient, RequestOptions, WriteOptions } from './KubeClient.js';
+import type { KubeClient } from './KubeClient.js';
+import type { RequestOptions, WriteOptions } from './KubeClientOptions.js';
 import type { KubeObject, ObjectKey } from './KubeObject.js';
 
 /** True when `object.metadata.finalizers` holds `finalizer`. */

@@ -3,6 +3,7 @@ export * from './ApplyConflictError.js';
 export * from './InvalidOwnerError.js';
 export * from './KubeApiError.js';
 export * from './KubeClient.js';
+export type * from './KubeClientOptions.js';
 export * from './KubeConfigTransport.js';
 export * from './KubeTransportError.js';
 export * from './RetryOptions.js';

@@ -1,6 +1,7 @@
 import type { GroupVersionResource } from '@protean/core';
 import { addFinalizer, hasFinalizer, isBeingDeleted, removeFinalizer } from './finalizers.js';
-import type { KubeClient, WriteOptions } from './KubeClient.js';
+import type { KubeClient } from './KubeClient.js';
+import type { WriteOptions } from './KubeClientOptions.js';
 import type { KubeObject } from './KubeObject.js';
 
 /** Options of {@link reconcileFinalizer}. */

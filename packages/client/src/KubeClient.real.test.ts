@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { isNotFound, type GroupVersionResource } from '@protean/core';
+import { startKubeApiServer, waitUntil, type KubeApiServer } from '@protean/envtest';
+import { ApplyConflictError } from './ApplyConflictError.js';
+import { setStatusCondition, type Condition } from './conditions.js';
+import { KubeClient } from './KubeClient.js';
+import type { KubeObject } from './KubeObject.js';
+import { reconcileFinalizer } from './reconcileFinalizer.js';
+import { controllerOf, setControllerReference } from './setControllerReference.js';
+
+const GROUP = 'client.protean.dev';
+const backups: GroupVersionResource = { group: GROUP, version: 'v1', resource: 'backups' };
+const configmaps: GroupVersionResource = { group: '', version: 'v1', resource: 'configmaps' };
+const secrets: GroupVersionResource = { group: '', version: 'v1', resource: 'secrets' };
+const crds: GroupVersionResource = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
+
+interface Backup extends KubeObject {
+  spec?: { cron?: string };
+  status?: { conditions?: Condition[] };
+}
+
+const backup = (name: string): Backup => ({
+  apiVersion: `${GROUP}/v1`,
+  kind: 'Backup',
+  metadata: { name, namespace: 'default' },
+  spec: { cron: '@daily' },
+});
+
+describe('KubeClient against a real kube-apiserver', () => {
+  let server: KubeApiServer;
+  let client: KubeClient;
+  let other: KubeClient;
+
+  beforeAll(async () => {
+    server = await startKubeApiServer();
+    client = new KubeClient({ kubeConfig: server.kubeConfig, fieldManager: 'backup-controller' });
+    other = new KubeClient({ kubeConfig: server.kubeConfig, fieldManager: 'someone-else' });
+    await client.create(crds, {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `backups.${GROUP}` },
+      spec: {
+        group: GROUP,
+        scope: 'Namespaced',
+        names: { plural: 'backups', singular: 'backup', kind: 'Backup', listKind: 'BackupList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            subresources: { status: {} },
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
+      },
+    });
+    await waitUntil(
+      async () =>
+        await client.list(backups).then(
+          () => true,
+          () => false,
+        ),
+      'backups to be served',
+      30_000,
+    );
+  });
+
+  afterAll(async () => {
+    client?.close();
+    other?.close();
+    await server?.stop();
+  });
+
+  it('creates a child by server-side apply with a controller reference the real server accepts', async () => {
+    const owner = await client.create(backups, backup('nightly'));
+    const child = setControllerReference(owner, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'nightly-schedule', namespace: 'default' },
+      data: { cron: '@daily' },
+    });
+    const applied: KubeObject = await client.apply(configmaps, child);
+    expect(controllerOf(applied)).toEqual({
+      apiVersion: `${GROUP}/v1`,
+      kind: 'Backup',
+      name: 'nightly',
+      uid: owner.metadata?.uid,
+      controller: true,
+      blockOwnerDeletion: true,
+    });
+    expect(applied.metadata?.managedFields?.map((m) => [m.manager, m.operation])).toEqual([['backup-controller', 'Apply']]);
+  });
+
+  it('surfaces an apply conflict as an ApplyConflictError naming the field and its manager, and takes the field with force', async () => {
+    const cm = (value: string): KubeObject & { data: Record<string, string> } => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'contested', namespace: 'default' },
+      data: { owner: value },
+    });
+    await other.apply(configmaps, cm('them'));
+    const err = await client.apply(configmaps, cm('us')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApplyConflictError);
+    expect((err as ApplyConflictError).conflicts).toEqual([
+      { field: '.data.owner', manager: 'someone-else', detail: 'conflict with "someone-else"' },
+    ]);
+    expect((err as Error).message).toContain('conflicts with other managers on .data.owner (someone-else)');
+    const forced = await client.apply(configmaps, cm('us'), { force: true });
+    expect((forced as { data?: Record<string, string> }).data).toEqual({ owner: 'us' });
+  });
+
+  it('writes a Ready condition through the status subresource without touching the generation', async () => {
+    const created = await client.create(backups, backup('weekly'));
+    const conditions: Condition[] = [];
+    setStatusCondition(conditions, {
+      type: 'Ready',
+      status: 'True',
+      reason: 'Scheduled',
+      observedGeneration: created.metadata?.generation ?? 0,
+    });
+    const patched = await client.patchStatus<Backup>(backups, { namespace: 'default', name: 'weekly' }, { conditions });
+    expect(patched.status?.conditions).toEqual(conditions);
+    expect(patched.metadata?.generation).toBe(created.metadata?.generation);
+  });
+
+  it('runs the clean-up of a deleted instance once, removes the finalizer and lets the server delete it', async () => {
+    await client.create(backups, backup('doomed'));
+    const cleaned: string[] = [];
+    const cleanup = async (b: Backup): Promise<void> => void cleaned.push(b.metadata?.name ?? '');
+    const live = await client.get<Backup>(backups, { namespace: 'default', name: 'doomed' });
+    const step = await reconcileFinalizer(client, backups, live, { finalizer: `${GROUP}/cleanup`, cleanup });
+    expect(step.deleting).toBe(false);
+    const kept = await client.delete(backups, { namespace: 'default', name: 'doomed' });
+    expect(kept?.metadata?.deletionTimestamp).toEqual(expect.any(String));
+    const deleting = await client.get<Backup>(backups, { namespace: 'default', name: 'doomed' });
+    expect(await reconcileFinalizer(client, backups, deleting, { finalizer: `${GROUP}/cleanup`, cleanup })).toEqual({ deleting: true });
+    expect(cleaned).toEqual(['doomed']);
+    const gone = await client.get(backups, { namespace: 'default', name: 'doomed' }).catch((e: unknown) => e);
+    expect(isNotFound(gone)).toBe(true);
+  });
+
+  it("folds a Secret's stringData into data", async () => {
+    const applied = await client.apply(secrets, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'token', namespace: 'default' },
+      stringData: { token: 'xyz' },
+    });
+    expect((applied as { data?: Record<string, string> }).data).toEqual({ token: Buffer.from('xyz').toString('base64') });
+  });
+});
