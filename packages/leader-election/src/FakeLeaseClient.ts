@@ -39,7 +39,8 @@ export class FakeLeaseClient implements LeaseClient {
   async create(lease: Lease, signal: AbortSignal): Promise<Lease> {
     const key = keyOf(lease);
     await this.gate('create', key, signal);
-    if (this.leases.has(key)) throw this.fail('create', key, 409, 'AlreadyExists', `leases.coordination.k8s.io "${lease.metadata.name}" already exists`);
+    if (this.leases.has(key))
+      throw this.fail('create', key, 409, 'AlreadyExists', `leases.coordination.k8s.io "${lease.metadata.name}" already exists`);
     return this.store(key, lease, 'create');
   }
 
@@ -47,9 +48,16 @@ export class FakeLeaseClient implements LeaseClient {
     const key = keyOf(lease);
     await this.gate('update', key, signal);
     const current = this.leases.get(key);
-    if (current === undefined) throw this.fail('update', key, 404, 'NotFound', `leases.coordination.k8s.io "${lease.metadata.name}" not found`);
+    if (current === undefined)
+      throw this.fail('update', key, 404, 'NotFound', `leases.coordination.k8s.io "${lease.metadata.name}" not found`);
     if (lease.metadata.resourceVersion !== current.metadata.resourceVersion) {
-      throw this.fail('update', key, 409, 'Conflict', 'the object has been modified; please apply your changes to the latest version and try again');
+      throw this.fail(
+        'update',
+        key,
+        409,
+        'Conflict',
+        'the object has been modified; please apply your changes to the latest version and try again',
+      );
     }
     return this.store(key, lease, 'update');
   }

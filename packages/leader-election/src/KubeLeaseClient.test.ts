@@ -6,7 +6,13 @@ import { LeaseRequestError } from './LeaseRequestError.js';
 let server: InMemoryApiServer;
 let client: KubeLeaseClient;
 const signal = new AbortController().signal;
-const spec = { holderIdentity: 'a', leaseDurationSeconds: 15, acquireTime: '2026-12-01T10:00:00.000000Z', renewTime: '2026-12-01T10:00:00.000000Z', leaseTransitions: 0 };
+const spec = {
+  holderIdentity: 'a',
+  leaseDurationSeconds: 15,
+  acquireTime: '2026-12-01T10:00:00.000000Z',
+  renewTime: '2026-12-01T10:00:00.000000Z',
+  leaseTransitions: 0,
+};
 
 beforeAll(async () => {
   server = await InMemoryApiServer.start();
@@ -18,7 +24,10 @@ afterAll(async () => {
 });
 
 async function rejection(p: Promise<unknown>): Promise<LeaseRequestError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof LeaseRequestError)) throw new Error(`expected a LeaseRequestError, got ${String(err)}`);
   return err;
 }
@@ -27,7 +36,12 @@ describe('KubeLeaseClient over HTTP (in-memory API server)', () => {
   it('reads a missing lease as undefined, creates it once, and answers a second create with a 409 conflict', async () => {
     await expect(client.get('default', 'one', signal)).resolves.toBeUndefined();
     const created = await client.create({ metadata: { name: 'one', namespace: 'default' }, spec }, signal);
-    expect(created).toMatchObject({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'one', namespace: 'default' }, spec });
+    expect(created).toMatchObject({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'one', namespace: 'default' },
+      spec,
+    });
     expect(created.metadata.resourceVersion).toMatch(/^\d+$/);
     await expect(client.get('default', 'one', signal)).resolves.toEqual(created);
     const again = await rejection(client.create({ metadata: { name: 'one', namespace: 'default' }, spec }, signal));
@@ -44,7 +58,9 @@ describe('KubeLeaseClient over HTTP (in-memory API server)', () => {
   });
 
   it("surfaces the server's 400 for a time that is not MicroTime, and an aborted request as reason Aborted", async () => {
-    const bad = await rejection(client.create({ metadata: { name: 'three', namespace: 'default' }, spec: { renewTime: '2026-12-01T10:00:00Z' } }, signal));
+    const bad = await rejection(
+      client.create({ metadata: { name: 'three', namespace: 'default' }, spec: { renewTime: '2026-12-01T10:00:00Z' } }, signal),
+    );
     expect(bad).toMatchObject({ status: 400, reason: 'BadRequest', conflict: false });
     const abort = new AbortController();
     abort.abort(new Error('deadline'));

@@ -49,14 +49,20 @@ export class KubeLeaseClient implements LeaseClient {
   async update(lease: Lease, signal: AbortSignal): Promise<Lease> {
     const { namespace, key } = where(lease);
     const body = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease };
-    return this.expect(200, 'update', key, await this.request('update', key, 'PUT', leasePath(namespace, lease.metadata.name), body, signal));
+    return this.expect(
+      200,
+      'update',
+      key,
+      await this.request('update', key, 'PUT', leasePath(namespace, lease.metadata.name), body, signal),
+    );
   }
 
   private expect(status: number, verb: LeaseVerb, key: string, answer: Answer): Lease {
     if (answer.status === status && isLease(answer.body)) return answer.body;
     const s = isObject(answer.body) ? answer.body : {};
     const reason = typeof s['reason'] === 'string' ? s['reason'] : undefined;
-    const message = typeof s['message'] === 'string' ? s['message'] : answer.status === status ? 'the answer is not a Lease' : 'no Status body';
+    const message =
+      typeof s['message'] === 'string' ? s['message'] : answer.status === status ? 'the answer is not a Lease' : 'no Status body';
     const fields: { status: number; reason?: string } = { status: answer.status };
     if (reason !== undefined) fields.reason = reason;
     throw new LeaseRequestError(verb, key, `${answer.status}${reason === undefined ? '' : ` ${reason}`}: ${message}`, fields);
@@ -73,7 +79,10 @@ export class KubeLeaseClient implements LeaseClient {
     try {
       await this.kubeConfig.applyToHTTPSOptions(opts);
     } catch (err) {
-      throw new LeaseRequestError(verb, key, `applying the KubeConfig's credentials failed: ${errorMessage(err)}`, { reason: 'CredentialsError', cause: err });
+      throw new LeaseRequestError(verb, key, `applying the KubeConfig's credentials failed: ${errorMessage(err)}`, {
+        reason: 'CredentialsError',
+        cause: err,
+      });
     }
     const cluster = this.kubeConfig.getCurrentCluster();
     const server = cluster?.server;
@@ -94,7 +103,13 @@ export class KubeLeaseClient implements LeaseClient {
           size += chunk.length;
           if (size <= MAX_BODY_BYTES) chunks.push(chunk);
         });
-        res.on('error', (err) => reject(signal.aborted ? aborted() : new LeaseRequestError(verb, key, `reading the answer failed: ${errorMessage(err)}`, { reason: 'NetworkError', cause: err })));
+        res.on('error', (err) =>
+          reject(
+            signal.aborted
+              ? aborted()
+              : new LeaseRequestError(verb, key, `reading the answer failed: ${errorMessage(err)}`, { reason: 'NetworkError', cause: err }),
+          ),
+        );
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           let parsed: unknown;
@@ -108,7 +123,13 @@ export class KubeLeaseClient implements LeaseClient {
       };
       try {
         const req = (plain ? http : https).request(url, { ...opts, signal }, onResponse);
-        req.on('error', (err) => reject(signal.aborted ? aborted() : new LeaseRequestError(verb, key, `request failed: ${errorMessage(err)}`, { reason: 'NetworkError', cause: err })));
+        req.on('error', (err) =>
+          reject(
+            signal.aborted
+              ? aborted()
+              : new LeaseRequestError(verb, key, `request failed: ${errorMessage(err)}`, { reason: 'NetworkError', cause: err }),
+          ),
+        );
         req.end(payload);
       } catch (err) {
         reject(new LeaseRequestError(verb, key, `request failed: ${errorMessage(err)}`, { reason: 'NetworkError', cause: err }));

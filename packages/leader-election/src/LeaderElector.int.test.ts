@@ -32,7 +32,14 @@ interface Candidate {
 }
 
 function candidate(identity: string, leaseName: string): Candidate {
-  const elector = new LeaderElector({ kubeConfig: server.kubeConfig(), namespace: 'default', leaseName, identity, logger: silentLogger(), ...TIMING });
+  const elector = new LeaderElector({
+    kubeConfig: server.kubeConfig(),
+    namespace: 'default',
+    leaseName,
+    identity,
+    logger: silentLogger(),
+    ...TIMING,
+  });
   const stop = new AbortController();
   stops.push(stop);
   const terms: Candidate['terms'] = [];

@@ -85,7 +85,10 @@ describe('LeaderElector on a real kube-apiserver', () => {
     expect(first).toMatchObject({ holderIdentity: 'replica-a', leaseDurationSeconds: 3, leaseTransitions: 0 });
     expect(first['acquireTime']).toMatch(MICRO_TIME);
     expect(first['renewTime']).toMatch(MICRO_TIME);
-    await waitFor(async () => (await leaseSpec('renewals'))['renewTime'] !== first['renewTime'], { message: 'a renewal', timeoutMs: 5_000 });
+    await waitFor(async () => (await leaseSpec('renewals'))['renewTime'] !== first['renewTime'], {
+      message: 'a renewal',
+      timeoutMs: 5_000,
+    });
     const renewed = await leaseSpec('renewals');
     expect(renewed).toMatchObject({ holderIdentity: 'replica-a', acquireTime: first['acquireTime'], leaseTransitions: 0 });
   });

@@ -139,7 +139,13 @@ describe('LeaderElector: acquiring and renewing', () => {
     await step(0);
     expect(a.terms).toHaveLength(1);
     expect(a.elector.isLeader()).toBe(true);
-    expect(lease(shared).spec).toEqual({ holderIdentity: 'a', leaseDurationSeconds: 15, acquireTime: '2026-12-01T10:00:00.000000Z', renewTime: '2026-12-01T10:00:00.000000Z', leaseTransitions: 0 });
+    expect(lease(shared).spec).toEqual({
+      holderIdentity: 'a',
+      leaseDurationSeconds: 15,
+      acquireTime: '2026-12-01T10:00:00.000000Z',
+      renewTime: '2026-12-01T10:00:00.000000Z',
+      leaseTransitions: 0,
+    });
     expect(logs.find('acquired the lease; leading')).toHaveLength(1);
   });
 
@@ -365,7 +371,9 @@ describe('LeaderElector: two replicas', () => {
     await step(10_000);
     second.abort.abort();
     await step(10_000);
-    const intervals = [...a.terms, ...b.terms].map((t) => [t.start, t.end ?? Number.POSITIVE_INFINITY] as const).sort((x, y) => x[0] - y[0]);
+    const intervals = [...a.terms, ...b.terms]
+      .map((t) => [t.start, t.end ?? Number.POSITIVE_INFINITY] as const)
+      .sort((x, y) => x[0] - y[0]);
     expect(intervals.length).toBeGreaterThanOrEqual(3);
     for (let i = 1; i < intervals.length; i++) expect(intervals[i]![0]).toBeGreaterThan(intervals[i - 1]![1]);
     expect(first.elector.isLeader()).toBe(true);

@@ -12,7 +12,10 @@ interface Observed {
 }
 
 /** How one try to acquire or renew ended. */
-type Attempt = { readonly kind: 'held'; readonly sentAt: number } | { readonly kind: 'taken'; readonly holder: string } | { readonly kind: 'failed'; readonly err: unknown };
+type Attempt =
+  | { readonly kind: 'held'; readonly sentAt: number }
+  | { readonly kind: 'taken'; readonly holder: string }
+  | { readonly kind: 'failed'; readonly err: unknown };
 
 /** How a term ended. */
 type TermEnd = { readonly kind: 'lost'; readonly reason: string } | { readonly kind: 'finished' };
@@ -96,7 +99,10 @@ export class LeaderElector implements Leadership {
     if (this.running) throw new Error(`LeaderElector.run: already running for lease ${this.leaseKey}`);
     this.running = true;
     try {
-      this.log.info({ leaseDurationMs: this.o.leaseDurationMs, renewDeadlineMs: this.o.renewDeadlineMs, retryPeriodMs: this.o.retryPeriodMs }, 'waiting to acquire the lease');
+      this.log.info(
+        { leaseDurationMs: this.o.leaseDurationMs, renewDeadlineMs: this.o.renewDeadlineMs, retryPeriodMs: this.o.retryPeriodMs },
+        'waiting to acquire the lease',
+      );
       while (await this.acquire(signal)) {
         const end = await this.leadTerm(signal, lead);
         if (end.kind === 'finished' || signal.aborted) return;
@@ -156,7 +162,8 @@ export class LeaderElector implements Leadership {
       }
       const deadline = this.lastRenewAt + this.o.renewDeadlineMs;
       await sleep(this.o.clock, Math.min(nextRenewAt, deadline) - this.o.clock.now(), term.signal.aborted ? undefined : signal, settled);
-      if (outcome !== undefined || (signal.aborted && !term.signal.aborted) || this.o.clock.now() < Math.min(nextRenewAt, deadline)) continue;
+      if (outcome !== undefined || (signal.aborted && !term.signal.aborted) || this.o.clock.now() < Math.min(nextRenewAt, deadline))
+        continue;
       const left = deadline - this.o.clock.now();
       if (left <= 0) {
         lost = `could not renew the lease for renewDeadlineMs=${this.o.renewDeadlineMs}`;
@@ -168,7 +175,11 @@ export class LeaderElector implements Leadership {
       else if (attempt.kind === 'taken') {
         lost = `the lease is now held by ${attempt.holder}`;
         break;
-      } else this.log.warn({ err: errorMessage(attempt.err), msLeft: Math.round(left) }, 'renewing the lease failed; retrying until the renew deadline');
+      } else
+        this.log.warn(
+          { err: errorMessage(attempt.err), msLeft: Math.round(left) },
+          'renewing the lease failed; retrying until the renew deadline',
+        );
     }
     this.leading = false;
     if (lost !== undefined) {
@@ -177,7 +188,8 @@ export class LeaderElector implements Leadership {
       this.log.warn({ reason: lost, msToDrain: Math.round(expiresAt - this.o.clock.now()) }, 'lost the lease; stepping down');
       await settled;
       const overMs = this.o.clock.now() - expiresAt;
-      if (overMs > 0) this.log.error({ overMs: Math.round(overMs) }, 'the work outlived the lease: another replica may have reconciled at the same time');
+      if (overMs > 0)
+        this.log.error({ overMs: Math.round(overMs) }, 'the work outlived the lease: another replica may have reconciled at the same time');
       else this.log.info('stepped down: the work of the term has stopped');
       if (outcome?.ok === false) throw outcome.err;
       return { kind: 'lost', reason: lost };

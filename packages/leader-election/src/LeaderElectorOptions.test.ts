@@ -23,13 +23,25 @@ function failure(options: Partial<LeaderElectorOptions> & Record<string, unknown
 describe('LeaderElectorOptions', () => {
   it("fills in client-go's defaults: 15 s lease, 10 s renew deadline, 2 s retry period, jitter 1.2", () => {
     const o = resolveLeaderElectorOptions(base);
-    expect(o).toMatchObject({ namespace: 'ns', leaseName: 'ctl', leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, jitter: 1.2 });
+    expect(o).toMatchObject({
+      namespace: 'ns',
+      leaseName: 'ctl',
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+      jitter: 1.2,
+    });
     expect(o.identity).toMatch(/^.+_\d+_[0-9a-f]{8}$/);
   });
 
   it('talks to the cluster over HTTP when given a KubeConfig', () => {
     const kc = new KubeConfig();
-    kc.loadFromOptions({ clusters: [{ name: 'c', server: 'http://127.0.0.1:1', skipTLSVerify: true }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: 'http://127.0.0.1:1', skipTLSVerify: true }],
+      users: [{ name: 'u' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
     const { client: _client, ...rest } = base;
     expect(resolveLeaderElectorOptions({ ...rest, kubeConfig: kc }).client).toBeInstanceOf(KubeLeaseClient);
   });

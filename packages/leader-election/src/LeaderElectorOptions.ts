@@ -74,18 +74,30 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
  * {@link LeaderElectionConfigError} naming the first bad field.
  */
 export function resolveLeaderElectorOptions(options: LeaderElectorOptions): ResolvedLeaderElectorOptions {
-  if (typeof options !== 'object' || options === null) throw new LeaderElectionConfigError('options', `expected an object, got ${String(options)}`);
+  if (typeof options !== 'object' || options === null)
+    throw new LeaderElectionConfigError('options', `expected an object, got ${String(options)}`);
   const namespace = options.namespace;
-  if (typeof namespace !== 'string' || namespace === '') throw new LeaderElectionConfigError('namespace', `must be a non-empty string, got ${JSON.stringify(namespace)}`);
-  if (namespace.length > 63 || !DNS_LABEL.test(namespace)) throw new LeaderElectionConfigError('namespace', `must be a DNS label (lower case alphanumerics and '-', at most 63), got ${JSON.stringify(namespace)}`);
+  if (typeof namespace !== 'string' || namespace === '')
+    throw new LeaderElectionConfigError('namespace', `must be a non-empty string, got ${JSON.stringify(namespace)}`);
+  if (namespace.length > 63 || !DNS_LABEL.test(namespace))
+    throw new LeaderElectionConfigError(
+      'namespace',
+      `must be a DNS label (lower case alphanumerics and '-', at most 63), got ${JSON.stringify(namespace)}`,
+    );
   const leaseName = options.leaseName;
-  if (typeof leaseName !== 'string' || leaseName === '') throw new LeaderElectionConfigError('leaseName', `must be a non-empty string, got ${JSON.stringify(leaseName)}`);
-  if (leaseName.length > 253 || !DNS_SUBDOMAIN.test(leaseName)) throw new LeaderElectionConfigError('leaseName', `must be a DNS subdomain (lower case alphanumerics, '-' and '.', at most 253), got ${JSON.stringify(leaseName)}`);
+  if (typeof leaseName !== 'string' || leaseName === '')
+    throw new LeaderElectionConfigError('leaseName', `must be a non-empty string, got ${JSON.stringify(leaseName)}`);
+  if (leaseName.length > 253 || !DNS_SUBDOMAIN.test(leaseName))
+    throw new LeaderElectionConfigError(
+      'leaseName',
+      `must be a DNS subdomain (lower case alphanumerics, '-' and '.', at most 253), got ${JSON.stringify(leaseName)}`,
+    );
   if ((options.kubeConfig === undefined) === (options.client === undefined)) {
     throw new LeaderElectionConfigError('kubeConfig', 'give exactly one of kubeConfig and client');
   }
   const identity = options.identity ?? defaultIdentity();
-  if (typeof identity !== 'string' || identity.trim() === '') throw new LeaderElectionConfigError('identity', `must be a non-empty string, got ${JSON.stringify(identity)}`);
+  if (typeof identity !== 'string' || identity.trim() === '')
+    throw new LeaderElectionConfigError('identity', `must be a non-empty string, got ${JSON.stringify(identity)}`);
 
   const leaseDurationMs = options.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS;
   const renewDeadlineMs = options.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS;
@@ -95,16 +107,26 @@ export function resolveLeaderElectorOptions(options: LeaderElectorOptions): Reso
   positive('renewDeadlineMs', renewDeadlineMs);
   positive('retryPeriodMs', retryPeriodMs);
   if (!Number.isInteger(leaseDurationMs / 1000)) {
-    throw new LeaderElectionConfigError('leaseDurationMs', `must be a whole number of seconds (the Lease stores leaseDurationSeconds), got ${leaseDurationMs}`);
+    throw new LeaderElectionConfigError(
+      'leaseDurationMs',
+      `must be a whole number of seconds (the Lease stores leaseDurationSeconds), got ${leaseDurationMs}`,
+    );
   }
-  if (typeof jitter !== 'number' || !Number.isFinite(jitter) || jitter < 0) throw new LeaderElectionConfigError('jitter', `must be a finite number >= 0, got ${String(jitter)}`);
+  if (typeof jitter !== 'number' || !Number.isFinite(jitter) || jitter < 0)
+    throw new LeaderElectionConfigError('jitter', `must be a finite number >= 0, got ${String(jitter)}`);
   if (renewDeadlineMs >= leaseDurationMs) {
-    throw new LeaderElectionConfigError('renewDeadlineMs', `must be less than leaseDurationMs (${leaseDurationMs}), got ${renewDeadlineMs}: a leader must step down before its lease can expire`);
+    throw new LeaderElectionConfigError(
+      'renewDeadlineMs',
+      `must be less than leaseDurationMs (${leaseDurationMs}), got ${renewDeadlineMs}: a leader must step down before its lease can expire`,
+    );
   }
   // client-go asks renewDeadline > jitter * retryPeriod; and a leader renewing every retryPeriod must get a retry before its deadline.
   const minimum = Math.max(retryPeriodMs, jitter * retryPeriodMs);
   if (renewDeadlineMs <= minimum) {
-    throw new LeaderElectionConfigError('renewDeadlineMs', `must be greater than retryPeriodMs and jitter * retryPeriodMs (${minimum}), got ${renewDeadlineMs}`);
+    throw new LeaderElectionConfigError(
+      'renewDeadlineMs',
+      `must be greater than retryPeriodMs and jitter * retryPeriodMs (${minimum}), got ${renewDeadlineMs}`,
+    );
   }
   const client = options.client ?? new KubeLeaseClient(options.kubeConfig as KubeConfig);
   return {

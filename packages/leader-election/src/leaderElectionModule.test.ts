@@ -60,6 +60,8 @@ describe('leaderElectionModule', () => {
   });
 
   it('validates its options when built', () => {
-    expect(() => leaderElectionModule({ namespace: 'ns', leaseName: '', client: new FakeLeaseClient() })).toThrow(LeaderElectionConfigError);
+    expect(() => leaderElectionModule({ namespace: 'ns', leaseName: '', client: new FakeLeaseClient() })).toThrow(
+      LeaderElectionConfigError,
+    );
   });
 });

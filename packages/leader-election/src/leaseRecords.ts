@@ -13,7 +13,13 @@ export function holderOf(lease: Lease | undefined): string {
  */
 export function leaseRecordKey(lease: Lease): string {
   const s = lease.spec ?? {};
-  return JSON.stringify([s.holderIdentity ?? '', s.leaseDurationSeconds ?? null, s.acquireTime ?? null, s.renewTime ?? null, s.leaseTransitions ?? 0]);
+  return JSON.stringify([
+    s.holderIdentity ?? '',
+    s.leaseDurationSeconds ?? null,
+    s.acquireTime ?? null,
+    s.renewTime ?? null,
+    s.leaseTransitions ?? 0,
+  ]);
 }
 
 /** What a leader election write puts into the spec. */
@@ -31,7 +37,13 @@ export function newLease(namespace: string, name: string, w: LeaseWrite): Lease 
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
     metadata: { name, namespace },
-    spec: { holderIdentity: w.identity, leaseDurationSeconds: w.leaseDurationSeconds, acquireTime: now, renewTime: now, leaseTransitions: 0 },
+    spec: {
+      holderIdentity: w.identity,
+      leaseDurationSeconds: w.leaseDurationSeconds,
+      acquireTime: now,
+      renewTime: now,
+      leaseTransitions: 0,
+    },
   };
 }
 
@@ -61,5 +73,8 @@ export function heldLease(lease: Lease, w: LeaseWrite): Lease {
 export function releasedLease(lease: Lease, nowMs: number): Lease {
   const now = formatMicroTime(nowMs);
   const { holderIdentity: _holder, ...rest } = lease.spec ?? {};
-  return { ...lease, spec: { ...rest, leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: lease.spec?.leaseTransitions ?? 0 } };
+  return {
+    ...lease,
+    spec: { ...rest, leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: lease.spec?.leaseTransitions ?? 0 },
+  };
 }

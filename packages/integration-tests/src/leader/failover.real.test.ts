@@ -42,7 +42,14 @@ class Replica {
     kubeconfig: string,
   ) {
     this.child = spawn(process.execPath, [script], {
-      env: { ...process.env, PROTEAN_KUBECONFIG: kubeconfig, REPLICA_IDENTITY: identity, REPLICA_NAMESPACE: NAMESPACE, REPLICA_LEASE: LEASE, LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        PROTEAN_KUBECONFIG: kubeconfig,
+        REPLICA_IDENTITY: identity,
+        REPLICA_NAMESPACE: NAMESPACE,
+        REPLICA_LEASE: LEASE,
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => this.onData(chunk));
@@ -63,14 +70,22 @@ class Replica {
   }
 
   async waitForLine(msg: string, timeoutMs: number): Promise<LogLine> {
-    await waitFor(() => this.first(msg) !== undefined || !this.running, { message: `${this.identity} to log "${msg}"`, timeoutMs, intervalMs: 20 });
+    await waitFor(() => this.first(msg) !== undefined || !this.running, {
+      message: `${this.identity} to log "${msg}"`,
+      timeoutMs,
+      intervalMs: 20,
+    });
     const line = this.first(msg);
-    if (line === undefined) throw new Error(`${this.identity} exited before logging "${msg}"; stderr:\n${this.stderr}\nlast lines:\n${this.tail()}`);
+    if (line === undefined)
+      throw new Error(`${this.identity} exited before logging "${msg}"; stderr:\n${this.stderr}\nlast lines:\n${this.tail()}`);
     return line;
   }
 
   tail(n = 15): string {
-    return this.lines.slice(-n).map((l) => JSON.stringify(l)).join('\n');
+    return this.lines
+      .slice(-n)
+      .map((l) => JSON.stringify(l))
+      .join('\n');
   }
 
   private onData(chunk: string): void {
@@ -90,7 +105,10 @@ class Replica {
 }
 
 /** Every pass of every replica as [start, end] per instance; a pass cut short by SIGKILL ends at the kill. */
-function passes(replicas: readonly Replica[], killedAt: ReadonlyMap<string, number>): Map<string, { replica: string; start: number; end: number }[]> {
+function passes(
+  replicas: readonly Replica[],
+  killedAt: ReadonlyMap<string, number>,
+): Map<string, { replica: string; start: number; end: number }[]> {
   const out = new Map<string, { replica: string; start: number; end: number }[]>();
   for (const r of replicas) {
     const open = new Map<string, number>();
@@ -100,7 +118,8 @@ function passes(replicas: readonly Replica[], killedAt: ReadonlyMap<string, numb
       else {
         const start = open.get(l.instance);
         open.delete(l.instance);
-        if (start !== undefined) (out.get(l.instance) ?? out.set(l.instance, []).get(l.instance)!).push({ replica: r.identity, start, end: l.at });
+        if (start !== undefined)
+          (out.get(l.instance) ?? out.set(l.instance, []).get(l.instance)!).push({ replica: r.identity, start, end: l.at });
       }
     }
     for (const [instance, start] of open) {
@@ -119,7 +138,8 @@ function overlaps(all: Map<string, { replica: string; start: number; end: number
     for (let i = 1; i < sorted.length; i++) {
       const prev = sorted[i - 1]!;
       const cur = sorted[i]!;
-      if (cur.replica !== prev.replica && cur.start < prev.end) found.push(`${instance}: ${prev.replica} [${prev.start},${prev.end}] and ${cur.replica} [${cur.start},${cur.end}]`);
+      if (cur.replica !== prev.replica && cur.start < prev.end)
+        found.push(`${instance}: ${prev.replica} [${prev.start},${prev.end}] and ${cur.replica} [${cur.start},${cur.end}]`);
     }
   }
   return found;
@@ -153,7 +173,9 @@ beforeAll(async () => {
   const ns = await kubeRequest(server.kubeConfig, 'POST', '/api/v1/namespaces', { body: { metadata: { name: NAMESPACE } } });
   expect(ns.status).toBe(201);
   for (const name of INSTANCES) {
-    const cm = await kubeRequest(server.kubeConfig, 'POST', `/api/v1/namespaces/${NAMESPACE}/configmaps`, { body: { metadata: { name }, data: { k: 'v' } } });
+    const cm = await kubeRequest(server.kubeConfig, 'POST', `/api/v1/namespaces/${NAMESPACE}/configmaps`, {
+      body: { metadata: { name }, data: { k: 'v' } },
+    });
     expect(cm.status).toBe(201);
   }
 });
@@ -172,7 +194,10 @@ describe('leader election across controller processes on a real kube-apiserver (
   it('a leader killed with SIGKILL is replaced by the synced standby within the lease duration of its last renewal', async () => {
     a = start('replica-a');
     await a.waitForLine('leading: workers started', 30_000);
-    await waitFor(() => a.lines.filter((l) => l.audit === 'pass-end').length >= INSTANCES.length, { message: 'a to reconcile', timeoutMs: 10_000 });
+    await waitFor(() => a.lines.filter((l) => l.audit === 'pass-end').length >= INSTANCES.length, {
+      message: 'a to reconcile',
+      timeoutMs: 10_000,
+    });
     b = start('replica-b');
     await b.waitForLine('replica registered its parents', 30_000);
     await b.waitForLine('the lease is held by replica-a', 10_000);
@@ -192,7 +217,9 @@ describe('leader election across controller processes on a real kube-apiserver (
 
     const killToLead = led.time - killed;
     const renewToLead = led.time - lastRenew;
-    console.log(`SIGKILL failover: kill -> new leader ${(killToLead / 1000).toFixed(2)} s, -> its first pass ${((firstPass - killed) / 1000).toFixed(2)} s; last renewal -> new leader ${(renewToLead / 1000).toFixed(2)} s (lease ${LEASE_DURATION_MS / 1000} s)`);
+    console.log(
+      `SIGKILL failover: kill -> new leader ${(killToLead / 1000).toFixed(2)} s, -> its first pass ${((firstPass - killed) / 1000).toFixed(2)} s; last renewal -> new leader ${(renewToLead / 1000).toFixed(2)} s (lease ${LEASE_DURATION_MS / 1000} s)`,
+    );
     // Never before the dead leader's lease could have expired, and within it plus one jittered retry (and a margin for a busy machine).
     expect(renewToLead).toBeGreaterThanOrEqual(LEASE_DURATION_MS);
     expect(killToLead).toBeLessThan(LEASE_DURATION_MS + RETRY_PERIOD_MS * (1 + JITTER) + 5_000);
@@ -217,7 +244,9 @@ describe('leader election across controller processes on a real kube-apiserver (
     const released = b.first('released the lease')!.time;
 
     const termToLead = led.time - stopped;
-    console.log(`SIGTERM failover: SIGTERM -> new leader ${(termToLead / 1000).toFixed(2)} s, -> its first pass ${((firstPass - stopped) / 1000).toFixed(2)} s; release -> new leader ${((led.time - released) / 1000).toFixed(2)} s (old leader drained and exited after ${((released - stopped) / 1000).toFixed(2)} s)`);
+    console.log(
+      `SIGTERM failover: SIGTERM -> new leader ${(termToLead / 1000).toFixed(2)} s, -> its first pass ${((firstPass - stopped) / 1000).toFixed(2)} s; release -> new leader ${((led.time - released) / 1000).toFixed(2)} s (old leader drained and exited after ${((released - stopped) / 1000).toFixed(2)} s)`,
+    );
     // At once: one jittered retry after the release, far from a lease duration.
     expect(led.time - released).toBeLessThanOrEqual(RETRY_PERIOD_MS * (1 + JITTER) + 5_000);
     expect(termToLead).toBeLessThan(LEASE_DURATION_MS);

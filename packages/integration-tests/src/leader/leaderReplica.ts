@@ -33,7 +33,18 @@ async function main(): Promise<void> {
 
   const container = new Container();
   container.load(
-    coreModule({ workers: 2, resyncPeriodMs: 0, minRetryDelayMs: 20, maxRetryDelayMs: 1_000, rateLimit: 1_000, burstLimit: 1_000, queueShutdownTimeoutMs: 10_000 }, logger),
+    coreModule(
+      {
+        workers: 2,
+        resyncPeriodMs: 0,
+        minRetryDelayMs: 20,
+        maxRetryDelayMs: 1_000,
+        rateLimit: 1_000,
+        burstLimit: 1_000,
+        queueShutdownTimeoutMs: 10_000,
+      },
+      logger,
+    ),
     queueModule(),
     watchManagerModule({ kubeConfig, backoff: { initialMs: 100, maxMs: 1_000 } }),
     coordinatorModule(),
@@ -53,10 +64,14 @@ async function main(): Promise<void> {
     logger.info({ audit: 'pass-start', instance, at: Date.now() }, 'pass-start');
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 50);
-      ctx.signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve();
-      }, { once: true });
+      ctx.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
     });
     logger.info({ audit: 'pass-end', instance, at: Date.now() }, 'pass-end');
     if (!ctx.signal.aborted) throw requeue.neededAfter(new Error('reconcile again'), 300);
