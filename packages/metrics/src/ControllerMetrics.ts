@@ -7,6 +7,7 @@ import {
   type WatchEvent,
 } from '@protean/core';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { InformerStatus } from './InformerHealthRules.js';
 
 const secondsBuckets = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 20, 25, 30, 45, 60, 120];
 
@@ -17,6 +18,8 @@ export interface ControllerGaugeSources {
   activeWatchCount(): number;
   instanceWatchCount(): number;
   watchRequestCount(): { scalar: number; collection: number };
+  /** The running informers with the health rules applied (the `dynamic_controller_informer_*` health gauges). */
+  informers?(): readonly InformerStatus[];
 }
 
 /**
@@ -150,6 +153,52 @@ export class ControllerMetrics implements ControllerObserver {
         const counts = sources()?.watchRequestCount() ?? { scalar: 0, collection: 0 };
         this.set({ type: 'scalar' }, counts.scalar);
         this.set({ type: 'collection' }, counts.collection);
+      },
+    });
+    // Per-informer health, read at scrape time; an informer that stopped drops out of every series.
+    const perInformer = (name: string, help: string, read: (i: InformerStatus) => number): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['gvr'],
+        registers,
+        collect() {
+          this.reset();
+          for (const i of sources()?.informers?.() ?? []) this.set({ gvr: i.gvr }, read(i));
+        },
+      });
+    };
+    perInformer('dynamic_controller_informer_synced', 'Informers that delivered their initial list (1) or not yet (0), per GVR', (i) =>
+      i.synced ? 1 : 0,
+    );
+    perInformer(
+      'dynamic_controller_informer_healthy',
+      'Informers that pass the readiness rules (synced, not failing beyond the grace period, not stalled), per GVR',
+      (i) => (i.healthy ? 1 : 0),
+    );
+    perInformer(
+      'dynamic_controller_informer_idle_seconds',
+      'Seconds since the informer last heard from the API server (event, bookmark, list page, watch response), per GVR',
+      (i) => (i.idleMs ?? 0) / 1000,
+    );
+    perInformer(
+      'dynamic_controller_informer_failing_seconds',
+      'Seconds the informer has been failing (backing off or retrying); 0 when healthy, per GVR',
+      (i) => (i.failing?.forMs ?? 0) / 1000,
+    );
+    perInformer(
+      'dynamic_controller_informer_consecutive_failures',
+      'Failed list/watch attempts in a row of the current outage; 0 when healthy, per GVR',
+      (i) => i.failing?.consecutive ?? 0,
+    );
+    new Counter({
+      name: 'dynamic_controller_informer_relists_total',
+      help: 'Lists after the initial one (after a 410 Expired, a refusal or another failure) of the running informer, per GVR',
+      labelNames: ['gvr'],
+      registers,
+      collect() {
+        this.reset();
+        for (const i of sources()?.informers?.() ?? []) this.inc({ gvr: i.gvr }, i.relists);
       },
     });
   }

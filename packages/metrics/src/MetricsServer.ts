@@ -3,7 +3,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 
-/** A named readiness check; `ready()` false (or throwing) makes `/readyz` answer 503. */
+/**
+ * A named health check; `ready()` false (or throwing) makes its endpoint
+ * answer 503: `/readyz` for a readiness check, `/healthz` for a liveness one.
+ */
 export interface ReadinessCheck {
   readonly name: string;
   ready(): boolean | { ready: boolean; reason?: string };
@@ -17,12 +20,17 @@ export interface MetricsServerOptions {
   /** Default `127.0.0.1`; use `0.0.0.0` inside a pod. */
   readonly host?: string;
   readonly readiness?: readonly ReadinessCheck[];
+  /** `/healthz` (and `/livez`) checks; none: the endpoint answers 200 while the process serves it. */
+  readonly liveness?: readonly ReadinessCheck[];
+  /** JSON status pages: `/statusz/<name>` answers `JSON.stringify(page())`. */
+  readonly status?: Readonly<Record<string, () => unknown>>;
 }
 
 /**
- * Serves `/metrics` (Prometheus text format), `/healthz` (the process is
- * up) and `/readyz` (every readiness check passes; the body lists failing
- * checks, as kube-apiserver's `/readyz?verbose` does).
+ * Serves `/metrics` (Prometheus text format), `/healthz` and `/livez` (every
+ * liveness check passes), `/readyz` (every readiness check passes) and the
+ * JSON pages `/statusz/<name>`. The health bodies list each check, as
+ * kube-apiserver's `/readyz?verbose` does.
  */
 export class MetricsServer {
   private constructor(
@@ -32,9 +40,8 @@ export class MetricsServer {
   ) {}
 
   static async start(options: MetricsServerOptions): Promise<MetricsServer> {
-    const checks = options.readiness ?? [];
     const server = createServer((req, res) => {
-      void handle(req, res, options.registry, checks);
+      void handle(req, res, options);
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -54,43 +61,51 @@ export class MetricsServer {
   }
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, registry: Registry, checks: readonly ReadinessCheck[]): Promise<void> {
-  const path = (req.url ?? '/').split('?')[0];
+async function handle(req: IncomingMessage, res: ServerResponse, options: MetricsServerOptions): Promise<void> {
+  const path = (req.url ?? '/').split('?')[0] ?? '/';
   try {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return reply(res, 405, 'method not allowed\n');
     }
     if (path === '/metrics') {
-      const body = await registry.metrics();
-      return reply(res, 200, body, registry.contentType);
+      const body = await options.registry.metrics();
+      return reply(res, 200, body, options.registry.contentType);
     }
     if (path === '/healthz' || path === '/livez') {
-      return reply(res, 200, 'ok\n');
+      const checks = options.liveness ?? [];
+      if (checks.length === 0) return reply(res, 200, 'ok\n');
+      return runChecks(res, checks, path.slice(1));
     }
-    if (path === '/readyz') {
-      const lines: string[] = [];
-      let ready = true;
-      for (const check of checks) {
-        let ok: boolean;
-        let reason: string | undefined;
-        try {
-          const r = check.ready();
-          ok = typeof r === 'boolean' ? r : r.ready;
-          reason = typeof r === 'boolean' ? undefined : r.reason;
-        } catch (err) {
-          ok = false;
-          reason = errorMessage(err);
-        }
-        ready &&= ok;
-        lines.push(`[${ok ? '+' : '-'}]${check.name} ${ok ? 'ok' : `failed${reason ? `: ${reason}` : ''}`}`);
-      }
-      lines.push(ready ? 'readyz check passed' : 'readyz check failed');
-      return reply(res, ready ? 200 : 503, `${lines.join('\n')}\n`);
+    if (path === '/readyz') return runChecks(res, options.readiness ?? [], 'readyz');
+    const page = path.startsWith('/statusz/') ? options.status?.[path.slice('/statusz/'.length)] : undefined;
+    if (page !== undefined) {
+      return reply(res, 200, `${JSON.stringify(page(), null, 2)}\n`, 'application/json; charset=utf-8');
     }
     return reply(res, 404, `not found: ${path}\n`);
   } catch (err) {
     return reply(res, 500, `internal error: ${errorMessage(err)}\n`);
   }
+}
+
+function runChecks(res: ServerResponse, checks: readonly ReadinessCheck[], what: string): void {
+  const lines: string[] = [];
+  let passed = true;
+  for (const check of checks) {
+    let ok: boolean;
+    let reason: string | undefined;
+    try {
+      const r = check.ready();
+      ok = typeof r === 'boolean' ? r : r.ready;
+      reason = typeof r === 'boolean' ? undefined : r.reason;
+    } catch (err) {
+      ok = false;
+      reason = errorMessage(err);
+    }
+    passed &&= ok;
+    lines.push(`[${ok ? '+' : '-'}]${check.name} ${ok ? 'ok' : `failed${reason ? `: ${reason}` : ''}`}`);
+  }
+  lines.push(passed ? `${what} check passed` : `${what} check failed`);
+  reply(res, passed ? 200 : 503, `${lines.join('\n')}\n`);
 }
 
 function reply(res: ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8'): void {

@@ -1,4 +1,5 @@
 export * from './ControllerMetrics.js';
+export * from './InformerHealthRules.js';
 export * from './instrumentContainer.js';
 export * from './MetricsServer.js';
 export * from './PrometheusQueueMetrics.js';

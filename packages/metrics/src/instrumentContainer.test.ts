@@ -122,7 +122,7 @@ describe('instrumentContainer', () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     expect((await readyz())[0]).toBe(503);
     await t.start();
-    expect(await readyz()).toEqual([200, '[+]parent-informers-synced ok\nreadyz check passed\n']);
+    expect(await readyz()).toEqual([200, '[+]parent-informers-synced ok\n[+]parent-informers-healthy ok\nreadyz check passed\n']);
 
     t.source.setAutoSync(webapps, false);
     const registering = t.register(webapps, async () => {});
@@ -153,7 +153,10 @@ describe('instrumentContainer', () => {
     });
     server = await metrics.serve();
     const ready = await fetch(`${server.url}/readyz`);
-    expect([ready.status, await ready.text()]).toEqual([200, '[+]parent-informers-synced ok\nreadyz check passed\n']);
+    expect([ready.status, await ready.text()]).toEqual([
+      200,
+      '[+]parent-informers-synced ok\n[+]parent-informers-healthy ok\nreadyz check passed\n',
+    ]);
     const id = 'identity="replica-b"';
     let m = await scrape();
     expect(m.get(`dynamic_controller_leader{${id}}`)).toBe(0);
@@ -179,7 +182,9 @@ describe('instrumentContainer', () => {
     server = await metrics.serve({ readiness: [{ name: 'cache-warm', ready: () => cacheWarm }] });
     const first = await fetch(`${server.url}/readyz`);
     expect(first.status).toBe(503);
-    expect(await first.text()).toBe('[+]parent-informers-synced ok\n[-]cache-warm failed\nreadyz check failed\n');
+    expect(await first.text()).toBe(
+      '[+]parent-informers-synced ok\n[+]parent-informers-healthy ok\n[-]cache-warm failed\nreadyz check failed\n',
+    );
     cacheWarm = true;
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
   });

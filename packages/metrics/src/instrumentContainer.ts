@@ -10,6 +10,7 @@ import {
 import type { Container, ServiceIdentifier } from 'inversify';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { ControllerMetrics } from './ControllerMetrics.js';
+import { InformerHealthRules, type InformerHealthOptions, type InformerStatus } from './InformerHealthRules.js';
 import { MetricsServer, type ReadinessCheck } from './MetricsServer.js';
 import { PrometheusQueueMetrics } from './PrometheusQueueMetrics.js';
 
@@ -19,22 +20,40 @@ export interface InstrumentOptions {
   readonly registry?: Registry;
   /** Also export Node.js process metrics (`process_*`, `nodejs_*`); default true. */
   readonly processMetrics?: boolean;
+  /** Grace periods of the informer health rules (`/readyz`, `/healthz`, gauges); see `InformerHealthOptions`. */
+  readonly health?: InformerHealthOptions;
+  /** Serve `/statusz/informers` (JSON). Default true. */
+  readonly statusEndpoint?: boolean;
 }
 
 /** What {@link instrumentContainer} gives back. */
 export interface ProteanMetrics {
   readonly registry: Registry;
   readonly controller: ControllerMetrics;
+  /** The health rules in force (their grace periods). */
+  readonly healthRules: InformerHealthRules;
   /**
-   * `/readyz` checks: every registered parent GVR's informer has synced. A
+   * `/readyz` checks: every registered parent GVR's informer has synced
+   * (`parent-informers-synced`), and none has been failing longer than the
+   * readiness grace period or stalled (`parent-informers-healthy`). A
    * standby (leader election) is ready once synced: it is ready to lead.
    */
   readiness(): ReadinessCheck[];
+  /** `/healthz` checks: not every informer has been down longer than the liveness grace period (`informers-progressing`). */
+  liveness(): ReadinessCheck[];
+  /** Every running informer with the health rules applied: what `/statusz/informers` serves. */
+  informers(): InformerStatus[];
   /**
-   * Starts an HTTP server with `/metrics`, `/healthz` and `/readyz`;
-   * `readiness` adds checks of your own to the built-in one.
+   * Starts an HTTP server with `/metrics`, `/healthz`, `/readyz` and (unless
+   * `statusEndpoint: false`) `/statusz/informers`; `readiness` and
+   * `liveness` add checks of your own to the built-in ones.
    */
-  serve(options?: { port?: number; host?: string; readiness?: readonly ReadinessCheck[] }): Promise<MetricsServer>;
+  serve(options?: {
+    port?: number;
+    host?: string;
+    readiness?: readonly ReadinessCheck[];
+    liveness?: readonly ReadinessCheck[];
+  }): Promise<MetricsServer>;
 }
 
 /**
@@ -77,12 +96,15 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
 
   // The controller is resolved lazily: gauges read it only once it exists.
   const controller = (): DynamicController | undefined => (watchManager === undefined ? undefined : container.get(DynamicController));
+  const rules = new InformerHealthRules(options.health);
+  const informers = (): InformerStatus[] => rules.assess(watchManager?.health?.() ?? [], controller()?.registeredGVRs() ?? []);
   metrics.attach({
     queueLength: () => controller()?.queueLength() ?? 0,
     registeredGvrCount: () => controller()?.registeredGVRs().length ?? 0,
     activeWatchCount: () => watchManager?.activeWatchCount() ?? 0,
     instanceWatchCount: () => watchCoordinator?.instanceWatchCount() ?? 0,
     watchRequestCount: () => watchCoordinator?.watchRequestCount() ?? { scalar: 0, collection: 0 },
+    informers,
   });
 
   const readiness = (): ReadinessCheck[] => [
@@ -97,12 +119,52 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
           : { ready: false, reason: `not synced: ${pending.map((g) => `${g.group}/${g.version}/${g.resource}`).join(', ')}` };
       },
     },
+    {
+      name: 'parent-informers-healthy',
+      ready: () => {
+        // Unsynced parents are the check above's; this one is about watches lost after the sync.
+        const sick = informers().filter((i) => i.parent && i.synced && !i.healthy);
+        return sick.length === 0
+          ? { ready: true }
+          : { ready: false, reason: sick.map((i) => `${i.gvr}: ${i.problem ?? 'unhealthy'}`).join('; ') };
+      },
+    },
   ];
+  const liveness = (): ReadinessCheck[] => [
+    {
+      name: 'informers-progressing',
+      ready: () => {
+        const all = informers();
+        if (all.length === 0 || all.some((i) => !i.down)) return { ready: true };
+        const detail = all.map((i) => `${i.gvr}: ${i.problem ?? 'down'}`).join('; ');
+        return {
+          ready: false,
+          reason: `every informer has been failing or silent for over ${Math.round(rules.livenessGraceMs / 1000)} s: ${detail}`,
+        };
+      },
+    },
+  ];
+  const statusPage = (): unknown => ({
+    readinessGraceMs: rules.readinessGraceMs,
+    livenessGraceMs: rules.livenessGraceMs,
+    maxIdleMs: rules.maxIdleMs,
+    informers: informers(),
+  });
   return {
     registry,
     controller: metrics,
+    healthRules: rules,
     readiness,
-    serve: ({ readiness: extra = [], ...opts } = {}) => MetricsServer.start({ registry, readiness: [...readiness(), ...extra], ...opts }),
+    liveness,
+    informers,
+    serve: ({ readiness: extraReady = [], liveness: extraLive = [], ...opts } = {}) =>
+      MetricsServer.start({
+        registry,
+        readiness: [...readiness(), ...extraReady],
+        liveness: [...liveness(), ...extraLive],
+        ...(options.statusEndpoint === false ? {} : { status: { informers: statusPage } }),
+        ...opts,
+      }),
   };
 }
 
@@ -148,6 +210,7 @@ function timedWatchManager(inner: WatchManager, metrics: ControllerMetrics): Wat
     getInformer: (gvr) => inner.getInformer(gvr),
     activeWatchCount: () => inner.activeWatchCount(),
     shutdown: () => inner.shutdown(),
+    ...(inner.health === undefined ? {} : { health: () => inner.health!() }),
   };
 }
 

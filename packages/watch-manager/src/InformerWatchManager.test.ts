@@ -519,6 +519,34 @@ describe('InformerWatchManager events', () => {
   });
 });
 
+describe('InformerWatchManager health', () => {
+  it('reports each running informer in start order: owners, whether it synced, and its own health', async () => {
+    const { clock, source, wm } = setup();
+    const synced = wm.ensureWatch(cms, 'a');
+    void wm.ensureWatch(cms, 'b');
+    void wm.ensureWatch(apps, 'c').catch(() => undefined);
+    source.informer(cms)!.markSynced();
+    await clock.advanceAsync(20);
+    await synced;
+    expect(wm.health()).toEqual([
+      { gvr: cms, owners: ['a', 'b'], synced: true, informer: expect.objectContaining({ synced: true, relists: 0, failing: undefined }) },
+      { gvr: apps, owners: ['c'], synced: false, informer: { synced: false, idleMs: undefined, relists: 0, failing: undefined } },
+    ]);
+    wm.releaseWatch(cms, 'a');
+    wm.releaseWatch(cms, 'b');
+    expect(wm.health().map((h) => h.gvr)).toEqual([apps]);
+  });
+
+  it('reports informer: undefined for an informer without health()', async () => {
+    const { source, wm } = setup({}, { autoSync: true });
+    const plain = new FakeInformer(cms);
+    Object.defineProperty(plain, 'health', { value: undefined });
+    source.createInformer = () => plain;
+    await wm.ensureWatch(cms, 'a');
+    expect(wm.health()).toEqual([{ gvr: cms, owners: ['a'], synced: true, informer: undefined }]);
+  });
+});
+
 describe('InformerWatchManager shutdown', () => {
   it('stops every informer, rejects pending callers, and rejects later calls', async () => {
     const { source, wm } = setup();

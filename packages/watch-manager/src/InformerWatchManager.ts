@@ -14,6 +14,7 @@ import {
   type Logger,
   type PartialObjectMetadata,
   type TimerHandle,
+  type WatchHealth,
   type WatchManager,
   validateGroupVersionResource,
 } from '@protean/core';
@@ -157,6 +158,19 @@ export class InformerWatchManager implements WatchManager {
   /** Number of running informers. */
   activeWatchCount(): number {
     return this.entries.size;
+  }
+
+  /**
+   * One entry per running informer, in start order: its owners, whether the
+   * manager saw it synced, and the informer's own `health()` report (when
+   * its informer has one). Health endpoints and metrics read this.
+   */
+  health(): WatchHealth[] {
+    const out: WatchHealth[] = [];
+    for (const e of this.entries.values()) {
+      out.push({ gvr: e.gvr, owners: [...e.owners], synced: e.synced, informer: e.informer.health?.() });
+    }
+    return out;
   }
 
   /** Stops every informer and rejects pending `ensureWatch` calls; later calls reject. Idempotent. */

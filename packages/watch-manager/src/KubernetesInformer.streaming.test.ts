@@ -95,6 +95,11 @@ function createConfigMap(name: string, labels?: Record<string, string>): Partial
   return server!.create(CONFIGMAPS, { metadata: { name, namespace: 'default', ...(labels === undefined ? {} : { labels }) } });
 }
 
+/** Waits until the informer got the answer to its streaming list: its watchdog and its end-bookmark timer run. */
+async function streamOpen(): Promise<void> {
+  await waitFor(() => streams().length === 1 && clock.pendingTimers() === 2, { message: 'the streaming list answered' });
+}
+
 async function synced(r: Running, watchCount = 1): Promise<void> {
   await waitFor(() => r.informer.hasSynced() && server!.openWatchCount() === watchCount, { message: 'sync and an open watch' });
 }
@@ -235,7 +240,7 @@ describe('KubernetesInformer: falling back to paginated LIST', () => {
     createConfigMap('a');
     const r = run(source());
     // The server streams a plain watch: its ADDED events, and never the end bookmark.
-    await waitFor(() => streams().length === 1 && server!.openWatchCount() === 1);
+    await streamOpen();
     expect(r.informer.hasSynced()).toBe(false);
     clock.advance(STREAM_TIMEOUT_MS - 1);
     expect(lists()).toEqual([]);
@@ -266,7 +271,7 @@ describe('KubernetesInformer: falling back to paginated LIST', () => {
     await startServer({ watchList: 'ignored' });
     createConfigMap('a');
     const r = run(source());
-    await waitFor(() => server!.openWatchCount() === 1);
+    await streamOpen();
     server!.faults.dropWatches();
     await waitFor(() => streams().length === 2 && server!.openWatchCount() === 1);
     expect(lists()).toEqual([]);

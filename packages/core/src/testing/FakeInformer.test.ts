@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { DeletedFinalStateUnknown, type PartialObjectMetadata, type ResourceEventHandler } from '../index.js';
+import { FakeClock } from './FakeClock.js';
 import { FakeInformer } from './FakeInformer.js';
 import { FakeInformerError } from './FakeInformerError.js';
 import { fakeObject } from './fakeObject.js';
@@ -181,6 +182,32 @@ describe('FakeInformer', () => {
     running(informer);
     expect(() => informer.update(fakeObject({ name: 'ghost', namespace: 'ns' }))).toThrow(/ns\/ghost/);
     expect(() => informer.delete({ namespace: 'ns', name: 'ghost' })).toThrow(FakeInformerError);
+  });
+
+  it('reports health on its clock: an outage from the first reported error to the next event, relist or recover()', () => {
+    const clock = new FakeClock();
+    const informer = new FakeInformer(gvr, { clock });
+    expect(informer.health()).toEqual({ synced: false, idleMs: undefined, relists: 0, failing: undefined });
+    running(informer);
+    clock.advance(1_000);
+    expect(informer.health()).toEqual({ synced: true, idleMs: 1_000, relists: 0, failing: undefined });
+    informer.reportWatchError(new FakeStatusError(403));
+    clock.advance(500);
+    informer.reportWatchError(new FakeStatusError(404));
+    clock.advance(500);
+    expect(informer.health().failing).toEqual({
+      forMs: 1_000,
+      consecutive: 2,
+      cause: '404: the server could not find the requested resource',
+      status: 404,
+      reason: undefined,
+      retryInMs: undefined,
+    });
+    informer.add(fakeObject({ name: 'a', namespace: 'ns' }));
+    expect(informer.health()).toMatchObject({ idleMs: 0, failing: undefined });
+    informer.reportWatchError(new FakeStatusError(500));
+    informer.relisted();
+    expect(informer.health()).toMatchObject({ relists: 1, failing: undefined });
   });
 
   it('hands out its current handlers, oldest first, so a test can call one after it was removed', () => {

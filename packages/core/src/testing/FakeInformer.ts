@@ -2,9 +2,12 @@ import {
   DeletedFinalStateUnknown,
   gvrKey,
   namespacedNameKey,
+  realClock,
+  type Clock,
   type GroupVersionResource,
   type HandlerRegistration,
   type Informer,
+  type InformerHealth,
   type NamespacedName,
   type PartialObjectMetadata,
   type ResourceEventHandler,
@@ -22,6 +25,8 @@ export interface FakeInformerOptions {
   readonly listObjects?: () => readonly PartialObjectMetadata[];
   /** Fail to sync: report this error when run, and never sync. */
   readonly syncError?: Error;
+  /** Time source of `health()`'s ages. Default: the real clock. */
+  readonly clock?: Clock;
 }
 
 /** Options of {@link FakeInformer.delete}. */
@@ -47,6 +52,11 @@ class FakeRegistration implements HandlerRegistration {
  * `isInInitialList` is true exactly for adds delivered before the informer
  * synced (the initial list, and a late handler's replay while unsynced).
  *
+ * `health()` reports as a real informer would: every error reported through
+ * the watch error handler extends the current outage, which ends at the
+ * next sync, event, `relisted()` or `recover()`; each of those is also
+ * activity from the server (`idleMs` counts from the last one, on `clock`).
+ *
  * Easy to get wrong: a stopped informer (its run signal aborted) is dead:
  * pushes to it are ignored, as a real informer no longer watches. Updating
  * or deleting an object the cache does not hold throws.
@@ -63,6 +73,11 @@ export class FakeInformer implements Informer {
   private running = false;
   private stopped = false;
   private synced = false;
+  private readonly clock: Clock;
+  private lastActivityMs: number | undefined;
+  private failingSinceMs: number | undefined;
+  private failures = 0;
+  private relists = 0;
   /** Every error reported through the watch error handler, in order. */
   readonly reportedErrors: Error[] = [];
 
@@ -72,6 +87,7 @@ export class FakeInformer implements Informer {
     this.autoSync = options.autoSync ?? true;
     this.listObjects = options.listObjects ?? (() => []);
     this.syncError = options.syncError;
+    this.clock = options.clock ?? realClock;
   }
 
   run(signal: AbortSignal): void {
@@ -163,6 +179,7 @@ export class FakeInformer implements Informer {
     }
     this.synced = true;
     for (const reg of this.registrations) reg.synced = true;
+    this.recover();
   }
 
   /**
@@ -178,10 +195,48 @@ export class FakeInformer implements Informer {
     if (this.isRunning()) this.reportWatchError(err);
   }
 
-  /** Reports a list/watch error through the watch error handler (the informer carries on). */
+  /** Reports a list/watch error through the watch error handler (the informer carries on); it extends the current outage. */
   reportWatchError(err: Error): void {
     this.reportedErrors.push(err);
+    this.failingSinceMs ??= this.clock.now();
+    this.failures++;
     this.watchErrorHandler?.(err);
+  }
+
+  /** The server answered again: the outage, if any, is over. */
+  recover(): void {
+    this.lastActivityMs = this.clock.now();
+    this.failingSinceMs = undefined;
+    this.failures = 0;
+  }
+
+  /** A relist completed: counted in `health().relists`, and the outage is over. */
+  relisted(): void {
+    this.relists++;
+    this.recover();
+  }
+
+  health(): InformerHealth {
+    const now = this.clock.now();
+    const last = this.reportedErrors.at(-1);
+    const status = (last as { status?: unknown } | undefined)?.status;
+    const reason = (last as { reason?: unknown } | undefined)?.reason;
+    return {
+      synced: this.synced,
+      idleMs: this.lastActivityMs === undefined ? undefined : now - this.lastActivityMs,
+      relists: this.relists,
+      failing:
+        this.failingSinceMs === undefined || last === undefined
+          ? undefined
+          : {
+              forMs: now - this.failingSinceMs,
+              consecutive: this.failures,
+              cause: last.message,
+              status: typeof status === 'number' ? status : undefined,
+              reason: typeof reason === 'string' ? reason : undefined,
+              retryInMs: undefined,
+            },
+    };
   }
 
   /** Caches `obj` and delivers an add (`isInInitialList` true until synced). */
@@ -224,6 +279,7 @@ export class FakeInformer implements Informer {
   }
 
   private deliver(call: (h: ResourceEventHandler) => void): void {
+    if (this.synced) this.recover();
     for (const reg of [...this.registrations]) call(reg.handler);
   }
 

@@ -1,6 +1,7 @@
 import {
   gvrKey,
   namespacedNameKey,
+  type Clock,
   type GroupVersionResource,
   type InformerOptions,
   type InformerSource,
@@ -16,6 +17,8 @@ import { FakeStatusError } from './FakeStatusError.js';
 export interface FakeInformerSourceOptions {
   /** Informers complete their initial list as soon as they run. Default true. */
   readonly autoSync?: boolean;
+  /** The clock of every informer's `health()`. Default: the real clock. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -36,11 +39,13 @@ export class FakeInformerSource implements InformerSource {
   private readonly syncFailures = new Map<string, Error>();
   private createFailure: Error | undefined;
   private readonly autoSync: boolean;
+  private readonly clock: Clock | undefined;
   private nextResourceVersion = 1;
   private nextUid = 1;
 
   constructor(options: FakeInformerSourceOptions = {}) {
     this.autoSync = options.autoSync ?? true;
+    this.clock = options.clock;
   }
 
   createInformer(gvr: GroupVersionResource, opts: InformerOptions): FakeInformer {
@@ -56,6 +61,7 @@ export class FakeInformerSource implements InformerSource {
       autoSync: this.autoSyncByGvr.get(key) ?? this.autoSync,
       listObjects: () => this.objects(gvr),
       ...(syncError === undefined ? {} : { syncError }),
+      ...(this.clock === undefined ? {} : { clock: this.clock }),
     });
     this.created.push(informer);
     return informer;

@@ -1,0 +1,118 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import type { GroupVersionResource } from '@protean/core';
+import { FakeClock, waitFor } from '@protean/core/testing';
+import { InMemoryApiServer } from '@protean/in-memory-apiserver';
+import { KubernetesInformer } from './KubernetesInformer.js';
+import type { KubernetesInformerOptions } from './KubernetesInformerOptions.js';
+
+/*
+ * KubernetesInformer.health() against the in-memory API server, on a fake
+ * clock: the ages it reports move only when the test advances the clock.
+ */
+
+const CONFIGMAPS: GroupVersionResource = { group: '', version: 'v1', resource: 'configmaps' };
+const BACKOFF_MS = 1_000;
+const SHORT_WATCH_MS = 1_000;
+
+let server: InMemoryApiServer;
+let clock: FakeClock;
+const aborts: AbortController[] = [];
+
+beforeEach(async () => {
+  clock = new FakeClock();
+  server = await InMemoryApiServer.start({ clock: new FakeClock() });
+});
+
+afterEach(async () => {
+  for (const a of aborts.splice(0)) a.abort();
+  await server.stop();
+});
+
+function run(options: Partial<KubernetesInformerOptions> = {}): { informer: KubernetesInformer; errors: Error[] } {
+  const informer = new KubernetesInformer(CONFIGMAPS, {
+    kubeConfig: server.kubeConfig(),
+    clock,
+    backoff: { initialMs: BACKOFF_MS, maxMs: 8 * BACKOFF_MS, jitter: 0 },
+    shortWatchMs: SHORT_WATCH_MS,
+    ...options,
+  });
+  const errors: Error[] = [];
+  informer.setWatchErrorHandler((err) => errors.push(err));
+  const abort = new AbortController();
+  aborts.push(abort);
+  informer.run(abort.signal);
+  return { informer, errors };
+}
+
+const isWatch = (r: { query: URLSearchParams }): boolean => r.query.get('watch') === 'true';
+const watchCount = (): number => server.requests().filter(isWatch).length;
+
+describe('KubernetesInformer: health', () => {
+  it('reports nothing heard and not synced before the first answer, then synced and idle since the last byte', async () => {
+    server.faults.stall(true);
+    const { informer } = run();
+    await waitFor(() => server.requests().length === 1);
+    expect(informer.health()).toEqual({ synced: false, idleMs: undefined, relists: 0, failing: undefined, listMode: 'streaming' });
+    server.faults.stall(false);
+    await waitFor(() => informer.hasSynced() && server.openWatchCount() === 1);
+    expect(informer.health()).toEqual({ synced: true, idleMs: 0, relists: 0, failing: undefined, listMode: 'streaming' });
+
+    clock.advance(5_000);
+    expect(informer.health().idleMs).toBe(5_000);
+    server.create(CONFIGMAPS, { metadata: { name: 'x', namespace: 'default' } });
+    await waitFor(() => informer.get({ namespace: 'default', name: 'x' }) !== undefined);
+    expect(informer.health().idleMs).toBe(0);
+  });
+
+  it('reports an outage: since its first failure, failures in a row, the last cause and the time to the next attempt; a relist ends it', async () => {
+    const { informer, errors } = run();
+    await waitFor(() => informer.hasSynced() && server.openWatchCount() === 1);
+    server.faults.failNext(2, 403, { match: isWatch });
+    server.faults.closeWatches();
+    await waitFor(() => errors.length === 1);
+    expect(informer.health().failing).toEqual({
+      forMs: 0,
+      consecutive: 1,
+      cause: errors[0]!.message,
+      status: 403,
+      reason: 'Forbidden',
+      retryInMs: BACKOFF_MS,
+    });
+    clock.advance(400);
+    expect(informer.health().failing).toMatchObject({ forMs: 400, retryInMs: BACKOFF_MS - 400 });
+
+    clock.advance(BACKOFF_MS - 400);
+    await waitFor(() => errors.length === 2);
+    expect(informer.health()).toMatchObject({ synced: true, failing: { forMs: BACKOFF_MS, consecutive: 2, retryInMs: 2 * BACKOFF_MS } });
+
+    clock.advance(2 * BACKOFF_MS);
+    await waitFor(() => informer.health().failing === undefined && server.openWatchCount() === 1);
+    expect(informer.health()).toMatchObject({ synced: true, relists: 1 });
+  });
+
+  it('keeps a flapping watch (ended at once, without an event) one outage, and ends it once a watch stays open', async () => {
+    const { informer } = run();
+    await waitFor(() => informer.hasSynced() && server.openWatchCount() === 1);
+    // The streaming list delivered lines: closing it re-watches at once. The plain watch after it has none.
+    server.faults.closeWatches();
+    await waitFor(() => watchCount() === 2 && server.openWatchCount() === 1);
+    expect(informer.health().failing).toBeUndefined();
+    server.faults.closeWatches();
+    await waitFor(() => informer.health().failing !== undefined);
+    expect(informer.health().failing).toMatchObject({ consecutive: 1, reason: 'ShortWatch', retryInMs: BACKOFF_MS });
+
+    clock.advance(BACKOFF_MS);
+    await waitFor(() => watchCount() === 3 && server.openWatchCount() === 1);
+    server.faults.closeWatches();
+    await waitFor(() => informer.health().failing?.consecutive === 2);
+    expect(informer.health().failing).toMatchObject({ forMs: BACKOFF_MS, reason: 'ShortWatch' });
+
+    clock.advance(2 * BACKOFF_MS);
+    await waitFor(() => watchCount() === 4 && server.openWatchCount() === 1);
+    // Open but silent, not yet for shortWatchMs: still the outage.
+    expect(informer.health().failing).toMatchObject({ consecutive: 2, retryInMs: undefined });
+    clock.advance(SHORT_WATCH_MS);
+    expect(informer.health().failing).toBeUndefined();
+    expect(informer.health().relists).toBe(0);
+  });
+});
