@@ -3,6 +3,7 @@ import { isNotFound, type GroupVersionResource } from '@protean/core';
 import { startKubeApiServer, waitUntil, type KubeApiServer } from '@protean/envtest';
 import { ApplyConflictError } from './ApplyConflictError.js';
 import { setStatusCondition, type Condition } from './conditions.js';
+import { EVENTS, EventRecorder } from './EventRecorder.js';
 import { KubeClient } from './KubeClient.js';
 import type { KubeObject } from './KubeObject.js';
 import { reconcileFinalizer } from './reconcileFinalizer.js';
@@ -147,5 +148,19 @@ describe('KubeClient against a real kube-apiserver', () => {
       stringData: { token: 'xyz' },
     });
     expect((applied as { data?: Record<string, string> }).data).toEqual({ token: Buffer.from('xyz').toString('base64') });
+  });
+
+  it('records a burst of 1,000 identical Events for one object as one Event with a series the real server accepts', async () => {
+    const owner = await client.create(backups, backup('noisy'));
+    const recorder = new EventRecorder({ client, reportingController: `${GROUP}/backup-controller` });
+    for (let i = 0; i < 1000; i++)
+      recorder.event(owner, { type: 'Warning', reason: 'BucketBusy', action: 'Backup', note: 'the bucket is busy' });
+    await recorder.flush();
+    recorder.stop();
+    const events = (await client.list(EVENTS, { namespace: 'default' })).filter(
+      (e) => (e as { regarding?: { uid?: string } }).regarding?.uid === owner.metadata?.uid,
+    );
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ reason: 'BucketBusy', action: 'Backup', type: 'Warning', series: { count: 1000 } });
   });
 });

@@ -39,6 +39,18 @@ export const BUILTIN_RESOURCES: readonly ResourceDefinition[] = [
     builtin: true,
   },
   {
+    group: 'events.k8s.io',
+    version: 'v1',
+    resource: 'events',
+    kind: 'Event',
+    namespaced: true,
+    shortNames: ['ev'],
+    tracksGeneration: false,
+    deleteReturnsObject: false,
+    allowUnconditionalUpdate: true,
+    builtin: true,
+  },
+  {
     group: 'coordination.k8s.io',
     version: 'v1',
     resource: 'leases',

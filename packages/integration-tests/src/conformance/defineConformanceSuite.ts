@@ -19,7 +19,7 @@ import { writeRulesTests } from './writeRulesTests.js';
  * tests (CRUD, resourceVersion and generation rules, status subresource,
  * selectors, pagination, metadata-only responses, watch replay, bookmarks,
  * timeouts, 410 Expired, discovery, CRDs, Status bodies, leases, server-side
- * apply and field ownership, Secret stringData, finalizers, owner references) run against the
+ * apply and field ownership, Secret stringData, finalizers, owner references, events) run against the
  * in-memory server and a real kube-apiserver, so the fake cannot drift.
  *
  * Easy to get wrong: the three describe blocks each start their own server;

@@ -125,4 +125,34 @@ export function writeRulesTests(ctx: SuiteContext): void {
       expect(metaOf(got.json)['ownerReferences']).toEqual([ref]);
     });
   });
+
+  describe('events.k8s.io/v1 events', () => {
+    it('creates an Event and counts further occurrences into its series with a merge patch', async () => {
+      const ns = await ctx.namespace('events');
+      const owner = await kubeRequest(ctx.kc, 'POST', cmPath(ns), { body: { metadata: { name: 'o' } } });
+      const path = `/apis/events.k8s.io/v1/namespaces/${ns}/events`;
+      const event = {
+        apiVersion: 'events.k8s.io/v1',
+        kind: 'Event',
+        metadata: { name: 'o.1' },
+        eventTime: '2026-12-01T10:00:00.000000Z',
+        reportingController: 'conformance.protean.dev/recorder',
+        reportingInstance: 'recorder-0',
+        action: 'Reconcile',
+        reason: 'Busy',
+        type: 'Warning',
+        note: 'try again',
+        regarding: { apiVersion: 'v1', kind: 'ConfigMap', name: 'o', namespace: ns, uid: metaOf(owner.json)['uid'] },
+      };
+      const created = await kubeRequest(ctx.kc, 'POST', path, { body: event });
+      expect(created.status).toBe(201);
+      expect(created.json).toMatchObject({ ...event, metadata: { name: 'o.1', namespace: ns } });
+      const series = { count: 7, lastObservedTime: '2026-12-01T10:00:05.000000Z' };
+      const patched = await kubeRequest(ctx.kc, 'PATCH', `${path}/o.1`, { body: { series }, contentType: MERGE });
+      expect(patched.status).toBe(200);
+      expect(patched.json).toMatchObject({ series, reason: 'Busy', eventTime: event.eventTime });
+      const list = await kubeRequest(ctx.kc, 'GET', path);
+      expect(((list.json['items'] ?? []) as Json[]).map((i) => metaOf(i)['name'])).toEqual(['o.1']);
+    });
+  });
 }
