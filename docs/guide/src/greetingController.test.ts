@@ -62,6 +62,19 @@ describe('the first-controller guide', () => {
     ]);
     // The ConfigMap's fields belong to the controller, by server-side apply.
     expect(child.metadata?.managedFields?.map((m) => [m.manager, m.operation])).toEqual([['greeting-controller', 'Apply']]);
+
+    // And the Greeting got an Event saying so.
+    const events = { group: 'events.k8s.io', version: 'v1', resource: 'events' };
+    await waitFor(() => server.list(events, 'default').some((e) => (e['regarding'] as { uid?: string }).uid === owner?.metadata.uid), {
+      timeoutMs: 10_000,
+    });
+    const [event] = server.list(events, 'default').filter((e) => (e['regarding'] as { uid?: string }).uid === owner?.metadata.uid);
+    expect(event).toMatchObject({
+      type: 'Normal',
+      reason: 'ConfigMapApplied',
+      action: 'Apply',
+      reportingController: 'guide.protean.dev/greeting-controller',
+    });
   });
 
   it('reports a Ready condition for the generation it reconciled, moving lastTransitionTime only on a status change', async () => {

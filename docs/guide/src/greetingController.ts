@@ -2,7 +2,7 @@
 // run by greetingController.test.ts, so the guide cannot drift from the API.
 import 'reflect-metadata';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient, setControllerReference, setStatusCondition, type Condition } from '@protean/client';
+import { applyOwned, EventRecorder, KubeClient, setStatusCondition, type Condition } from '@protean/client';
 import { coordinatorModule } from '@protean/coordinator';
 import { coreModule, DynamicController, type GroupVersionResource, type Handler, type Logger } from '@protean/core';
 import { queueModule } from '@protean/queue';
@@ -30,26 +30,25 @@ interface Greeting {
   status?: { conditions?: Condition[] };
 }
 
-/** Keeps a ConfigMap `<name>-greeting` holding each Greeting's text, and a `Ready` condition on the Greeting. */
+/** Keeps a ConfigMap `<name>-greeting` holding each Greeting's text, a `Ready` condition and an Event on the Greeting. */
 export function greetingHandler(kubeConfig: KubeConfig): Handler {
   // One client per controller: its writes are recorded in managedFields as `greeting-controller`.
   const client = new KubeClient({ kubeConfig, fieldManager: 'greeting-controller' });
+  const events = new EventRecorder({ client, reportingController: 'guide.protean.dev/greeting-controller' });
   return async ({ namespace, name }, ctx) => {
     const { signal } = ctx; // aborts at shutdown and at the reconcile timeout: pass it to every request
     const greeting = await client.find<Greeting>(greetings, { namespace, name }, { signal });
     if (greeting === undefined) return; // deleted: declaring nothing, this pass drops the instance's watches
-    // Watch first, then touch: a change made between the two is never missed.
+    // Watch the ConfigMap, make the Greeting its controller (the cluster's garbage collector then
+    // deletes it with its Greeting), and create or update it by server-side apply: in that order.
     const child = `${name}-greeting`;
-    await ctx.watcher.watch({ nodeId: 'greeting-configmap', gvr: configmaps, namespace, name: child });
-    // Server-side apply creates or updates the ConfigMap; the owner reference lets the cluster's
-    // garbage collector delete it with its Greeting.
-    const configMap = setControllerReference(greeting, {
+    const configMap = {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: child, namespace },
       data: { text: greeting.spec?.text ?? 'hello' },
-    });
-    await client.apply(configmaps, configMap, { signal, force: true });
+    };
+    await applyOwned(client, ctx.watcher, configmaps, greeting, configMap, { nodeId: 'greeting-configmap', force: true, signal });
     // Report what this pass achieved, for the generation it read; write status only when it changed.
     const conditions = structuredClone(greeting.status?.conditions ?? []);
     const changed = setStatusCondition(conditions, {
@@ -59,7 +58,10 @@ export function greetingHandler(kubeConfig: KubeConfig): Handler {
       message: `ConfigMap ${child} holds the text`,
       ...(greeting.metadata.generation === undefined ? {} : { observedGeneration: greeting.metadata.generation }),
     });
-    if (changed) await client.patchStatus(greetings, { namespace, name }, { conditions }, { signal });
+    if (changed) {
+      await client.patchStatus(greetings, { namespace, name }, { conditions }, { signal });
+      events.event(greeting, { type: 'Normal', reason: 'ConfigMapApplied', action: 'Apply', note: `ConfigMap ${child} holds the text` });
+    }
     // Resolving commits this pass's watches: anything not declared again is dropped.
   };
 }

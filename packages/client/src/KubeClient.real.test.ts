@@ -80,7 +80,7 @@ describe('KubeClient against a real kube-apiserver', () => {
       metadata: { name: 'nightly-schedule', namespace: 'default' },
       data: { cron: '@daily' },
     });
-    const applied: KubeObject = await client.apply(configmaps, child);
+    const applied = await client.apply(configmaps, child);
     expect(controllerOf(applied)).toEqual({
       apiVersion: `${GROUP}/v1`,
       kind: 'Backup',
@@ -107,7 +107,7 @@ describe('KubeClient against a real kube-apiserver', () => {
     ]);
     expect((err as Error).message).toContain('conflicts with other managers on .data.owner (someone-else)');
     const forced = await client.apply(configmaps, cm('us'), { force: true });
-    expect((forced as { data?: Record<string, string> }).data).toEqual({ owner: 'us' });
+    expect(forced.data).toEqual({ owner: 'us' });
   });
 
   it('writes a Ready condition through the status subresource without touching the generation', async () => {

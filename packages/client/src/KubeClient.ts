@@ -15,7 +15,7 @@ import type {
   WriteOptions,
 } from './KubeClientOptions.js';
 import { KubeConfigTransport } from './KubeConfigTransport.js';
-import type { KubeObject, ObjectKey } from './KubeObject.js';
+import type { KubeObject, ObjectKey, Stored } from './KubeObject.js';
 import type { KubeHttpRequest, KubeTransport } from './KubeTransport.js';
 import { objectPath } from './objectPath.js';
 import { resolveRetryOptions, type ResolvedRetryOptions } from './RetryOptions.js';
@@ -87,8 +87,8 @@ export class KubeClient {
   }
 
   /** Reads one object; a missing one rejects with a 404 `KubeApiError` (core's `isNotFound` is true). */
-  get<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, key: ObjectKey, options: RequestOptions = {}): Promise<T> {
-    return this.send<T>({ method: 'GET', gvr, namespace: key.namespace, name: key.name, idempotent: true, signal: options.signal });
+  get<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, key: ObjectKey, options: RequestOptions = {}): Promise<Stored<T>> {
+    return this.send<Stored<T>>({ method: 'GET', gvr, namespace: key.namespace, name: key.name, idempotent: true, signal: options.signal });
   }
 
   /** Reads one object, or `undefined` when it does not exist. */
@@ -96,7 +96,7 @@ export class KubeClient {
     gvr: GroupVersionResource,
     key: ObjectKey,
     options: RequestOptions = {},
-  ): Promise<T | undefined> {
+  ): Promise<Stored<T> | undefined> {
     try {
       return await this.get<T>(gvr, key, options);
     } catch (err) {
@@ -106,14 +106,14 @@ export class KubeClient {
   }
 
   /** Lists every object (all pages), in one namespace or all. */
-  async list<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, options: ListOptions = {}): Promise<T[]> {
-    const items: T[] = [];
+  async list<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, options: ListOptions = {}): Promise<Stored<T>[]> {
+    const items: Stored<T>[] = [];
     let continueToken: string | undefined;
     do {
       const query = new URLSearchParams({ limit: String(options.pageSize ?? 500) });
       if (options.labelSelector !== undefined && options.labelSelector !== '') query.set('labelSelector', options.labelSelector);
       if (continueToken !== undefined) query.set('continue', continueToken);
-      const page = await this.send<{ items?: T[]; metadata?: { continue?: string } }>({
+      const page = await this.send<{ items?: Stored<T>[]; metadata?: { continue?: string } }>({
         method: 'GET',
         gvr,
         namespace: options.namespace,
@@ -129,8 +129,8 @@ export class KubeClient {
   }
 
   /** Creates `object` (namespace from its metadata); an existing one rejects with 409 AlreadyExists. */
-  create<T extends KubeObject>(gvr: GroupVersionResource, object: T, options: WriteOptions = {}): Promise<T> {
-    return this.send<T>({
+  create<T extends KubeObject>(gvr: GroupVersionResource, object: T, options: WriteOptions = {}): Promise<Stored<T>> {
+    return this.send<Stored<T>>({
       method: 'POST',
       gvr,
       namespace: object.metadata?.namespace,
@@ -146,9 +146,9 @@ export class KubeClient {
    * Replaces `object` (PUT). With `metadata.resourceVersion` set, a stale
    * object rejects with 409 Conflict; see {@link modify} to retry that.
    */
-  update<T extends KubeObject>(gvr: GroupVersionResource, object: T, options: WriteOptions & SubresourceOptions = {}): Promise<T> {
+  update<T extends KubeObject>(gvr: GroupVersionResource, object: T, options: WriteOptions & SubresourceOptions = {}): Promise<Stored<T>> {
     const key = keyOf(object, 'update');
-    return this.send<T>({
+    return this.send<Stored<T>>({
       method: 'PUT',
       gvr,
       namespace: key.namespace,
@@ -167,9 +167,9 @@ export class KubeClient {
     key: ObjectKey,
     patch: unknown,
     options: PatchOptions = {},
-  ): Promise<T> {
+  ): Promise<Stored<T>> {
     const type = options.type ?? 'merge';
-    return this.send<T>({
+    return this.send<Stored<T>>({
       method: 'PATCH',
       gvr,
       namespace: key.namespace,
@@ -189,7 +189,7 @@ export class KubeClient {
     key: ObjectKey,
     status: unknown,
     options: WriteOptions = {},
-  ): Promise<T> {
+  ): Promise<Stored<T>> {
     return this.patch<T>(gvr, key, { status }, { ...options, subresource: 'status' });
   }
 
@@ -205,7 +205,7 @@ export class KubeClient {
    * `apiVersion`, `kind`, `metadata.name` (and `metadata.namespace`), not
    * an object read from the server: that would claim every field in it.
    */
-  apply<T extends KubeObject>(gvr: GroupVersionResource, object: T, options: ApplyOptions = {}): Promise<T> {
+  apply<T extends KubeObject>(gvr: GroupVersionResource, object: T, options: ApplyOptions = {}): Promise<Stored<T>> {
     const key = keyOf(object, 'apply');
     const fieldManager = options.fieldManager ?? this.fieldManager;
     if (fieldManager === undefined) {
@@ -214,7 +214,7 @@ export class KubeClient {
     checkFieldManager(fieldManager);
     const query = new URLSearchParams({ fieldManager });
     if (options.force === true) query.set('force', 'true');
-    return this.send<T>({
+    return this.send<Stored<T>>({
       method: 'PATCH',
       gvr,
       namespace: key.namespace,
@@ -229,7 +229,11 @@ export class KubeClient {
   }
 
   /** Server-side apply of the `status` subresource (see {@link apply}). */
-  applyStatus<T extends KubeObject>(gvr: GroupVersionResource, object: T, options: Omit<ApplyOptions, 'subresource'> = {}): Promise<T> {
+  applyStatus<T extends KubeObject>(
+    gvr: GroupVersionResource,
+    object: T,
+    options: Omit<ApplyOptions, 'subresource'> = {},
+  ): Promise<Stored<T>> {
     return this.apply(gvr, object, { ...options, subresource: 'status' });
   }
 
@@ -275,7 +279,7 @@ export class KubeClient {
     key: ObjectKey,
     mutate: Mutation<T>,
     options: WriteOptions & SubresourceOptions = {},
-  ): Promise<T> {
+  ): Promise<Stored<T>> {
     return this.onConflict(async () => {
       const current = await this.get<T>(gvr, key, options);
       if ((await mutate(current)) === false) return current;

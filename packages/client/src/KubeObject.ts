@@ -48,6 +48,13 @@ export interface KubeObject {
 }
 
 /**
+ * An object as the API server returns it: your type `T`, with the
+ * server's metadata (`uid`, `resourceVersion`, `managedFields`, ...)
+ * readable even when `T` names only what you sent.
+ */
+export type Stored<T extends KubeObject> = T & { metadata: ObjectMetadata };
+
+/**
  * Which object a request addresses: `name`, and `namespace` for a
  * namespaced resource (omit it, or pass `""`, for a cluster-scoped one).
  * A handler's `req` (`{ namespace, name }`) is one.

@@ -1,5 +1,6 @@
 export * from './AlreadyOwnedError.js';
 export * from './ApplyConflictError.js';
+export * from './applyOwned.js';
 export * from './conditions.js';
 export * from './errorPredicates.js';
 export * from './EventRecorder.js';
