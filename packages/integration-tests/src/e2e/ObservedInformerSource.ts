@@ -3,6 +3,7 @@ import {
   type GroupVersionResource,
   type HandlerRegistration,
   type Informer,
+  type InformerHealth,
   type InformerOptions,
   type InformerSource,
   type NamespacedName,
@@ -54,6 +55,8 @@ export class ObservedInformerSource implements InformerSource {
 /** Delegates everything; records watch errors before passing them on. */
 class ObservedInformer implements Informer {
   private handler: ((err: Error) => void) | undefined;
+  /** The inner informer's, when it has one. */
+  readonly health?: () => InformerHealth;
 
   constructor(
     private readonly inner: Informer,
@@ -63,6 +66,7 @@ class ObservedInformer implements Informer {
       record(err);
       this.handler?.(err);
     });
+    if (inner.health !== undefined) this.health = () => inner.health!();
   }
 
   get gvr(): GroupVersionResource {

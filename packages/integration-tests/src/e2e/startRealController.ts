@@ -43,6 +43,8 @@ export interface RealControllerOptions {
   readonly config?: Partial<Config>;
   /** Merged over {@link E2E_INFORMER}. */
   readonly informer?: Partial<Omit<KubernetesInformerSourceOptions, 'kubeConfig'>>;
+  /** Runs on the composed container before the controller is built (e.g. `instrumentContainer`). */
+  readonly configure?: (container: Container) => void;
 }
 
 /** A started DynamicController with the layers it built, for assertions. */
@@ -85,6 +87,7 @@ export function startRealController(options: RealControllerOptions): RealControl
         (watchManager = factory(deps)),
   );
 
+  options.configure?.(container);
   const controller = container.get(DynamicController);
   if (source === undefined || watchManager === undefined) {
     throw new Error('startRealController: the controller did not build its informer source and watch manager');
