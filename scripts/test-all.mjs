@@ -26,9 +26,10 @@ const packagesWithTests = ['packages', 'examples']
   .flatMap((parent) => readdirSync(join(root, parent)).map((name) => join(parent, name)))
   .concat(['docs/guide'])
   .filter((dir) => existsSync(join(root, dir, 'jest.config.js')));
-/** Packages with `*.real.test.ts` files: each has a jest.real.config.js. */
+/** Packages (and the guide) with `*.real.test.ts` files: each has a jest.real.config.js. */
 const realTierConfigs = readdirSync(join(root, 'packages'))
   .map((name) => join(root, 'packages', name, 'jest.real.config.js'))
+  .concat([join(root, 'docs/guide/jest.real.config.js')])
   .filter((file) => existsSync(file));
 
 /**

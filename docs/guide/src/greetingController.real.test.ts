@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { controllerOf, EVENTS, findStatusCondition, KubeClient, type Condition, type KubeObject } from '@protean/client';
+import { silentLogger, type DynamicController } from '@protean/core';
+import { startKubeApiServer, waitUntil, type KubeApiServer } from '@protean/envtest';
+import { composeController, greetingHandler, greetings } from './greetingController.js';
+
+const configmaps = { group: '', version: 'v1', resource: 'configmaps' };
+const crds = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
+
+interface Greeting extends KubeObject {
+  spec?: { text?: string };
+  status?: { conditions?: Condition[] };
+}
+
+interface ConfigMap extends KubeObject {
+  data?: Record<string, string>;
+}
+
+// The guide's controller, unchanged, against a real kube-apiserver (no controller-manager: nothing garbage-collects).
+describe('the first-controller guide on a real kube-apiserver', () => {
+  let server: KubeApiServer;
+  let controller: DynamicController;
+  let client: KubeClient;
+  const abort = new AbortController();
+  let running: Promise<void>;
+
+  beforeAll(async () => {
+    server = await startKubeApiServer();
+    client = new KubeClient({ kubeConfig: server.kubeConfig });
+    await client.create(crds, {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `greetings.${greetings.group}` },
+      spec: {
+        group: greetings.group,
+        scope: 'Namespaced',
+        names: { plural: 'greetings', singular: 'greeting', kind: 'Greeting', listKind: 'GreetingList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            subresources: { status: {} },
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
+      },
+    });
+    await waitUntil(
+      () =>
+        client.list(greetings).then(
+          () => true,
+          () => false,
+        ),
+      'greetings to be served',
+      30_000,
+    );
+    controller = composeController(server.kubeConfig, silentLogger());
+    running = controller.start(abort.signal);
+    await controller.register(greetings, greetingHandler(server.kubeConfig));
+  });
+
+  afterAll(async () => {
+    abort.abort();
+    await running;
+    client?.close();
+    await server?.stop();
+  });
+
+  it('applies an owned ConfigMap, follows the spec, reports Ready with observedGeneration and records an Event', async () => {
+    const text = async (): Promise<string | undefined> =>
+      (await client.find<ConfigMap>(configmaps, { namespace: 'default', name: 'hi-greeting' }))?.data?.['text'];
+    const greeting = await client.create<Greeting>(greetings, {
+      apiVersion: 'guide.protean.dev/v1',
+      kind: 'Greeting',
+      metadata: { name: 'hi', namespace: 'default' },
+      spec: { text: 'hello' },
+    });
+    await waitUntil(async () => (await text()) === 'hello', 'the ConfigMap to hold "hello"', 20_000);
+    await client.patch(greetings, { namespace: 'default', name: 'hi' }, { spec: { text: 'bonjour' } });
+    await waitUntil(async () => (await text()) === 'bonjour', 'the ConfigMap to hold "bonjour"', 20_000);
+    const ready = async (): Promise<Condition | undefined> =>
+      findStatusCondition((await client.get<Greeting>(greetings, { namespace: 'default', name: 'hi' })).status?.conditions, 'Ready');
+    await waitUntil(async () => (await ready())?.observedGeneration === 2, 'Ready for generation 2', 20_000);
+    expect(await ready()).toMatchObject({ status: 'True', reason: 'ConfigMapApplied' });
+
+    const child = await client.get<ConfigMap>(configmaps, { namespace: 'default', name: 'hi-greeting' });
+    expect(controllerOf(child)).toEqual({
+      apiVersion: 'guide.protean.dev/v1',
+      kind: 'Greeting',
+      name: 'hi',
+      uid: greeting.metadata.uid,
+      controller: true,
+      blockOwnerDeletion: true,
+    });
+    expect(child.metadata.managedFields?.map((m) => [m.manager, m.operation])).toEqual([['greeting-controller', 'Apply']]);
+
+    const about = async (): Promise<KubeObject[]> =>
+      (await client.list(EVENTS, { namespace: 'default' })).filter(
+        (e) => (e as { regarding?: { uid?: string } }).regarding?.uid === greeting.metadata.uid,
+      );
+    await waitUntil(async () => (await about()).length > 0, 'an Event about the Greeting', 20_000);
+    expect((await about())[0]).toMatchObject({ type: 'Normal', reason: 'ConfigMapApplied', action: 'Apply' });
+
+    await client.delete(configmaps, { namespace: 'default', name: 'hi-greeting' });
+    await waitUntil(async () => (await text()) === 'bonjour', 'the deleted ConfigMap to be re-created', 20_000);
+  });
+});
