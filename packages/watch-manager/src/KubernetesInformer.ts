@@ -420,6 +420,7 @@ export class KubernetesInformer implements Informer {
   private open(verb: RequestVerb, q: URLSearchParams, accept: string): KubeRequest {
     // A list continues page by page across awaits: no new request once stopped.
     if (this.stopped) throw new InformerStateError(`informer of ${gvrKey(this.gvr)} is stopped`);
+    if (this.settings.shardSelector !== undefined) q.set('shardSelector', this.settings.shardSelector);
     const req = new KubeRequest({
       kubeConfig: this.settings.kubeConfig,
       gvr: this.gvr,

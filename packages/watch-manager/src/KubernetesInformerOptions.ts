@@ -49,6 +49,15 @@ export interface KubernetesInformerOptions extends RetryPolicyOptions {
    * new one per informer.
    */
   readonly streamingListSupport?: StreamingListSupport;
+  /**
+   * Sent as the `shardSelector` parameter of every LIST and WATCH (KEP-5866,
+   * gate `ShardedListAndWatch`), e.g.
+   * `shardRange(object.metadata.namespace, '0x0000000000000000', '0x8000000000000000')`,
+   * so the server returns only the objects of that hash range. A server
+   * without the gate ignores it; `@protean/sharding` builds the selector,
+   * detects which the server does and filters on the client otherwise.
+   */
+  readonly shardSelector?: string;
 }
 
 /** See {@link KubernetesInformerOptions.streamingList}. */
@@ -70,6 +79,8 @@ export interface InformerSettings {
   readonly streamingList: StreamingListMode;
   readonly streamingListTimeoutMs: number;
   readonly streamingListSupport: StreamingListSupport;
+  /** `undefined` = no `shardSelector` parameter. */
+  readonly shardSelector: string | undefined;
 }
 
 /** Fills in the defaults of `options`, once, so the informer reads named fields only. */
@@ -87,5 +98,6 @@ export function resolveInformerSettings(options: KubernetesInformerOptions): Inf
     streamingList: options.streamingList ?? 'auto',
     streamingListTimeoutMs: options.streamingListTimeoutMs ?? 60_000,
     streamingListSupport: options.streamingListSupport ?? new StreamingListSupport(),
+    shardSelector: options.shardSelector === '' ? undefined : options.shardSelector,
   };
 }

@@ -1,0 +1,152 @@
+import { describe, expect, it } from '@jest/globals';
+import { DeletedFinalStateUnknown, type ResourceEventHandler } from '@protean/core';
+import { FakeInformerSource } from '@protean/core/testing';
+import { assignShards } from './assignShards.js';
+import { fnv1a64 } from './fnv1a64.js';
+import { FULL_RANGE, inRanges, type HashRange } from './HashRange.js';
+import { ShardedInformerSource } from './ShardedInformerSource.js';
+import { ShardingConfigError } from './ShardingConfigError.js';
+
+const gvr = { group: '', version: 'v1', resource: 'configmaps' };
+const NAMESPACES = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'team-delta', 'payments'];
+
+type Seen = [string, string, ...unknown[]];
+
+function recorder(seen: Seen[]): ResourceEventHandler {
+  const id = (o: { metadata: { namespace?: string; name: string } }): string => `${o.metadata.namespace}/${o.metadata.name}`;
+  return {
+    onAdd: (obj, initial) => void seen.push(['add', id(obj), initial]),
+    onUpdate: (_o, n) => void seen.push(['update', id(n)]),
+    onDelete: (obj) => void seen.push(['delete', obj instanceof DeletedFinalStateUnknown ? obj.key : id(obj)]),
+  };
+}
+
+function cluster(): FakeInformerSource {
+  const fake = new FakeInformerSource();
+  for (const ns of NAMESPACES) fake.add(gvr, { namespace: ns, name: 'cm' });
+  return fake;
+}
+
+const shares = assignShards(['r0', 'r1', 'r2'], NAMESPACES);
+const rangesOf = (m: string): readonly HashRange[] => shares.get(m)!;
+const inShare = (m: string): string[] => NAMESPACES.filter((ns) => inRanges(fnv1a64(ns), rangesOf(m))).map((ns) => `${ns}/cm`);
+
+function running(source: ShardedInformerSource): ReturnType<ShardedInformerSource['createInformer']> {
+  const informer = source.createInformer(gvr, { resyncPeriodMs: 0 });
+  informer.run(new AbortController().signal);
+  return informer;
+}
+
+describe('ShardedInformerSource', () => {
+  it("shows each replica only its share: list, get and the initial list; the shares' union is everything", () => {
+    const union: string[] = [];
+    for (const m of ['r0', 'r1', 'r2']) {
+      const informer = running(new ShardedInformerSource(cluster(), { key: 'namespace', ranges: rangesOf(m) }));
+      const seen: Seen[] = [];
+      informer.addEventHandler(recorder(seen));
+      const listed = informer
+        .list()
+        .map((o) => `${o.metadata.namespace}/${o.metadata.name}`)
+        .sort();
+      expect(listed).toEqual(inShare(m).sort());
+      expect(seen.map((s) => s[1]).sort()).toEqual(listed);
+      expect(seen.every((s) => s[0] === 'add')).toBe(true);
+      for (const ns of NAMESPACES) {
+        expect(informer.get({ namespace: ns, name: 'cm' }) !== undefined).toBe(inShare(m).includes(`${ns}/cm`));
+      }
+      union.push(...listed);
+    }
+    expect(union.sort()).toEqual(NAMESPACES.map((ns) => `${ns}/cm`).sort());
+  });
+
+  it('filters live events by the hash of the namespace', () => {
+    const fake = new FakeInformerSource();
+    const mine = rangesOf('r0');
+    const source = new ShardedInformerSource(fake, { key: 'namespace', ranges: mine });
+    const informer = running(source);
+    const seen: Seen[] = [];
+    informer.addEventHandler(recorder(seen));
+    const inside = inShare('r0')[0]!.split('/')[0]!;
+    const outside = inShare('r1')[0]!.split('/')[0]!;
+    fake.add(gvr, { namespace: inside, name: 'x' });
+    fake.add(gvr, { namespace: outside, name: 'x' });
+    fake.update(gvr, { namespace: inside, name: 'x', generation: 2 });
+    fake.update(gvr, { namespace: outside, name: 'x', generation: 2 });
+    fake.delete(gvr, { namespace: outside, name: 'x' });
+    fake.delete(gvr, { namespace: inside, name: 'x' }, { finalStateUnknown: true });
+    expect(seen).toEqual([
+      ['add', `${inside}/x`, false],
+      ['update', `${inside}/x`],
+      ['delete', `${inside}/x`],
+    ]);
+  });
+
+  it('on a range change, delivers deletes for what left and adds for what entered', () => {
+    const source = new ShardedInformerSource(cluster(), { key: 'namespace', ranges: rangesOf('r0') });
+    const informer = running(source);
+    const seen: Seen[] = [];
+    informer.addEventHandler(recorder(seen));
+    seen.length = 0;
+    source.setRanges(rangesOf('r1'));
+    const deleted = seen.filter((s) => s[0] === 'delete').map((s) => s[1]);
+    const added = seen.filter((s) => s[0] === 'add').map((s) => s[1]);
+    expect(deleted.sort()).toEqual(inShare('r0').sort());
+    expect(added.sort()).toEqual(inShare('r1').sort());
+    expect(seen.filter((s) => s[0] === 'add').every((s) => s[2] === false)).toBe(true);
+    expect(source.ranges()).toEqual(rangesOf('r1'));
+
+    seen.length = 0;
+    source.setRanges([FULL_RANGE]);
+    expect(seen.map((s) => s[0])).toEqual(Array(inShare('r0').length + inShare('r2').length).fill('add'));
+    expect(informer.list()).toHaveLength(NAMESPACES.length);
+    seen.length = 0;
+    source.setRanges([]);
+    expect(seen.filter((s) => s[0] === 'delete')).toHaveLength(NAMESPACES.length);
+    expect(informer.list()).toEqual([]);
+  });
+
+  it('shards on the uid too, and cluster-scoped objects hash the empty namespace', () => {
+    const fake = new FakeInformerSource();
+    const objs = Array.from({ length: 20 }, (_, i) => fake.add(gvr, { namespace: 'ns', name: `o${i}`, uid: `uid-${i}` }));
+    const a = assignShards(['r0', 'r1'], []);
+    const counts = ['r0', 'r1'].map((m) => running(new ShardedInformerSource(fake, { key: 'uid', ranges: a.get(m)! })).list().length);
+    expect(counts[0]! + counts[1]!).toBe(objs.length);
+    const byNs = new ShardedInformerSource(fake, { key: 'namespace', ranges: [{ start: fnv1a64(''), end: fnv1a64('') + 1n }] });
+    fake.add(gvr, { name: 'cluster-scoped' });
+    expect(
+      running(byNs)
+        .list()
+        .map((o) => o.metadata.name),
+    ).toEqual(['cluster-scoped']);
+  });
+
+  it('stops delivering to a removed handler, passes sync, health and errors through, and skips stopped informers', () => {
+    const fake = cluster();
+    const source = new ShardedInformerSource(fake, { key: 'namespace', ranges: rangesOf('r0') });
+    const informer = source.createInformer(gvr, { resyncPeriodMs: 0 });
+    expect(informer.hasSynced()).toBe(false);
+    const stop = new AbortController();
+    informer.run(stop.signal);
+    expect(informer.hasSynced()).toBe(true);
+    expect(informer.health().synced).toBe(true);
+    const errors: Error[] = [];
+    informer.setWatchErrorHandler((e) => void errors.push(e));
+    fake.informer(gvr)!.reportWatchError(new Error('boom'));
+    expect(errors.map((e) => e.message)).toEqual(['boom']);
+    const seen: Seen[] = [];
+    const reg = informer.addEventHandler(recorder(seen));
+    informer.removeEventHandler(reg);
+    seen.length = 0;
+    source.setRanges([FULL_RANGE]);
+    expect(seen).toEqual([]);
+    stop.abort();
+    expect(informer.isStopped()).toBe(true);
+    expect(() => source.setRanges([])).not.toThrow();
+  });
+
+  it('refuses a bad key or bad ranges', () => {
+    expect(() => new ShardedInformerSource(new FakeInformerSource(), { key: 'name' as never })).toThrow(ShardingConfigError);
+    const source = new ShardedInformerSource(new FakeInformerSource(), { key: 'uid' });
+    expect(() => source.setRanges([{ start: 2n, end: 1n }])).toThrow(ShardingConfigError);
+  });
+});
