@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Informer, PartialObjectMetadata } from '@protean/core';
+import { waitFor } from '@protean/core/testing';
+import { kubeRequest, startKubeApiServer, type KubeApiServer } from '@protean/envtest';
+import { KubernetesInformer } from '@protean/watch-manager';
+import { assignShards, equalShards, keysPerMember } from './assignShards.js';
+import { detectShardSelectorSupport, type ShardFilterMode } from './detectShardSelectorSupport.js';
+import { fnv1a64 } from './fnv1a64.js';
+import { inRanges, shardSelector } from './HashRange.js';
+import { kubeShardInformerSource } from './kubeShardInformerSource.js';
+
+// Ten namespaces: the eight one-letter ones (which all hash into one quarter) and two longer names.
+const NAMESPACES = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'team-delta', 'payments'];
+const PER_NAMESPACE = 3;
+const MEMBERS = ['replica-0', 'replica-1', 'replica-2'];
+const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' };
+const shares = assignShards(MEMBERS, NAMESPACES);
+
+const id = (o: PartialObjectMetadata): string => `${o.metadata.namespace}/${o.metadata.name}`;
+
+async function seed(server: KubeApiServer): Promise<string[]> {
+  const all: string[] = [];
+  for (const ns of NAMESPACES) {
+    const r = await kubeRequest(server.kubeConfig, 'POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } });
+    expect(r.status).toBe(201);
+    for (let i = 0; i < PER_NAMESPACE; i++) {
+      const name = `cm-${i}`;
+      const c = await kubeRequest(server.kubeConfig, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name } } });
+      expect(c.status).toBe(201);
+      all.push(`${ns}/${name}`);
+    }
+  }
+  // The universe is every ConfigMap, also those the API server keeps in kube-system.
+  const list = await kubeRequest(server.kubeConfig, 'GET', '/api/v1/configmaps');
+  const items = (list.json['items'] as PartialObjectMetadata[]).map(id);
+  expect(items).toEqual(expect.arrayContaining(all));
+  return items.sort();
+}
+
+function shareOf(member: string, objects: readonly string[]): string[] {
+  return objects.filter((o) => inRanges(fnv1a64(o.split('/')[0]!), shares.get(member)!)).sort();
+}
+
+function listed(informer: Informer): string[] {
+  return informer.list().map(id).sort();
+}
+
+async function synced(informer: Informer, stops: AbortController[]): Promise<Informer> {
+  const stop = new AbortController();
+  stops.push(stop);
+  informer.run(stop.signal);
+  await waitFor(() => informer.hasSynced(), { message: `${informer.gvr.resource} synced` });
+  return informer;
+}
+
+function shardedSuite(gate: boolean, expected: ShardFilterMode): void {
+  let server: KubeApiServer;
+  let objects: string[];
+  const stops: AbortController[] = [];
+
+  beforeAll(async () => {
+    server = await startKubeApiServer(gate ? { extraArgs: ['--feature-gates=ShardedListAndWatch=true'] } : {});
+    objects = await seed(server);
+  });
+
+  afterAll(async () => {
+    for (const s of stops.splice(0)) s.abort();
+    await server?.stop();
+  });
+
+  it(`detects the '${expected}' mode`, async () => {
+    expect((await detectShardSelectorSupport(server.kubeConfig)).mode).toBe(expected);
+  });
+
+  it('splits 30 objects over 10 namespaces into 3 shards whose caches hold exactly their share, and whose union is everything', async () => {
+    const mode = (await detectShardSelectorSupport(server.kubeConfig)).mode;
+    const union: string[] = [];
+    const counts: Record<string, { raw: number; shard: number }> = {};
+    for (const member of MEMBERS) {
+      const ranges = shares.get(member)!;
+      const want = shareOf(member, objects);
+      expect(want.length).toBeGreaterThan(0);
+      // What the informer caches with the selector on the wire (the server filters, or ignores it).
+      const raw = await synced(
+        new KubernetesInformer(CONFIGMAPS, { kubeConfig: server.kubeConfig, shardSelector: shardSelector('namespace', ranges) }),
+        stops,
+      );
+      expect(listed(raw)).toEqual(gate ? want : objects);
+      // What a shard's informer shows its handlers, in either mode.
+      const shard = await synced(
+        kubeShardInformerSource({ kubeConfig: server.kubeConfig, key: 'namespace', ranges, mode }).createInformer(CONFIGMAPS, {
+          resyncPeriodMs: 0,
+        }),
+        stops,
+      );
+      expect(listed(shard)).toEqual(want);
+      counts[member] = { raw: raw.list().length, shard: shard.list().length };
+      union.push(...listed(shard));
+    }
+    expect(union.sort()).toEqual(objects);
+    process.stdout.write(`objects cached per shard (gate ${gate ? 'on' : 'off'}, mode ${mode}): ${JSON.stringify(counts)}\n`);
+  });
+
+  it('delivers watch events of a shard only for its share', async () => {
+    const mode = (await detectShardSelectorSupport(server.kubeConfig)).mode;
+    const seen = new Map<string, string[]>();
+    for (const member of MEMBERS) {
+      const list: string[] = [];
+      seen.set(member, list);
+      const informer = kubeShardInformerSource({
+        kubeConfig: server.kubeConfig,
+        key: 'namespace',
+        ranges: shares.get(member)!,
+        mode,
+      }).createInformer(CONFIGMAPS, { resyncPeriodMs: 0 });
+      informer.addEventHandler({ onAdd: (o, initial) => void (initial ? undefined : list.push(id(o))) });
+      await synced(informer, stops);
+    }
+    const created: string[] = [];
+    for (const ns of NAMESPACES) {
+      const r = await kubeRequest(server.kubeConfig, 'POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        body: { metadata: { name: 'late' } },
+      });
+      expect(r.status).toBe(201);
+      created.push(`${ns}/late`);
+    }
+    await waitFor(() => [...seen.values()].flat().length === created.length, { message: 'every late object seen once' });
+    for (const member of MEMBERS) expect(seen.get(member)!.sort()).toEqual(shareOf(member, created));
+  });
+}
+
+describe('sharding on kube-apiserver with ShardedListAndWatch on', () => {
+  shardedSuite(true, 'server');
+});
+
+describe('sharding on kube-apiserver with ShardedListAndWatch off', () => {
+  shardedSuite(false, 'client');
+});
+
+it('balances the namespaces where equal fractions do not', () => {
+  const balanced = [...keysPerMember(shares, NAMESPACES).values()];
+  const equal = [...keysPerMember(equalShards(MEMBERS), NAMESPACES).values()];
+  process.stdout.write(`namespaces per shard: balanced ${JSON.stringify(balanced)}, equal fractions ${JSON.stringify(equal)}\n`);
+  expect(Math.max(...balanced) - Math.min(...balanced)).toBeLessThanOrEqual(1);
+});
