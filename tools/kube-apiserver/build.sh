@@ -5,7 +5,7 @@
 # Output contract:
 #   - progress/log messages go to stderr;
 #   - the LAST line of stdout is the absolute path of a directory containing
-#     the executables `kube-apiserver` and `etcd`;
+#     the executables `kube-apiserver`, `etcd` and `kube-controller-manager`;
 #   - ${cache}/current is a symlink to the most recently built/used directory.
 #
 # Environment:
@@ -49,7 +49,7 @@ update_current() {
   mv -Tf "$tmp_link" "$cache_root/current"
 }
 
-have_binaries() { [[ -x "$dest/kube-apiserver" && -x "$dest/etcd" ]]; }
+have_binaries() { [[ -x "$dest/kube-apiserver" && -x "$dest/etcd" && -x "$dest/kube-controller-manager" ]]; }
 
 if have_binaries; then
   update_current
@@ -110,15 +110,16 @@ tmp="$(mktemp -d "$cache_root/.tmp.$key.XXXXXX")"
 trap 'rm -rf -- "$tmp"' EXIT
 
 start=$SECONDS
-log "building kube-apiserver $kube_version + etcd $etcd_version with $("$GO" env GOVERSION) into $dest (cold: ~4 min on 2 cores + ~2.8 GB of Go caches; warm Go cache: ~10 s)"
+log "building kube-apiserver + kube-controller-manager $kube_version + etcd $etcd_version with $("$GO" env GOVERSION) into $dest (cold: ~4 min on 2 cores + ~2.8 GB of Go caches; warm Go cache: ~10 s)"
 log "go mod download"
 "$GO" mod download >&2
-log "go build ${build_args[*]} ./cmd/kube-apiserver ./cmd/etcd"
-"$GO" build "${build_args[@]}" -o "$tmp/" ./cmd/kube-apiserver ./cmd/etcd >&2
+log "go build ${build_args[*]} ./cmd/kube-apiserver ./cmd/etcd ./cmd/kube-controller-manager"
+"$GO" build "${build_args[@]}" -o "$tmp/" ./cmd/kube-apiserver ./cmd/etcd ./cmd/kube-controller-manager >&2
 
 # Sanity check the binaries before publishing them.
 "$tmp/kube-apiserver" --version >&2
 "$tmp/etcd" --version >&2
+"$tmp/kube-controller-manager" --version >&2
 
 {
   printf 'kube-apiserver %s\netcd %s\ngo %s\nkey %s\nscript %s\nbuilt %s\n' \

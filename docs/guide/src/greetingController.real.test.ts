@@ -16,7 +16,7 @@ interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
 }
 
-// The guide's controller, unchanged, against a real kube-apiserver (no controller-manager: nothing garbage-collects).
+// The guide's controller, unchanged, against a real kube-apiserver with kube-controller-manager's garbage collector.
 describe('the first-controller guide on a real kube-apiserver', () => {
   let server: KubeApiServer;
   let controller: DynamicController;
@@ -25,7 +25,7 @@ describe('the first-controller guide on a real kube-apiserver', () => {
   let running: Promise<void>;
 
   beforeAll(async () => {
-    server = await startKubeApiServer();
+    server = await startKubeApiServer({ controllers: ['garbagecollector'] });
     client = new KubeClient({ kubeConfig: server.kubeConfig });
     await client.create(crds, {
       apiVersion: 'apiextensions.k8s.io/v1',
@@ -104,5 +104,9 @@ describe('the first-controller guide on a real kube-apiserver', () => {
 
     await client.delete(configmaps, { namespace: 'default', name: 'hi-greeting' });
     await waitUntil(async () => (await text()) === 'bonjour', 'the deleted ConfigMap to be re-created', 20_000);
+
+    // Deleting the Greeting lets the garbage collector delete the ConfigMap it owns.
+    await client.delete(greetings, { namespace: 'default', name: 'hi' });
+    await waitUntil(async () => (await text()) === undefined, 'the garbage collector to delete the ConfigMap', 30_000);
   });
 });

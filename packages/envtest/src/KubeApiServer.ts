@@ -15,15 +15,23 @@ export interface KubeApiServerOptions {
   binDir?: string;
   /** Budget for etcd and kube-apiserver to become ready. Default 90000. */
   startTimeoutMs?: number;
+  /**
+   * Controllers of kube-controller-manager to run against the server
+   * (`--controllers`), e.g. `['garbagecollector', 'namespace']`: then owner
+   * references cascade and namespaces finish terminating, as on a cluster.
+   * Default: none, and no kube-controller-manager (as envtest).
+   */
+  controllers?: readonly string[];
 }
 
 /**
  * A running kube-apiserver + etcd pair on loopback ports, with certificate
- * authentication and RBAC, no controller-manager (like envtest).
+ * authentication and RBAC, and no controller-manager (like envtest) unless
+ * `controllers` asked for one.
  *
  * Easy to get wrong: call `stop()` in `afterAll` even when a test failed
- * (it is idempotent); namespaces never finish terminating and nothing
- * garbage-collects, because no controllers run.
+ * (it is idempotent); without `controllers`, namespaces never finish
+ * terminating and nothing garbage-collects.
  */
 export interface KubeApiServer {
   /** `https://127.0.0.1:PORT`; unchanged by {@link KubeApiServer.restart}. */

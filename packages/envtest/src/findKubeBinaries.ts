@@ -3,10 +3,12 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { KubeBinariesMissingError } from './KubeBinariesMissingError.js';
 
-/** Paths of the two binaries a real test cluster needs. */
+/** Paths of the binaries a real test cluster needs. */
 export interface KubeBinaries {
   kubeApiServer: string;
   etcd: string;
+  /** `kube-controller-manager`, when the directory has it (needed only with `controllers`). */
+  kubeControllerManager?: string;
 }
 
 /**
@@ -58,5 +60,6 @@ export function findKubeBinaries(binDir?: string): KubeBinaries {
   const etcd = join(dir, 'etcd');
   const missing = [kubeApiServer, etcd].filter((p) => !isExecutable(p)).map((p) => (p === etcd ? 'etcd' : 'kube-apiserver'));
   if (missing.length > 0) throw new KubeBinariesMissingError(dir, missing, source);
-  return { kubeApiServer, etcd };
+  const kubeControllerManager = join(dir, 'kube-controller-manager');
+  return isExecutable(kubeControllerManager) ? { kubeApiServer, etcd, kubeControllerManager } : { kubeApiServer, etcd };
 }

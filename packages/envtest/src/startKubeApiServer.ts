@@ -1,6 +1,6 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { buildKubeConfig } from './buildKubeConfig.js';
 import { forgetOnExit, removeOnExit } from './exitCleanup.js';
@@ -10,6 +10,7 @@ import { freePort } from './freePort.js';
 import { httpText, type TlsMaterial } from './httpText.js';
 import type { KubeApiServer, KubeApiServerOptions } from './KubeApiServer.js';
 import { KubeApiServerStartError } from './KubeApiServerStartError.js';
+import { KubeBinariesMissingError } from './KubeBinariesMissingError.js';
 import { LogRing } from './LogRing.js';
 import { ManagedProcess } from './ManagedProcess.js';
 import { TestPki } from './TestPki.js';
@@ -33,6 +34,8 @@ class RealKubeApiServer implements KubeApiServer {
   readonly url: string;
   readonly etcdUrl: string;
   private apiServer: ManagedProcess | undefined;
+  private controllerManager: ManagedProcess | undefined;
+  private readonly controllerManagerLog = new LogRing(LOG_LINES);
   private stopping: Promise<void> | undefined;
   private readonly tls: TlsMaterial;
 
@@ -63,7 +66,32 @@ class RealKubeApiServer implements KubeApiServer {
   }
 
   logs(): string {
-    return `--- etcd ---\n${this.etcd.log.text()}\n--- kube-apiserver ---\n${this.apiLog.text()}`;
+    const kcm = this.controllerManager === undefined ? '' : `\n--- kube-controller-manager ---\n${this.controllerManagerLog.text()}`;
+    return `--- etcd ---\n${this.etcd.log.text()}\n--- kube-apiserver ---\n${this.apiLog.text()}${kcm}`;
+  }
+
+  /**
+   * Starts kube-controller-manager with `controllers` against this server
+   * (admin credentials, no leader election, no serving port). It has no
+   * readiness signal of its own: tests wait for its effects.
+   */
+  async startControllerManager(controllers: readonly string[]): Promise<void> {
+    const bin = this.bins.kubeControllerManager;
+    if (bin === undefined) {
+      throw new KubeBinariesMissingError(
+        dirname(this.bins.kubeApiServer),
+        ['kube-controller-manager'],
+        'needed for the controllers option',
+      );
+    }
+    const kubeconfig = join(this.dir, 'controller-manager.kubeconfig');
+    await writeFile(kubeconfig, this.kubeConfig.exportConfig(), { mode: 0o600 });
+    this.controllerManager = new ManagedProcess(
+      'kube-controller-manager',
+      bin,
+      [`--kubeconfig=${kubeconfig}`, `--controllers=${controllers.join(',')}`, '--leader-elect=false', '--secure-port=0'],
+      this.controllerManagerLog,
+    );
   }
 
   compact(): Promise<number> {
@@ -165,7 +193,8 @@ class RealKubeApiServer implements KubeApiServer {
 
   stop(): Promise<void> {
     this.stopping ??= (async () => {
-      // kube-apiserver first: it would otherwise log etcd connection errors and retry.
+      // The controller manager first, then kube-apiserver: each would otherwise log connection errors and retry.
+      await this.controllerManager?.stop();
       await this.apiServer?.stop();
       await this.etcd.stop();
       await rm(this.dir, { recursive: true, force: true });
@@ -227,7 +256,8 @@ async function startEtcd(bin: string, dir: string, log: LogRing, deadline: numbe
  * exists. Flags are envtest-like (RBAC, client-certificate auth, no
  * ServiceAccount admission, no endpoint reconciler) and the API server's
  * periodic etcd compaction is off, so only {@link KubeApiServer.compact}
- * expires resourceVersions.
+ * expires resourceVersions. With `controllers`, kube-controller-manager
+ * then runs those controllers (e.g. the garbage collector) against it.
  *
  * Easy to get wrong: it takes a few seconds and ~320 MB of RAM; start one
  * per test file (`beforeAll`) and always `await server.stop()` in
@@ -274,6 +304,7 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
       }
     }
     await server.waitForDefaultNamespace(deadline);
+    if (opts.controllers !== undefined && opts.controllers.length > 0) await server.startControllerManager(opts.controllers);
     return server;
   } catch (err) {
     if (server !== undefined) await server.stop();
