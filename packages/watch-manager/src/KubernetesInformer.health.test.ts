@@ -108,7 +108,8 @@ describe('KubernetesInformer: health', () => {
     expect(informer.health().failing).toMatchObject({ forMs: BACKOFF_MS, reason: 'ShortWatch' });
 
     clock.advance(2 * BACKOFF_MS);
-    await waitFor(() => watchCount() === 4 && server.openWatchCount() === 1);
+    // idleMs 0: the informer has read the new watch's response.
+    await waitFor(() => watchCount() === 4 && server.openWatchCount() === 1 && informer.health().idleMs === 0);
     // Open but silent, not yet for shortWatchMs: still the outage.
     expect(informer.health().failing).toMatchObject({ consecutive: 2, retryInMs: undefined });
     clock.advance(SHORT_WATCH_MS);
