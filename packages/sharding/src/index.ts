@@ -5,3 +5,5 @@ export * from './HashRange.js';
 export * from './kubeShardInformerSource.js';
 export * from './ShardedInformerSource.js';
 export * from './ShardingConfigError.js';
+export * from './MemberLeaseClient.js';
+export * from './ShardMembership.js';

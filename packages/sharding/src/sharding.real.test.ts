@@ -8,6 +8,8 @@ import { detectShardSelectorSupport, type ShardFilterMode } from './detectShardS
 import { fnv1a64 } from './fnv1a64.js';
 import { inRanges, shardSelector } from './HashRange.js';
 import { kubeShardInformerSource } from './kubeShardInformerSource.js';
+import { KubeMemberLeaseClient } from './MemberLeaseClient.js';
+import { ShardMembership } from './ShardMembership.js';
 
 // Ten namespaces: the eight one-letter ones (which all hash into one quarter) and two longer names.
 const NAMESPACES = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'team-delta', 'payments'];
@@ -126,6 +128,23 @@ function shardedSuite(gate: boolean, expected: ShardFilterMode): void {
     }
     await waitFor(() => [...seen.values()].flat().length === created.length, { message: 'every late object seen once' });
     for (const member of MEMBERS) expect(seen.get(member)!.sort()).toEqual(shareOf(member, created));
+  });
+  it('agrees on members and shares through one labelled Lease per replica, and drops a released one', async () => {
+    const client = new KubeMemberLeaseClient(server.kubeConfig);
+    const group = `g${gate ? 'on' : 'off'}`;
+    const replicas = MEMBERS.map(
+      (identity) => new ShardMembership({ client, namespace: 'default', group, identity, keys: () => NAMESPACES }),
+    );
+    const signal = new AbortController().signal;
+    for (let round = 0; round < 2; round++) for (const r of replicas) await r.step(signal);
+    for (const r of replicas) {
+      expect(r.members()).toEqual(MEMBERS);
+      expect(r.ranges()).toEqual(shares.get(r.identity));
+    }
+    await replicas[2]!.release();
+    await replicas[0]!.step(signal);
+    expect(replicas[0]!.members()).toEqual(MEMBERS.slice(0, 2));
+    expect(replicas[0]!.ranges()).toEqual(assignShards(MEMBERS.slice(0, 2), NAMESPACES).get(MEMBERS[0]!));
   });
 }
 

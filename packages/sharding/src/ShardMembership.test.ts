@@ -1,0 +1,122 @@
+import { describe, expect, it } from '@jest/globals';
+import { FakeClock } from '@protean/core/testing';
+import { assignShards } from './assignShards.js';
+import { HASH_SPACE_END, type HashRange } from './HashRange.js';
+import { FakeMemberLeaseClient } from './MemberLeaseClient.js';
+import { memberLeaseName, SHARD_GROUP_LABEL, ShardMembership } from './ShardMembership.js';
+import { ShardingConfigError } from './ShardingConfigError.js';
+
+const KEYS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'team-delta', 'payments'];
+const signal = new AbortController().signal;
+
+function group(client: FakeMemberLeaseClient, clock: FakeClock, ids: string[]): ShardMembership[] {
+  return ids.map(
+    (identity) =>
+      new ShardMembership({ client, clock, namespace: 'ctl-system', group: 'webapp', identity, keys: () => KEYS, wallClock: () => 0 }),
+  );
+}
+
+async function round(members: ShardMembership[]): Promise<void> {
+  for (const m of members) await m.step(signal);
+}
+
+function expectPartition(members: ShardMembership[]): void {
+  const ranges: HashRange[] = members.flatMap((m) => [...m.ranges()]).sort((a, b) => (a.start < b.start ? -1 : 1));
+  expect(ranges[0]!.start).toBe(0n);
+  expect(ranges.at(-1)!.end).toBe(HASH_SPACE_END);
+  for (let i = 1; i < ranges.length; i++) expect(ranges[i]!.start).toBe(ranges[i - 1]!.end);
+}
+
+describe('ShardMembership', () => {
+  it('gives every member the same view and a share of the balanced assignment, by one labelled lease each', async () => {
+    const client = new FakeMemberLeaseClient();
+    const clock = new FakeClock();
+    const replicas = group(client, clock, ['r2', 'r0', 'r1']);
+    await round(replicas);
+    await round(replicas);
+    const expected = assignShards(['r0', 'r1', 'r2'], KEYS);
+    for (const r of replicas) {
+      expect(r.members()).toEqual(['r0', 'r1', 'r2']);
+      expect(r.ranges()).toEqual(expected.get(r.identity));
+    }
+    expectPartition(replicas);
+    const lease = client.read('ctl-system', replicas[0]!.leaseName)!;
+    expect(lease.metadata['labels']).toEqual({ [SHARD_GROUP_LABEL]: 'webapp' });
+    expect(lease.spec).toMatchObject({ holderIdentity: 'r2', leaseDurationSeconds: 15 });
+  });
+
+  it('reports a change of share once, and drops a member that stopped renewing after its lease duration', async () => {
+    const client = new FakeMemberLeaseClient();
+    const clock = new FakeClock();
+    const [r0, r1, r2] = group(client, clock, ['r0', 'r1', 'r2']) as [ShardMembership, ShardMembership, ShardMembership];
+    await round([r0, r1, r2]);
+    await round([r0, r1, r2]);
+    expect(await r0.step(signal)).toBeUndefined();
+    await r1.step(signal); // both have now seen r2's last renewal at t=0
+    // r2 dies: r0 and r1 keep it until its record has not changed for 15 s on their clock.
+    clock.advance(14_000);
+    await round([r0, r1]);
+    expect(r0.members()).toEqual(['r0', 'r1', 'r2']);
+    clock.advance(1_000);
+    const change = await r0.step(signal);
+    await r1.step(signal);
+    expect(change?.members).toEqual(['r0', 'r1']);
+    expect(r1.members()).toEqual(['r0', 'r1']);
+    expect(change?.ranges).toEqual(assignShards(['r0', 'r1'], KEYS).get('r0'));
+    expectPartition([r0, r1]);
+  });
+
+  it('releases its lease on a graceful stop, so the others drop it at their next step', async () => {
+    const client = new FakeMemberLeaseClient();
+    const clock = new FakeClock();
+    const [r0, r1] = group(client, clock, ['r0', 'r1']) as [ShardMembership, ShardMembership];
+    const stop = new AbortController();
+    const changes: (readonly HashRange[])[] = [];
+    const running = r1.run(stop.signal, (c) => void changes.push(c.ranges));
+    await r0.step(signal);
+    await new Promise((r) => setImmediate(r));
+    await r0.step(signal);
+    clock.advance(2_000);
+    await new Promise((r) => setImmediate(r));
+    await r0.step(signal);
+    expect(r0.members()).toEqual(['r0', 'r1']);
+    stop.abort();
+    await running;
+    expect(changes.at(-1)).toEqual([]);
+    expect(client.read('ctl-system', r1.leaseName)!.spec?.holderIdentity).toBe('');
+    await r0.step(signal);
+    expect(r0.members()).toEqual(['r0']);
+    expect(r0.ranges()).toEqual([{ start: 0n, end: HASH_SPACE_END }]);
+  });
+
+  it('drops its own share when it could not renew for the renew deadline', async () => {
+    const client = new FakeMemberLeaseClient();
+    const clock = new FakeClock();
+    const [r0] = group(client, clock, ['r0']) as [ShardMembership];
+    await r0.step(signal);
+    expect(r0.ranges()).toEqual([{ start: 0n, end: HASH_SPACE_END }]);
+    client.failing = true;
+    clock.advance(9_000);
+    await r0.step(signal);
+    expect(r0.ranges()).toHaveLength(1);
+    clock.advance(1_000);
+    const change = await r0.step(signal);
+    expect(change?.ranges).toEqual([]);
+    client.failing = false;
+    await r0.step(signal);
+    expect(r0.ranges()).toEqual([{ start: 0n, end: HASH_SPACE_END }]);
+  });
+
+  it('names leases validly and refuses bad options', () => {
+    const name = memberLeaseName('webapp', 'Host_123_ab');
+    expect(name).toMatch(/^webapp-host-123-ab-[0-9a-f]{16}$/);
+    expect(memberLeaseName('g', '___')).toMatch(/^g-[0-9a-f]{16}$/);
+    const client = new FakeMemberLeaseClient();
+    const base = { client, namespace: 'ns', group: 'g', identity: 'i' };
+    expect(() => new ShardMembership({ ...base, group: 'Bad_Group' })).toThrow(ShardingConfigError);
+    expect(() => new ShardMembership({ ...base, identity: '' })).toThrow(/identity/);
+    expect(() => new ShardMembership({ ...base, leaseDurationMs: 1500 })).toThrow(/whole seconds/);
+    expect(() => new ShardMembership({ ...base, renewDeadlineMs: 15_000 })).toThrow(/renewDeadlineMs/);
+    expect(() => new ShardMembership({ ...base, retryPeriodMs: 10_000 })).toThrow(/retryPeriodMs/);
+  });
+});
