@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { DeletedFinalStateUnknown, type ResourceEventHandler } from '@protean/core';
-import { FakeInformerSource } from '@protean/core/testing';
+import { FakeClock, FakeInformer, FakeInformerSource, fakeObject } from '@protean/core/testing';
 import { assignShards } from './assignShards.js';
 import { fnv1a64 } from './fnv1a64.js';
 import { FULL_RANGE, inRanges, type HashRange } from './HashRange.js';
-import { ShardedInformerSource } from './ShardedInformerSource.js';
+import { ShardedInformerSource, type RangeInformerSourceFactory } from './ShardedInformerSource.js';
 import { ShardingConfigError } from './ShardingConfigError.js';
 
 const gvr = { group: '', version: 'v1', resource: 'configmaps' };
@@ -142,6 +142,68 @@ describe('ShardedInformerSource', () => {
     stop.abort();
     expect(informer.isStopped()).toBe(true);
     expect(() => source.setRanges([])).not.toThrow();
+  });
+
+  it('with a factory (server-side mode), rebuilds informers when the ranges widen and moves the handlers once the new one listed', () => {
+    const fake = cluster();
+    const clock = new FakeClock();
+    const built: FakeInformer[] = [];
+    let autoSync = true;
+    // A server that filters: each informer lists only the objects of the ranges it was built for.
+    const factory: RangeInformerSourceFactory = (ranges) => ({
+      createInformer: (g) => {
+        const informer = new FakeInformer(g, {
+          autoSync,
+          listObjects: () => fake.objects(g).filter((o) => inRanges(fnv1a64(o.metadata.namespace ?? ''), ranges)),
+        });
+        built.push(informer);
+        return informer;
+      },
+    });
+    const source = new ShardedInformerSource(factory, { key: 'namespace', ranges: rangesOf('r0'), clock });
+    expect(source.reselects).toBe(true);
+    const informer = running(source);
+    const seen: Seen[] = [];
+    informer.addEventHandler(recorder(seen));
+    const ids = (kind: string): string[] =>
+      seen
+        .filter((e) => e[0] === kind)
+        .map((e) => e[1])
+        .sort();
+    expect(ids('add')).toEqual(inShare('r0').sort());
+
+    // Widening: a new informer lists (here: slowly); meanwhile the old one serves what is left of the share.
+    autoSync = false;
+    seen.length = 0;
+    source.setRanges(rangesOf('r1'));
+    expect(built).toHaveLength(2);
+    expect(ids('delete')).toEqual(inShare('r0').sort());
+    expect(informer.list()).toEqual([]);
+    expect(built[0]!.isRunning()).toBe(true);
+    built[1]!.markSynced();
+    clock.advance(50);
+    expect(built[0]!.isStopped()).toBe(true);
+    expect(ids('add')).toEqual(inShare('r1').sort());
+    expect(informer.list().map((o) => `${o.metadata.namespace}/${o.metadata.name}`)).toEqual(expect.arrayContaining(inShare('r1')));
+
+    // Widening with an informer that lists at once: objects in both shares arrive as updates, none as deletes.
+    autoSync = true;
+    seen.length = 0;
+    const both = [...rangesOf('r0'), ...rangesOf('r1')].sort((a, b) => (a.start < b.start ? -1 : 1));
+    source.setRanges(both);
+    expect(built).toHaveLength(3);
+    expect(ids('add')).toEqual(inShare('r0').sort());
+    expect(ids('update')).toEqual(inShare('r1').sort());
+    expect(ids('delete')).toEqual([]);
+
+    // Narrowing keeps the informer.
+    seen.length = 0;
+    source.setRanges(rangesOf('r0'));
+    expect(built).toHaveLength(3);
+    expect(ids('delete')).toEqual(inShare('r1').sort());
+    const ns = inShare('r0')[0]!.split('/')[0]!;
+    built[2]!.add(fakeObject({ namespace: ns, name: 'new' }));
+    expect(seen.at(-1)).toEqual(['add', `${ns}/new`, false]);
   });
 
   it('refuses a bad key or bad ranges', () => {

@@ -1,5 +1,7 @@
 import {
   DeletedFinalStateUnknown,
+  realClock,
+  type Clock,
   namespacedNameKey,
   type GroupVersionResource,
   type HandlerRegistration,
@@ -10,6 +12,7 @@ import {
   type NamespacedName,
   type PartialObjectMetadata,
   type ResourceEventHandler,
+  type TimerHandle,
 } from '@protean/core';
 import { fnv1a64 } from './fnv1a64.js';
 import { inRanges, validateRanges, type HashRange, type ShardKey } from './HashRange.js';
@@ -21,7 +24,18 @@ export interface ShardedInformerSourceOptions {
   readonly key: ShardKey;
   /** The ranges this replica owns at first. Default: none (nothing passes until `setRanges`). */
   readonly ranges?: readonly HashRange[];
+  /** Paces the wait for a re-selected informer's list (see the class). Default: the real clock. */
+  readonly clock?: Clock;
 }
+
+/**
+ * Builds the inner source for a set of ranges, e.g. Kubernetes informers
+ * that send those ranges' `shardSelector` to the server.
+ */
+export type RangeInformerSourceFactory = (ranges: readonly HashRange[]) => InformerSource;
+
+/** How often a re-selected informer's sync is checked. */
+const SWAP_POLL_MS = 50;
 
 /**
  * An {@link InformerSource} decorator that shows each informer's handlers,
@@ -35,19 +49,29 @@ export interface ShardedInformerSourceOptions {
  * every object it was shown that left the share, and an add
  * (`isInInitialList` false) for every cached object that entered it.
  *
- * Easy to get wrong: the inner informers still list and cache everything;
- * only the server-side selector saves that memory.
+ * The inner source is either one source (whose informers list and cache
+ * everything: the client-side mode) or a {@link RangeInformerSourceFactory}
+ * (the server-side mode: its informers cache only the ranges they were
+ * built for). With a factory, a range change that adds hashes builds each
+ * informer anew from `factory(newRanges)`, runs it, and once it has
+ * listed moves the handlers over: objects in both shares arrive as
+ * updates, entering ones as adds, leaving ones as deletes; until then
+ * `list` and `get` answer from the old informer, narrowed to the new
+ * ranges. A change that only removes hashes keeps the informers.
+ *
+ * Easy to get wrong: in the client-side mode the inner informers still
+ * list and cache everything; only the server-side selector saves memory.
  */
 export class ShardedInformerSource implements InformerSource {
   readonly key: ShardKey;
   private current: readonly HashRange[];
   private readonly informers = new Set<ShardedInformer>();
   private readonly hashes = new Map<string, bigint>();
+  private readonly factory: RangeInformerSourceFactory | undefined;
+  private inner: InformerSource | undefined;
+  private readonly clock: Clock;
 
-  constructor(
-    private readonly inner: InformerSource,
-    options: ShardedInformerSourceOptions,
-  ) {
+  constructor(inner: InformerSource | RangeInformerSourceFactory, options: ShardedInformerSourceOptions) {
     if (options?.key !== 'namespace' && options?.key !== 'uid') {
       throw new ShardingConfigError(`key: must be 'namespace' or 'uid', got ${String(options?.key)}`);
     }
@@ -55,12 +79,26 @@ export class ShardedInformerSource implements InformerSource {
     const ranges = options.ranges ?? [];
     validateRanges(ranges);
     this.current = freeze(ranges);
+    this.clock = options.clock ?? realClock;
+    if (typeof inner === 'function') this.factory = inner;
+    else this.inner = inner;
+  }
+
+  /** True when informers are rebuilt from a factory on a range change (the server-side mode). */
+  get reselects(): boolean {
+    return this.factory !== undefined;
   }
 
   createInformer(gvr: GroupVersionResource, opts: InformerOptions): ShardedInformer {
-    const informer = new ShardedInformer(this.inner.createInformer(gvr, opts), (obj) => this.owns(obj));
+    const informer = new ShardedInformer(this.source().createInformer(gvr, opts), (obj) => this.owns(obj), this.clock);
+    if (this.factory !== undefined) informer.rebuild = () => this.source().createInformer(gvr, opts);
     this.informers.add(informer);
     return informer;
+  }
+
+  private source(): InformerSource {
+    if (this.inner === undefined) this.inner = this.factory!(this.current);
+    return this.inner;
   }
 
   /** The ranges owned now. */
@@ -71,9 +109,12 @@ export class ShardedInformerSource implements InformerSource {
   /** Replaces the owned ranges and tells every informer's handlers what left and what entered. */
   setRanges(ranges: readonly HashRange[]): void {
     validateRanges(ranges);
+    const widens = this.factory !== undefined && !covers(this.current, ranges);
     this.current = freeze(ranges);
+    if (widens) this.inner = this.factory!(this.current);
     for (const informer of this.informers) {
       if (informer.isStopped()) this.informers.delete(informer);
+      else if (widens) informer.reselect();
       else informer.refilter();
     }
   }
@@ -95,6 +136,15 @@ export class ShardedInformerSource implements InformerSource {
   }
 }
 
+/** True when every hash of `inner` is in `outer`. */
+function covers(outer: readonly HashRange[], inner: readonly HashRange[]): boolean {
+  return inner.every((r) => {
+    let at = r.start;
+    for (const o of outer) if (o.start <= at && at < o.end) at = o.end < r.end ? o.end : r.end;
+    return at >= r.end;
+  });
+}
+
 function freeze(ranges: readonly HashRange[]): readonly HashRange[] {
   return Object.freeze(ranges.map((r) => Object.freeze({ start: r.start, end: r.end })));
 }
@@ -106,7 +156,10 @@ function keyOf(obj: PartialObjectMetadata): string {
 /** One handler behind the filter, with the objects it was shown (so a range change knows what to retract). */
 class FilteredHandler implements ResourceEventHandler {
   readonly shown = new Map<string, PartialObjectMetadata>();
+  /** The inner registration it is added with now. */
   registration: HandlerRegistration | undefined;
+  /** While moving to a re-selected informer: the keys shown that it has not delivered yet. */
+  private unconfirmed: Set<string> | undefined;
 
   constructor(
     readonly handler: ResourceEventHandler,
@@ -114,16 +167,18 @@ class FilteredHandler implements ResourceEventHandler {
   ) {}
 
   onAdd(obj: PartialObjectMetadata, isInInitialList: boolean): void {
-    if (!this.owns(obj)) return this.retract(keyOf(obj));
     const key = keyOf(obj);
+    this.unconfirmed?.delete(key);
+    if (!this.owns(obj)) return this.retract(key);
     const old = this.shown.get(key);
     this.shown.set(key, obj);
-    if (old === undefined) this.handler.onAdd?.(obj, isInInitialList);
-    else this.handler.onUpdate?.(old, obj);
+    if (old !== undefined) this.handler.onUpdate?.(old, obj);
+    else this.handler.onAdd?.(obj, this.unconfirmed === undefined && isInInitialList);
   }
 
   onUpdate(_old: PartialObjectMetadata, obj: PartialObjectMetadata): void {
     const key = keyOf(obj);
+    this.unconfirmed?.delete(key);
     if (!this.owns(obj)) return this.retract(key);
     const old = this.shown.get(key);
     this.shown.set(key, obj);
@@ -133,6 +188,7 @@ class FilteredHandler implements ResourceEventHandler {
 
   onDelete(obj: PartialObjectMetadata | DeletedFinalStateUnknown): void {
     const key = obj instanceof DeletedFinalStateUnknown ? obj.key : keyOf(obj);
+    this.unconfirmed?.delete(key);
     if (!this.shown.delete(key)) return;
     this.handler.onDelete?.(obj);
   }
@@ -151,6 +207,18 @@ class FilteredHandler implements ResourceEventHandler {
     }
   }
 
+  /** Starts a move to a new informer: what it does not list by the end is retracted. */
+  beginMove(): void {
+    this.unconfirmed = new Set(this.shown.keys());
+  }
+
+  /** Ends a move: the new informer has listed; retracts what it did not deliver. */
+  endMove(): void {
+    const gone = this.unconfirmed ?? new Set<string>();
+    this.unconfirmed = undefined;
+    for (const key of gone) this.retract(key);
+  }
+
   private retract(key: string): void {
     const old = this.shown.get(key);
     if (old === undefined) return;
@@ -159,20 +227,44 @@ class FilteredHandler implements ResourceEventHandler {
   }
 }
 
+/** The registration a {@link ShardedInformer} hands out: stable across re-selections. */
+class ShardedRegistration implements HandlerRegistration {
+  constructor(readonly filtered: FilteredHandler) {}
+  private moved = false;
+
+  hasSynced(): boolean {
+    if (this.moved) return true; // synced once: a re-selection does not unsync a handler
+    const synced = this.filtered.registration?.hasSynced() ?? false;
+    if (synced) this.moved = true;
+    return synced;
+  }
+}
+
 /** An informer of a {@link ShardedInformerSource}: the inner one, seen through the owned ranges. */
 export class ShardedInformer implements Informer {
   readonly gvr: GroupVersionResource;
-  private readonly filtered = new Map<HandlerRegistration, FilteredHandler>();
+  /** Set by the source in the server-side mode: builds the inner informer for the current ranges. */
+  rebuild: (() => Informer) | undefined;
+  private readonly filtered = new Map<ShardedRegistration, FilteredHandler>();
+  private watchErrorHandler: ((err: Error) => void) | undefined;
+  private signal: AbortSignal | undefined;
+  private innerStop: AbortController | undefined;
+  /** A re-selected informer still listing, with its stop; handlers move to it once it has synced. */
+  private next: { informer: Informer; stop: AbortController; timer: TimerHandle | undefined } | undefined;
 
   constructor(
-    private readonly inner: Informer,
+    private inner: Informer,
     private readonly owns: (obj: PartialObjectMetadata) => boolean,
+    private readonly clock: Clock,
   ) {
     this.gvr = inner.gvr;
   }
 
   run(signal: AbortSignal): void {
-    this.inner.run(signal);
+    this.signal = signal;
+    this.innerStop = linked(signal);
+    this.inner.run(this.innerStop.signal);
+    signal.addEventListener('abort', () => this.cancelNext(), { once: true });
   }
 
   hasSynced(): boolean {
@@ -180,20 +272,22 @@ export class ShardedInformer implements Informer {
   }
 
   isStopped(): boolean {
-    return this.inner.isStopped();
+    return this.signal?.aborted === true || (this.signal === undefined && this.inner.isStopped());
   }
 
   addEventHandler(handler: ResourceEventHandler): HandlerRegistration {
     const f = new FilteredHandler(handler, this.owns);
-    const registration = this.inner.addEventHandler(f);
-    f.registration = registration;
+    const registration = new ShardedRegistration(f);
     this.filtered.set(registration, f);
+    f.registration = this.inner.addEventHandler(f);
     return registration;
   }
 
   removeEventHandler(registration: HandlerRegistration): void {
-    this.filtered.delete(registration);
-    this.inner.removeEventHandler(registration);
+    const f = this.filtered.get(registration as ShardedRegistration);
+    if (f === undefined) return;
+    this.filtered.delete(registration as ShardedRegistration);
+    if (f.registration !== undefined) this.inner.removeEventHandler(f.registration);
   }
 
   list(): PartialObjectMetadata[] {
@@ -206,6 +300,7 @@ export class ShardedInformer implements Informer {
   }
 
   setWatchErrorHandler(fn: (err: Error) => void): void {
+    this.watchErrorHandler = fn;
     this.inner.setWatchErrorHandler(fn);
   }
 
@@ -213,10 +308,68 @@ export class ShardedInformer implements Informer {
     return this.inner.health?.() ?? { synced: this.inner.hasSynced(), idleMs: undefined, relists: 0, failing: undefined };
   }
 
-  /** Called by the source after a range change. */
+  /** Called by the source after a range change that keeps the inner informer. */
   refilter(): void {
-    if (!this.inner.hasSynced() && this.filtered.size === 0) return;
     const cached = this.inner.list();
     for (const f of this.filtered.values()) f.refilter(cached);
   }
+
+  /** Called by the source after a range change that needs a new inner informer (server-side mode). */
+  reselect(): void {
+    if (this.rebuild === undefined) return this.refilter();
+    this.cancelNext();
+    const informer = this.rebuild();
+    if (this.watchErrorHandler !== undefined) informer.setWatchErrorHandler(this.watchErrorHandler);
+    if (this.signal === undefined) {
+      // Not running yet: swap at once; the handlers get the new informer's list when it runs.
+      for (const f of this.filtered.values()) {
+        if (f.registration !== undefined) this.inner.removeEventHandler(f.registration);
+      }
+      this.inner = informer;
+      for (const f of this.filtered.values()) f.registration = informer.addEventHandler(f);
+      return;
+    }
+    // Meanwhile the old informer serves, narrowed to the new ranges.
+    this.refilter();
+    const stop = linked(this.signal);
+    this.next = { informer, stop, timer: undefined };
+    informer.run(stop.signal);
+    this.awaitNext();
+  }
+
+  private awaitNext(): void {
+    const next = this.next;
+    if (next === undefined) return;
+    if (!next.informer.hasSynced()) {
+      next.timer = this.clock.setTimeout(() => this.awaitNext(), SWAP_POLL_MS);
+      return;
+    }
+    this.next = undefined;
+    const old = this.inner;
+    for (const f of this.filtered.values()) {
+      if (f.registration !== undefined) old.removeEventHandler(f.registration);
+    }
+    this.innerStop?.abort();
+    this.inner = next.informer;
+    this.innerStop = next.stop;
+    for (const f of this.filtered.values()) {
+      f.beginMove();
+      f.registration = next.informer.addEventHandler(f);
+      f.endMove();
+    }
+  }
+
+  private cancelNext(): void {
+    if (this.next === undefined) return;
+    if (this.next.timer !== undefined) this.clock.clearTimeout(this.next.timer);
+    this.next.stop.abort();
+    this.next = undefined;
+  }
+}
+
+function linked(parent: AbortSignal): AbortController {
+  const c = new AbortController();
+  if (parent.aborted) c.abort(parent.reason);
+  else parent.addEventListener('abort', () => c.abort(parent.reason), { once: true });
+  return c;
 }

@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { KubernetesInformerSource, type KubernetesInformerSourceOptions } from '@protean/watch-manager';
+import { KubernetesInformerSource, StreamingListSupport, type KubernetesInformerSourceOptions } from '@protean/watch-manager';
 import type { ShardFilterMode } from './detectShardSelectorSupport.js';
 import { shardSelector, type HashRange, type ShardKey } from './HashRange.js';
 import { ShardedInformerSource } from './ShardedInformerSource.js';
@@ -13,22 +13,29 @@ export interface KubeShardInformerSourceOptions extends Omit<KubernetesInformerS
   readonly mode: ShardFilterMode;
 }
 
+/** What a server-side shard with no range asks for: `[0, 1)`, practically nothing (the client filter drops the rest). */
+const NOTHING: readonly HashRange[] = [{ start: 0n, end: 1n }];
+
 /**
- * The informer source of one shard on a real cluster: Kubernetes informers
- * that, in `'server'` mode, list and watch with the `shardSelector` of
- * `ranges` (the server sends only the share), behind the client-side
- * filter of the same ranges (which, in `'client'` mode, does all the
- * filtering). With no range at all, the server is asked for nothing and
- * the filter passes nothing.
- *
- * Easy to get wrong: in `'server'` mode the informers cache only the
- * ranges they were created with, so `setRanges` on the result can only
- * narrow the share; to take new ranges, create a new source (and new
- * informers) with them.
+ * The informer source of one shard on a real cluster, behind the
+ * client-side filter of its ranges. In `'client'` mode its Kubernetes
+ * informers list and watch everything and the filter hides what is not
+ * owned. In `'server'` mode they list and watch with the `shardSelector`
+ * of the ranges, so the server sends only the share; when `setRanges`
+ * widens the share, each informer is rebuilt with the new selector and
+ * the handlers move to it once it has listed (see
+ * {@link ShardedInformerSource}).
  */
 export function kubeShardInformerSource(options: KubeShardInformerSourceOptions): ShardedInformerSource {
   const { key, ranges, mode, ...rest } = options;
-  const selector = mode === 'server' && ranges.length > 0 ? shardSelector(key, ranges) : undefined;
-  const inner = new KubernetesInformerSource(selector === undefined ? rest : { ...rest, shardSelector: selector });
-  return new ShardedInformerSource(inner, { key, ranges });
+  if (mode === 'client') return new ShardedInformerSource(new KubernetesInformerSource(rest), { key, ranges });
+  // One memory of streaming-list refusals across the rebuilt sources.
+  const streamingListSupport = rest.streamingListSupport ?? new StreamingListSupport();
+  const factory = (owned: readonly HashRange[]): KubernetesInformerSource =>
+    new KubernetesInformerSource({
+      ...rest,
+      streamingListSupport,
+      shardSelector: shardSelector(key, owned.length === 0 ? NOTHING : owned),
+    });
+  return new ShardedInformerSource(factory, { key, ranges });
 }

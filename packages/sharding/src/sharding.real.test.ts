@@ -129,6 +129,26 @@ function shardedSuite(gate: boolean, expected: ShardFilterMode): void {
     await waitFor(() => [...seen.values()].flat().length === created.length, { message: 'every late object seen once' });
     for (const member of MEMBERS) expect(seen.get(member)!.sort()).toEqual(shareOf(member, created));
   });
+  it("moves a shard's informer to other ranges at runtime: deletes for what left, adds for what entered", async () => {
+    const mode = (await detectShardSelectorSupport(server.kubeConfig)).mode;
+    const source = kubeShardInformerSource({ kubeConfig: server.kubeConfig, key: 'namespace', ranges: shares.get(MEMBERS[0]!)!, mode });
+    const informer = source.createInformer(CONFIGMAPS, { resyncPeriodMs: 0 });
+    const shown = new Set<string>();
+    informer.addEventHandler({
+      onAdd: (o) => void shown.add(id(o)),
+      onDelete: (o) => void shown.delete('key' in o ? o.key : id(o)),
+    });
+    await synced(informer, stops);
+    const current = (): string[] => objects.filter((o) => !o.endsWith('/late'));
+    expect([...shown].filter((o) => !o.endsWith('/late')).sort()).toEqual(shareOf(MEMBERS[0]!, current()));
+    source.setRanges(shares.get(MEMBERS[1]!)!);
+    await waitFor(() => listed(informer).length > 0 && [...shown].every((o) => shareOf(MEMBERS[1]!, [o]).length === 1), {
+      message: 'the handler shown only the new share',
+    });
+    expect(listed(informer)).toEqual(expect.arrayContaining(shareOf(MEMBERS[1]!, current())));
+    expect([...shown].sort()).toEqual(listed(informer));
+  });
+
   it('agrees on members and shares through one labelled Lease per replica, and drops a released one', async () => {
     const client = new KubeMemberLeaseClient(server.kubeConfig);
     const group = `g${gate ? 'on' : 'off'}`;
