@@ -7,3 +7,4 @@ export * from './ShardedInformerSource.js';
 export * from './ShardingConfigError.js';
 export * from './MemberLeaseClient.js';
 export * from './ShardMembership.js';
+export * from './ShardGate.js';

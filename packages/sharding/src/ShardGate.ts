@@ -1,0 +1,130 @@
+import {
+  gvrKey,
+  namespacedNameKey,
+  type GroupVersionResource,
+  type Handler,
+  type NamespacedName,
+  type ReconcileContext,
+} from '@protean/core';
+import { fnv1a64 } from './fnv1a64.js';
+import { inRanges, validateRanges, type HashRange, type ShardKey } from './HashRange.js';
+import { ShardingConfigError } from './ShardingConfigError.js';
+
+/** Options of a {@link ShardGate}. */
+export interface ShardGateOptions {
+  readonly key: ShardKey;
+  /** The ranges owned at first. Default none. */
+  readonly ranges?: readonly HashRange[];
+  /**
+   * With `key: 'uid'`: the uid of an instance (e.g. from its parent
+   * informer's cache), `undefined` when unknown (then it is not owned).
+   */
+  readonly uidOf?: (gvr: GroupVersionResource, item: NamespacedName) => string | undefined;
+}
+
+interface Pass {
+  readonly item: NamespacedName;
+  readonly gvr: GroupVersionResource;
+  readonly abort: AbortController;
+  readonly done: Promise<void>;
+  readonly hash: bigint | undefined;
+}
+
+/**
+ * The handler side of a shard: `wrap(handler)` runs the handler only for
+ * instances whose shard key hashes into the owned ranges (others return
+ * at once, without a pass), and tracks the passes in flight.
+ * `setRanges(next)` stops taking instances of the ranges lost at once,
+ * aborts the `ctx.signal` of their passes in flight (unless
+ * `abortLost: false`) and resolves once those passes returned: call it,
+ * and await it, before handing the lost ranges over (before
+ * `ShardedInformerSource.setRanges`, whose deletes for the objects that
+ * left the share then reach the controller as no-op passes, not as "the
+ * instance is gone" reconciles).
+ *
+ * Easy to get wrong: register `gate.wrap(handler)`, not the handler, or
+ * an instance whose object left the share is reconciled one last time as
+ * if deleted, while its new owner reconciles it too.
+ */
+export class ShardGate {
+  readonly key: ShardKey;
+  private current: readonly HashRange[];
+  private readonly uidOf: ((gvr: GroupVersionResource, item: NamespacedName) => string | undefined) | undefined;
+  private readonly passes = new Set<Pass>();
+
+  constructor(options: ShardGateOptions) {
+    if (options?.key !== 'namespace' && options?.key !== 'uid') {
+      throw new ShardingConfigError(`key: must be 'namespace' or 'uid', got ${String(options?.key)}`);
+    }
+    if (options.key === 'uid' && options.uidOf === undefined) throw new ShardingConfigError("uidOf: is required with key 'uid'");
+    this.key = options.key;
+    this.uidOf = options.uidOf;
+    const ranges = options.ranges ?? [];
+    validateRanges(ranges);
+    this.current = [...ranges];
+  }
+
+  ranges(): readonly HashRange[] {
+    return this.current;
+  }
+
+  /** Passes in flight now. */
+  inFlight(): number {
+    return this.passes.size;
+  }
+
+  /** True when `item` of `gvr` is in the owned ranges now. */
+  owns(gvr: GroupVersionResource, item: NamespacedName): boolean {
+    const hash = this.hashOf(gvr, item);
+    return hash !== undefined && inRanges(hash, this.current);
+  }
+
+  /** `handler`, run only for owned instances, its passes tracked. */
+  wrap(handler: Handler): Handler {
+    return async (item, ctx) => {
+      const hash = this.hashOf(ctx.gvr, item);
+      if (hash === undefined || !inRanges(hash, this.current)) {
+        ctx.logger.debug({ instance: namespacedNameKey(item), gvr: gvrKey(ctx.gvr) }, 'not in this shard: skipped');
+        return;
+      }
+      const abort = new AbortController();
+      const signal = AbortSignal.any([ctx.signal, abort.signal]);
+      const inner: ReconcileContext = {
+        signal,
+        gvr: ctx.gvr,
+        watcher: ctx.watcher,
+        get logger() {
+          return ctx.logger;
+        },
+      };
+      let finish!: () => void;
+      const pass: Pass = { item, gvr: ctx.gvr, abort, hash, done: new Promise<void>((r) => (finish = r)) };
+      this.passes.add(pass);
+      try {
+        await handler(item, inner);
+      } finally {
+        this.passes.delete(pass);
+        finish();
+      }
+    };
+  }
+
+  /**
+   * Owns `ranges` from now on: instances of lost ranges are not taken any
+   * more, their passes in flight are aborted (unless `abortLost` is false)
+   * and the promise resolves once they all returned.
+   */
+  async setRanges(ranges: readonly HashRange[], options: { readonly abortLost?: boolean } = {}): Promise<void> {
+    validateRanges(ranges);
+    this.current = [...ranges];
+    const lost = [...this.passes].filter((p) => p.hash === undefined || !inRanges(p.hash, this.current));
+    if (options.abortLost !== false) for (const p of lost) p.abort.abort(new Error('the shard lost the range of this instance'));
+    await Promise.all(lost.map((p) => p.done));
+  }
+
+  private hashOf(gvr: GroupVersionResource, item: NamespacedName): bigint | undefined {
+    if (this.key === 'namespace') return fnv1a64(item.namespace);
+    const uid = this.uidOf!(gvr, item);
+    return uid === undefined ? undefined : fnv1a64(uid);
+  }
+}
