@@ -102,7 +102,14 @@ describe('pnpm demo under signals (started like a user, in its own process group
       const { code, signal: killedBy } = await run.exited;
 
       expect({ code, killedBy }).toEqual({ code: 0, killedBy: null });
-      expect(run.err()).toContain(`received ${signal}: shutting down gracefully`);
+      // On a Ctrl-C from the root, the node process also gets the copies each pnpm level forwards (the inner pnpm
+      // turns a second SIGINT into a SIGTERM), and under load one of those may arrive first: any of them starts
+      // the same graceful stop.
+      const received =
+        target === 'group'
+          ? /received SIG(INT|TERM): shutting down gracefully/
+          : new RegExp(`received ${signal}: shutting down gracefully`);
+      expect(run.err()).toMatch(received);
       expect(run.out()).toMatch(/controller stopped\n/);
       expect(run.err()).not.toMatch(/ELIFECYCLE|ERR_PNPM|exiting without a graceful shutdown/);
       // pnpm returned only after the node process it ran had exited.
