@@ -1,5 +1,5 @@
 import type { GroupVersionResource, NamespacedName } from '@protean/core';
-import type { ConfigMapChange } from './applyConfigMap.js';
+import type { ConfigMapChange } from './webAppConfigMap.js';
 
 /** How one handler call ended. */
 export type ReconcileResult =

@@ -1,18 +1,11 @@
-/** The `Ready` condition the handler maintains (times as RFC 3339 strings, as on the wire). */
-export interface ReadyCondition {
-  type: 'Ready';
-  status: 'True' | 'False';
-  reason: string;
-  message: string;
-  observedGeneration: number;
-  lastTransitionTime: string;
-}
+import type { Condition } from '@protean/client';
 
 /** What the handler writes through the status subresource. */
 export interface WebAppStatus {
   configMapCount?: number;
   observedGeneration?: number;
-  conditions?: ReadyCondition[];
+  /** The `Ready` condition the handler maintains, and any others (kept as they are). */
+  conditions?: Condition[];
 }
 
 /**

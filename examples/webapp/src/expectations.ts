@@ -1,5 +1,5 @@
 import { gvrKey, type DynamicController } from '@protean/core';
-import { APP_LABEL, configMapData, configMapName } from './applyConfigMap.js';
+import { APP_LABEL, configMapData, configMapName } from './webAppConfigMap.js';
 import type { InformerCountProbe } from './InformerCountProbe.js';
 import type { ParentKind } from './kinds.js';
 import type { Ref, ScenarioApi } from './ScenarioApi.js';

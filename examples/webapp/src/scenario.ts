@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { DynamicController, Handler } from '@protean/core';
-import { APP_LABEL, configMapName } from './applyConfigMap.js';
+import { APP_LABEL, configMapName } from './webAppConfigMap.js';
 import { ensureCrd } from './ensureCrd.js';
 import { converged, informersRunning, instancesWatching, recreated, registeredKinds, type Expectation } from './expectations.js';
 import type { InformerCountProbe } from './InformerCountProbe.js';

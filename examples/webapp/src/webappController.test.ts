@@ -68,7 +68,14 @@ describe('the WebApp handler', () => {
     expect(cm?.['data']).toEqual({ message: 'hello', replicas: '2' });
     expect(cm?.metadata.labels).toEqual({ app: 'shop' });
     expect(cm?.metadata.ownerReferences).toEqual([
-      { apiVersion: 'demo.protean.dev/v1alpha1', kind: 'WebApp', name: 'shop', uid: app.metadata.uid, controller: true },
+      {
+        apiVersion: 'demo.protean.dev/v1alpha1',
+        kind: 'WebApp',
+        name: 'shop',
+        uid: app.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
     ]);
     expect(status).toMatchObject({
       configMapCount: 1,

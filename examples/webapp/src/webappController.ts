@@ -1,21 +1,16 @@
-import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import {
-  isNotFound,
-  parseSelector,
-  requeue,
-  type GroupVersionResource,
-  type Handler,
-  type NamespacedName,
-  type ReconcileContext,
-} from '@protean/core';
-import { APP_LABEL, applyConfigMap, configMapName } from './applyConfigMap.js';
-import { CONFIGMAPS } from './kinds.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { applyOwned, KubeClient } from '@protean/client';
+import { parseSelector, requeue, type Handler, type NamespacedName, type ReconcileContext } from '@protean/core';
 import { InvalidSpecError } from './InvalidSpecError.js';
+import { CONFIGMAPS } from './kinds.js';
 import { parseWebAppSpec } from './parseWebAppSpec.js';
 import type { ReconcileReporter, ReconcileResult } from './ReconcileReporter.js';
-import { requestOptions } from './requestOptions.js';
+import { APP_LABEL, configMapChange, configMapName, desiredConfigMap, type ConfigMapObject } from './webAppConfigMap.js';
 import type { WebAppObject, WebAppSpec } from './WebAppObject.js';
-import { writeStatus } from './writeStatus.js';
+import { nextStatus, type StatusReport } from './webAppStatus.js';
+
+/** The field manager of the handler's writes (`metadata.managedFields`). */
+export const FIELD_MANAGER = 'webapp-controller';
 
 /** What the WebApp handler needs. */
 export interface WebAppHandlerDeps {
@@ -41,13 +36,22 @@ export interface WebAppHandlerDeps {
  * covers, or a change landing in between is never seen.
  */
 export function createWebAppHandler(deps: WebAppHandlerDeps): Handler {
-  const objects = deps.kubeConfig.makeApiClient(CustomObjectsApi);
-  const core = deps.kubeConfig.makeApiClient(CoreV1Api);
+  // Every request takes the pass's signal: shutdown and the reconcile timeout abort it.
+  const client = new KubeClient({ kubeConfig: deps.kubeConfig, fieldManager: FIELD_MANAGER });
   const { reporter } = deps;
 
+  /** Writes the status `report` asks for through the status subresource, unless the instance has it; returns whether it wrote. */
+  async function writeStatus(instance: WebAppObject, report: StatusReport, ctx: ReconcileContext): Promise<boolean> {
+    const status = nextStatus(instance, report);
+    if (status === undefined) return false;
+    await client.patchStatus(ctx.gvr, instance.metadata, status, { signal: ctx.signal });
+    return true;
+  }
+
   async function reconcile(req: NamespacedName, ctx: ReconcileContext): Promise<ReconcileResult> {
+    const { signal } = ctx;
     // (a) The informer cache holds metadata only: fetch the whole instance.
-    const instance = await readInstance(objects, ctx.gvr, req, ctx.signal);
+    const instance = await client.find<WebAppObject>(ctx.gvr, req, { signal });
     // Deleted: declare nothing, and the controller drops the instance's watches.
     if (instance === undefined) return { outcome: 'deleted' };
     let spec: WebAppSpec;
@@ -55,27 +59,30 @@ export function createWebAppHandler(deps: WebAppHandlerDeps): Handler {
       spec = parseWebAppSpec(instance);
     } catch (err) {
       if (!(err instanceof InvalidSpecError)) throw err;
-      await writeStatus(objects, ctx.gvr, instance, { ready: false, reason: 'InvalidSpec', message: err.message }, ctx.signal);
+      await writeStatus(instance, { ready: false, reason: 'InvalidSpec', message: err.message }, ctx);
       // Retrying cannot help; fixing the spec bumps the generation, which reconciles again.
       throw requeue.none(err);
     }
 
-    // (b) The ConfigMap this instance owns: watch it, then create or update it.
-    const name = configMapName(req.name);
-    await ctx.watcher.watch({ nodeId: 'config', gvr: CONFIGMAPS, namespace: req.namespace, name });
-    const configMap = await applyConfigMap(core, instance, spec, ctx.signal);
+    // (b) The ConfigMap this instance owns: applyOwned watches it, makes the instance its
+    // controller and server-side applies it (force: the handler's label and data win over
+    // another writer's). The read before is only for reporting what the apply did.
+    const before = await client.find<ConfigMapObject>(CONFIGMAPS, { namespace: req.namespace, name: configMapName(req.name) }, { signal });
+    const applied = await applyOwned(client, ctx.watcher, CONFIGMAPS, instance, desiredConfigMap(instance, spec), {
+      nodeId: 'config',
+      force: true,
+      signal,
+    });
+    const configMap = configMapChange(before, applied);
 
     // (c) Every ConfigMap labelled app=<instance>: watch the collection, then count it.
     const selector = parseSelector(`${APP_LABEL}=${req.name}`);
     await ctx.watcher.watch({ nodeId: 'labelled', gvr: CONFIGMAPS, namespace: req.namespace, selector });
-    const list = await core.listNamespacedConfigMap(
-      { namespace: req.namespace, labelSelector: selector.toString() },
-      requestOptions(ctx.signal),
-    );
-    const configMapCount = list.items.length;
+    const labelled = await client.list(CONFIGMAPS, { namespace: req.namespace, labelSelector: selector.toString(), signal });
+    const configMapCount = labelled.length;
 
     // (d) Report through the status subresource (does not bump the generation).
-    const statusWritten = await writeStatus(objects, ctx.gvr, instance, { ready: true, configMapCount }, ctx.signal);
+    const statusWritten = await writeStatus(instance, { ready: true, configMapCount }, ctx);
 
     // (e) Returning commits this pass's watches: anything not declared again is released.
     const generation = instance.metadata.generation ?? 0;
@@ -99,20 +106,4 @@ export function createWebAppHandler(deps: WebAppHandlerDeps): Handler {
     if (ctx.logger.isLevelEnabled('debug')) ctx.logger.debug({ result }, 'reconciled');
     reporter?.finished?.(ctx.gvr, req, result);
   };
-}
-
-/** The instance, or undefined when it no longer exists. */
-async function readInstance(
-  objects: CustomObjectsApi,
-  gvr: GroupVersionResource,
-  req: NamespacedName,
-  signal: AbortSignal,
-): Promise<WebAppObject | undefined> {
-  try {
-    const params = { group: gvr.group, version: gvr.version, plural: gvr.resource, namespace: req.namespace, name: req.name };
-    return (await objects.getNamespacedCustomObject(params, requestOptions(signal))) as WebAppObject;
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
 }
