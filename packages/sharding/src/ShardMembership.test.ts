@@ -89,6 +89,16 @@ describe('ShardMembership', () => {
     expect(r0.ranges()).toEqual([{ start: 0n, end: HASH_SPACE_END }]);
   });
 
+  it('releases its lease even when the copy it wrote last is stale', async () => {
+    const client = new FakeMemberLeaseClient();
+    const clock = new FakeClock();
+    const [r0] = group(client, clock, ['r0']) as [ShardMembership];
+    await r0.step(signal);
+    client.write(client.read('ctl-system', r0.leaseName)!); // a write it did not see: its copy is stale
+    await r0.release();
+    expect(client.read('ctl-system', r0.leaseName)!.spec?.holderIdentity).toBe('');
+  });
+
   it('drops its own share when it could not renew for the renew deadline', async () => {
     const client = new FakeMemberLeaseClient();
     const clock = new FakeClock();

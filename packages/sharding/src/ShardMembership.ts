@@ -186,14 +186,20 @@ export class ShardMembership {
 
   /** Writes this replica's lease with no holder, so the others drop it at their next step. */
   async release(): Promise<void> {
-    if (this.own === undefined) return;
-    const spec = { ...this.own.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: formatMicroTime(this.wallClock()) };
-    try {
-      this.own = await this.client.update({ ...this.own, spec }, new AbortController().signal);
-      this.lastRenewSentMs = undefined;
-      this.log.info({ lease: this.leaseName }, 'released the member lease');
-    } catch (err) {
-      this.log.warn({ err: errorMessage(err) }, 'releasing the member lease failed; it expires instead');
+    const signal = new AbortController().signal;
+    // Twice at most: the lease we wrote last may be stale (a renewal cut short by the stop may have landed).
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const lease = attempt === 0 && this.own !== undefined ? this.own : await this.client.get(this.namespace, this.leaseName, signal);
+        if (lease === undefined || (lease.spec?.holderIdentity ?? '') !== this.identity) return;
+        const spec = { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: formatMicroTime(this.wallClock()) };
+        this.own = await this.client.update({ ...lease, spec }, signal);
+        this.lastRenewSentMs = undefined;
+        this.log.info({ lease: this.leaseName }, 'released the member lease');
+        return;
+      } catch (err) {
+        if (attempt === 1) this.log.warn({ err: errorMessage(err) }, 'releasing the member lease failed; it expires instead');
+      }
     }
   }
 
