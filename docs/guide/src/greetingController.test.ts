@@ -3,7 +3,7 @@ import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { silentLogger, type DynamicController } from '@protean/core';
 import { waitFor } from '@protean/testing';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
-import { composeController, greetingHandler, greetings } from './greetingController.js';
+import { composeController, GREETING_FINALIZER, greetingHandler, greetings } from './greetingController.js';
 
 describe('the first-controller guide', () => {
   let server: InMemoryApiServer;
@@ -112,8 +112,10 @@ describe('the first-controller guide', () => {
     await waitFor(() => controller.watchCoordinator().instanceWatchCount() === 1, { timeoutMs: 10_000 }); // only hi's
   });
 
-  it('forgets the watches of a deleted Greeting and stops the ConfigMap informer', async () => {
+  it('runs its clean-up on a deleted Greeting, then lets it go, forgets its watches and stops the ConfigMap informer', async () => {
     expect(controller.activeWatchCount()).toBe(2);
+    const hi = server.get(greetings, 'default', 'hi');
+    expect(hi?.metadata.finalizers).toEqual([GREETING_FINALIZER]);
     await custom.deleteNamespacedCustomObject({
       group: greetings.group,
       version: greetings.version,
@@ -123,5 +125,12 @@ describe('the first-controller guide', () => {
     });
     await waitFor(() => controller.watchCoordinator().instanceWatchCount() === 0, { timeoutMs: 10_000 });
     await waitFor(() => controller.activeWatchCount() === 1, { timeoutMs: 10_000 }); // only the Greeting informer
+    // The finalizer held the Greeting until its clean-up (a Farewell Event) ran and removed it.
+    await waitFor(() => server.get(greetings, 'default', 'hi') === undefined, { timeoutMs: 10_000 });
+    const events = { group: 'events.k8s.io', version: 'v1', resource: 'events' };
+    const farewell = server
+      .list(events, 'default')
+      .filter((e) => (e['regarding'] as { uid?: string }).uid === hi?.metadata.uid && e['reason'] === 'Farewell');
+    expect(farewell).toHaveLength(1);
   });
 });

@@ -2,7 +2,7 @@
 // run by greetingController.test.ts, so the guide cannot drift from the API.
 import 'reflect-metadata';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { applyOwned, EventRecorder, KubeClient, setStatusCondition, type Condition } from '@protean/client';
+import { applyOwned, EventRecorder, KubeClient, reconcileFinalizer, setStatusCondition, type Condition } from '@protean/client';
 import { coordinatorModule } from '@protean/coordinator';
 import { coreModule, DynamicController, type GroupVersionResource, type Handler, type Logger } from '@protean/core';
 import { queueModule } from '@protean/queue';
@@ -22,10 +22,13 @@ export function composeController(kubeConfig: KubeConfig, logger: Logger): Dynam
 export const greetings: GroupVersionResource = { group: 'guide.protean.dev', version: 'v1', resource: 'greetings' };
 const configmaps: GroupVersionResource = { group: '', version: 'v1', resource: 'configmaps' };
 
+/** The finalizer that gives the controller one last pass before a Greeting goes. */
+export const GREETING_FINALIZER = 'guide.protean.dev/farewell';
+
 interface Greeting {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace: string; uid: string; generation?: number };
+  metadata: { name: string; namespace: string; uid: string; generation?: number; deletionTimestamp?: string; finalizers?: string[] };
   spec?: { text?: string };
   status?: { conditions?: Condition[] };
 }
@@ -39,6 +42,14 @@ export function greetingHandler(kubeConfig: KubeConfig): Handler {
     const { signal } = ctx; // aborts at shutdown and at the reconcile timeout: pass it to every request
     const greeting = await client.find<Greeting>(greetings, { namespace, name }, { signal });
     if (greeting === undefined) return; // deleted: declaring nothing, this pass drops the instance's watches
+    // Being deleted: clean up (here, say goodbye), remove the finalizer, and stop. Otherwise make sure it carries it.
+    const step = await reconcileFinalizer(client, greetings, greeting, {
+      finalizer: GREETING_FINALIZER,
+      cleanup: async (g) =>
+        events.event(g, { type: 'Normal', reason: 'Farewell', action: 'Cleanup', note: `Greeting ${g.metadata.name} is going` }),
+      signal,
+    });
+    if (step.deleting) return;
     // Watch the ConfigMap, make the Greeting its controller (the cluster's garbage collector then
     // deletes it with its Greeting), and create or update it by server-side apply: in that order.
     const child = `${name}-greeting`;
