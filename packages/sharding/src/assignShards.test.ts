@@ -67,6 +67,15 @@ describe('assignShards', () => {
     expect(moved.length).toBeLessThanOrEqual(TEAMS.length);
   });
 
+  it('splits 300 team namespaces 100/100/100 where equal fractions give 90/0/210; a middle leave moves only its keys', () => {
+    const keys = Array.from({ length: 300 }, (_, i) => `team-${i}`);
+    const members = ['r0', 'r1', 'r2'];
+    expect([...keysPerMember(assignShards(members, keys), keys).values()]).toEqual([100, 100, 100]);
+    expect([...keysPerMember(equalShards(members), keys).values()]).toEqual([90, 0, 210]);
+    expect(movedKeys(assignShards(members, keys), assignShards(['r0', 'r2'], keys), keys)).toHaveLength(100);
+    expect(movedKeys(assignShards(members, keys), assignShards([...members, 'r3'], keys), keys)).toHaveLength(150);
+  });
+
   it('refuses no member and empty identities', () => {
     expect(() => assignShards([])).toThrow(ShardingConfigError);
     expect(() => assignShards(['a', ''])).toThrow(/non-empty/);
