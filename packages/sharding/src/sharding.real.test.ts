@@ -131,6 +131,34 @@ function shardedSuite(gate: boolean, expected: ShardFilterMode): void {
     await waitFor(() => [...seen.values()].flat().length === created.length, { message: 'every late object seen once' });
     for (const member of MEMBERS) expect(seen.get(member)!.sort()).toEqual(shareOf(member, created));
   });
+  it('shards on the uid too: 3 equal fractions of the hash space, each cached exactly, together everything', async () => {
+    const mode = (await detectShardSelectorSupport(server.kubeConfig)).mode;
+    const byUid = equalShards(MEMBERS);
+    const union: string[] = [];
+    for (const member of MEMBERS) {
+      const informer = await synced(
+        kubeShardInformerSource({ kubeConfig: server.kubeConfig, key: 'uid', ranges: byUid.get(member)!, mode }).createInformer(
+          CONFIGMAPS,
+          {
+            resyncPeriodMs: 0,
+          },
+        ),
+        stops,
+      );
+      for (const o of informer.list()) expect(inRanges(fnv1a64(o.metadata.uid!), byUid.get(member)!)).toBe(true);
+      union.push(...listed(informer));
+    }
+    const everything = await kubeRequest(server.kubeConfig, 'GET', '/api/v1/configmaps');
+    expect(union.sort()).toEqual((everything.json['items'] as PartialObjectMetadata[]).map(id).sort());
+    if (gate) {
+      const raw = await synced(
+        new KubernetesInformer(CONFIGMAPS, { kubeConfig: server.kubeConfig, shardSelector: shardSelector('uid', byUid.get(MEMBERS[0]!)!) }),
+        stops,
+      );
+      for (const o of raw.list()) expect(inRanges(fnv1a64(o.metadata.uid!), byUid.get(MEMBERS[0]!)!)).toBe(true);
+    }
+  });
+
   it("moves a shard's informer to other ranges at runtime: deletes for what left, adds for what entered", async () => {
     const mode = (await detectShardSelectorSupport(server.kubeConfig)).mode;
     const source = kubeShardInformerSource({ kubeConfig: server.kubeConfig, key: 'namespace', ranges: shares.get(MEMBERS[0]!)!, mode });
