@@ -1,11 +1,17 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { FakeLeaseClient, KubeLeaseClient, type Lease, type LeaseClient } from '@protean/leader-election';
-import { kubeGetJson } from './kubeGetJson.js';
+import { FakeLeaseClient, KubeLeaseClient, LeaseRequestError, type Lease, type LeaseClient } from '@protean/leader-election';
+import { kubeGetJson, kubeJson } from './kubeGetJson.js';
 
 /** The Lease calls of shard membership: leader election's three, and a LIST by label. */
 export interface MemberLeaseClient extends LeaseClient {
   /** The leases of `namespace` matching the label selector `labelSelector` (`key=value`). */
   list(namespace: string, labelSelector: string, signal: AbortSignal): Promise<Lease[]>;
+  /**
+   * Deletes the lease if its `resourceVersion` is still `resourceVersion`
+   * (a precondition: a lease renewed meanwhile stays). Resolves true when
+   * it was deleted, false when it was gone already or had changed.
+   */
+  delete(namespace: string, name: string, resourceVersion: string, signal: AbortSignal): Promise<boolean>;
 }
 
 /** {@link MemberLeaseClient} over HTTP: `KubeLeaseClient` for get/create/update, one GET for the list. */
@@ -25,21 +31,65 @@ export class KubeMemberLeaseClient extends KubeLeaseClient implements MemberLeas
     }
     return items as Lease[];
   }
+
+  async delete(namespace: string, name: string, resourceVersion: string, signal: AbortSignal): Promise<boolean> {
+    const path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases/${encodeURIComponent(name)}`;
+    const body = { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion } };
+    const answer = await kubeJson(this.config, 'DELETE', path, body, signal);
+    if (answer.status === 200 || answer.status === 202) return true;
+    if (answer.status === 404 || answer.status === 409) return false;
+    const message = (answer.body as { message?: unknown } | undefined)?.message;
+    throw new Error(`delete lease ${namespace}/${name} failed: ${answer.status}${typeof message === 'string' ? `: ${message}` : ''}`);
+  }
 }
 
 /** {@link MemberLeaseClient} in memory: leader election's `FakeLeaseClient`, listing the leases it holds. */
 export class FakeMemberLeaseClient extends FakeLeaseClient implements MemberLeaseClient {
   private readonly names = new Set<string>();
+  /** Deleted leases: the base client cannot forget a lease, so this one hides them. */
+  private readonly deleted = new Set<string>();
+
+  override async get(namespace: string, name: string, signal: AbortSignal): Promise<Lease | undefined> {
+    const lease = await super.get(namespace, name, signal);
+    return this.deleted.has(`${namespace}/${name}`) ? undefined : lease;
+  }
 
   override async create(lease: Lease, signal: AbortSignal): Promise<Lease> {
+    const key = `${lease.metadata.namespace ?? ''}/${lease.metadata.name}`;
+    if (this.deleted.has(key)) {
+      if (signal.aborted || this.failing) return super.create(lease, signal); // fails as the base client does
+      this.deleted.delete(key);
+      this.names.add(key);
+      const { resourceVersion: _rv, ...metadata } = lease.metadata;
+      return super.write({ ...lease, metadata });
+    }
     const created = await super.create(lease, signal);
-    this.names.add(`${lease.metadata.namespace ?? ''}/${lease.metadata.name}`);
+    this.names.add(key);
     return created;
   }
 
+  override async update(lease: Lease, signal: AbortSignal): Promise<Lease> {
+    const key = `${lease.metadata.namespace ?? ''}/${lease.metadata.name}`;
+    if (this.deleted.has(key)) throw new LeaseRequestError('update', key, '404 NotFound', { status: 404, reason: 'NotFound' });
+    return super.update(lease, signal);
+  }
+
   override write(lease: Lease): Lease {
-    this.names.add(`${lease.metadata.namespace ?? ''}/${lease.metadata.name}`);
+    const key = `${lease.metadata.namespace ?? ''}/${lease.metadata.name}`;
+    this.deleted.delete(key);
+    this.names.add(key);
     return super.write(lease);
+  }
+
+  async delete(namespace: string, name: string, resourceVersion: string, signal: AbortSignal): Promise<boolean> {
+    if (this.failing) throw new Error('delete lease failed: 503');
+    if (signal.aborted) throw new Error('delete lease aborted');
+    const key = `${namespace}/${name}`;
+    const lease = this.deleted.has(key) ? undefined : this.read(namespace, name);
+    if (lease === undefined || lease.metadata.resourceVersion !== resourceVersion) return false;
+    this.deleted.add(key);
+    this.names.delete(key);
+    return true;
   }
 
   async list(namespace: string, labelSelector: string, signal: AbortSignal): Promise<Lease[]> {

@@ -99,6 +99,30 @@ describe('ShardMembership', () => {
     expect(client.read('ctl-system', r0.leaseName)!.spec?.holderIdentity).toBe('');
   });
 
+  it('removes the leases of members gone for good: released at once, silent after two lease durations', async () => {
+    const client = new FakeMemberLeaseClient();
+    const clock = new FakeClock();
+    const [r0, r1, r2] = group(client, clock, ['r0', 'r1', 'r2']) as [ShardMembership, ShardMembership, ShardMembership];
+    await round([r0, r1, r2]);
+    await r1.release();
+    await r0.step(signal);
+    expect(client.read('ctl-system', r1.leaseName)).toBeDefined(); // hidden by the fake once deleted
+    expect(await client.get('ctl-system', r1.leaseName, signal)).toBeUndefined();
+    // r2 goes silent: dropped after 15 s, its lease removed after 30 s.
+    clock.advance(15_000);
+    await r0.step(signal);
+    expect(r0.members()).toEqual(['r0']);
+    expect(await client.get('ctl-system', r2.leaseName, signal)).toBeDefined();
+    clock.advance(15_000);
+    await r0.step(signal);
+    expect(await client.get('ctl-system', r2.leaseName, signal)).toBeUndefined();
+    expect((await client.list('ctl-system', `${SHARD_GROUP_LABEL}=webapp`, signal)).map((l) => l.spec?.holderIdentity)).toEqual(['r0']);
+    // A member that comes back creates its lease again.
+    await r2.step(signal);
+    await r0.step(signal);
+    expect(r0.members()).toEqual(['r0', 'r2']);
+  });
+
   it('drops its own share when it could not renew for the renew deadline', async () => {
     const client = new FakeMemberLeaseClient();
     const clock = new FakeClock();

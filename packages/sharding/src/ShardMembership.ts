@@ -1,5 +1,5 @@
 import { errorMessage, realClock, silentLogger, type Clock, type Logger } from '@protean/core';
-import { formatMicroTime, type Lease } from '@protean/leader-election';
+import { formatMicroTime, LeaseRequestError, type Lease } from '@protean/leader-election';
 import { assignShards, type ShardAssignment } from './assignShards.js';
 import { fnv1a64 } from './fnv1a64.js';
 import type { HashRange } from './HashRange.js';
@@ -47,6 +47,8 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
  * replica, with leader election's record conventions (holder identity,
  * MicroTime renew time, duration in seconds, released with no holder on a
  * graceful stop): each replica renews its own lease every retry period,
+ * removes the leases of members gone for good (released, or unchanged for
+ * two lease durations; deletes guarded by their resourceVersion),
  * lists the group's leases by label, and computes `assignShards(live
  * members, keys)`. A member is live while its lease names a holder and
  * its record changed within its lease duration, measured on this
@@ -145,6 +147,7 @@ export class ShardMembership {
     }
     const now = this.clock.now();
     const members = new Set<string>();
+    const stale: Lease[] = [];
     if (leases !== undefined) {
       const names = new Set<string>();
       for (const lease of leases) {
@@ -155,7 +158,10 @@ export class ShardMembership {
         if (before === undefined || before.record !== record) this.seen.set(name, { record, atMs: now });
         const holder = lease.spec?.holderIdentity ?? '';
         const durationMs = (lease.spec?.leaseDurationSeconds ?? this.leaseDurationMs / 1000) * 1000;
-        if (holder !== '' && holder !== this.identity && now - this.seen.get(name)!.atMs < durationMs) members.add(holder);
+        const idleMs = now - this.seen.get(name)!.atMs;
+        if (holder !== '' && holder !== this.identity && idleMs < durationMs) members.add(holder);
+        // Leases of replicas gone for good (released, or silent for two durations) are removed by whoever sees them.
+        else if (name !== this.leaseName && (holder === '' || idleMs >= 2 * durationMs)) stale.push(lease);
       }
       for (const name of [...this.seen.keys()]) if (!names.has(name)) this.seen.delete(name);
     } else {
@@ -163,7 +169,9 @@ export class ShardMembership {
       for (const m of this.live) if (m !== this.identity) members.add(m);
     }
     if (this.lastRenewSentMs !== undefined && now - this.lastRenewSentMs < this.renewDeadlineMs) members.add(this.identity);
-    return this.recompute([...members].sort());
+    const change = this.recompute([...members].sort());
+    for (const lease of stale) await this.removeStale(lease, signal);
+    return change;
   }
 
   /** Steps every retry period until `signal` aborts, then releases this replica's lease. Calls `onChange` on every change of its share. */
@@ -203,7 +211,20 @@ export class ShardMembership {
     }
   }
 
-  private async renew(signal: AbortSignal): Promise<void> {
+  private async removeStale(lease: Lease, signal: AbortSignal): Promise<void> {
+    const rv = lease.metadata.resourceVersion;
+    if (rv === undefined) return;
+    try {
+      if (await this.client.delete(this.namespace, lease.metadata.name, rv, signal)) {
+        this.seen.delete(lease.metadata.name);
+        this.log.info({ lease: lease.metadata.name }, 'removed the lease of a member gone for good');
+      }
+    } catch (err) {
+      this.log.debug({ err: errorMessage(err), lease: lease.metadata.name }, 'removing a stale member lease failed');
+    }
+  }
+
+  private async renew(signal: AbortSignal, retried = false): Promise<void> {
     const sentMs = this.clock.now();
     const nowIso = formatMicroTime(this.wallClock());
     const spec = {
@@ -228,7 +249,10 @@ export class ShardMembership {
       }
       this.lastRenewSentMs = sentMs;
     } catch (err) {
-      this.own = undefined; // read it again next time (a conflict, or it was deleted)
+      const hadLease = this.own !== undefined;
+      this.own = undefined; // read it again (a conflict, or it was deleted)
+      // Removed while this replica looked dead to another: create it again at once.
+      if (hadLease && !retried && err instanceof LeaseRequestError && err.status === 404) return this.renew(signal, true);
       this.log.warn({ err: errorMessage(err) }, 'renewing the member lease failed');
     }
   }

@@ -11,8 +11,22 @@ export interface JsonAnswer {
 }
 
 /** One GET of `path` (with its query) on the KubeConfig's current cluster, with its credentials. */
-export async function kubeGetJson(kubeConfig: KubeConfig, path: string, signal: AbortSignal): Promise<JsonAnswer> {
-  const opts: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json', 'User-Agent': 'protean-sharding' } };
+export function kubeGetJson(kubeConfig: KubeConfig, path: string, signal: AbortSignal): Promise<JsonAnswer> {
+  return kubeJson(kubeConfig, 'GET', path, undefined, signal);
+}
+
+/** One request with an optional JSON body on the KubeConfig's current cluster, with its credentials. */
+export async function kubeJson(
+  kubeConfig: KubeConfig,
+  method: string,
+  path: string,
+  body: unknown,
+  signal: AbortSignal,
+): Promise<JsonAnswer> {
+  const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': 'protean-sharding' };
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  if (payload !== undefined) headers['Content-Type'] = 'application/json';
+  const opts: https.RequestOptions = { method, headers };
   await kubeConfig.applyToHTTPSOptions(opts);
   const cluster = kubeConfig.getCurrentCluster();
   const server = cluster?.server;
@@ -41,6 +55,6 @@ export async function kubeGetJson(kubeConfig: KubeConfig, path: string, signal: 
       });
     });
     req.on('error', reject);
-    req.end();
+    req.end(payload);
   });
 }

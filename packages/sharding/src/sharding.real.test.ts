@@ -195,6 +195,15 @@ function shardedSuite(gate: boolean, expected: ShardFilterMode): void {
     await replicas[0]!.step(signal);
     expect(replicas[0]!.members()).toEqual(MEMBERS.slice(0, 2));
     expect(replicas[0]!.ranges()).toEqual(assignShards(MEMBERS.slice(0, 2), NAMESPACES).get(MEMBERS[0]!));
+    // The released lease was removed (a delete guarded by its resourceVersion).
+    const gone = await kubeRequest(
+      server.kubeConfig,
+      'GET',
+      `/apis/coordination.k8s.io/v1/namespaces/default/leases/${replicas[2]!.leaseName}`,
+    );
+    expect(gone.status).toBe(404);
+    const left = await client.list('default', `sharding.protean.dev/group=${group}`, signal);
+    expect(left.map((l) => l.spec?.holderIdentity).sort()).toEqual(MEMBERS.slice(0, 2));
   });
   it('three DynamicController replicas reconcile disjoint shares; when one stops, the other two take its share over', async () => {
     const mode = (await detectShardSelectorSupport(server.kubeConfig)).mode;
