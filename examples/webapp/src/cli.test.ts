@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseCliArgs, UsageError } from './cli.js';
+import { parseCliArgs, USAGE, UsageError } from './cli.js';
 
 describe('parseCliArgs', () => {
   it('runs the in-memory demo by default, on a free metrics port bound to loopback', () => {
@@ -39,6 +39,24 @@ describe('parseCliArgs', () => {
     });
   });
 
+  it('runs the sharding demo with --replicas N on an in-memory API server, even when KUBECONFIG is set', () => {
+    const expected = { mode: 'replicas', replicas: 3, stepTimeoutMs: 10_000, verbose: false };
+    expect(parseCliArgs(['--replicas', '3'], {})).toEqual(expected);
+    expect(parseCliArgs(['--', '--replicas=3'], { KUBECONFIG: '/k/config' })).toEqual(expected);
+    expect(parseCliArgs(['--replicas', '2', '--in-memory', '--step-timeout-ms', '30000', '--verbose'], {})).toEqual({
+      mode: 'replicas',
+      replicas: 2,
+      stepTimeoutMs: 30_000,
+      verbose: true,
+    });
+    expect(parseCliArgs(['--replicas', '12'], {})).toMatchObject({ mode: 'replicas', replicas: 12 });
+  });
+
+  it('documents --replicas in the usage', () => {
+    expect(USAGE).toMatch(/^ {2}--replicas N +sharding on an in-memory API server/m);
+    expect(USAGE).toMatch(/^ {2}--replicas N +number of replicas of the sharding demo, 2 to 12/m);
+  });
+
   it('answers --help and -h with the help command, whatever else is given', () => {
     expect(parseCliArgs(['--help'], {})).toEqual({ mode: 'help' });
     expect(parseCliArgs(['--verbose', '-h'], {})).toEqual({ mode: 'help' });
@@ -57,6 +75,15 @@ describe('parseCliArgs', () => {
     [['--kubeconfig', 'x', '--step-timeout-ms', '5'], '--step-timeout-ms applies to the in-memory scenario only'],
     [['--serve', '--kubeconfig', 'x'], '--serve runs against an in-memory API server; it excludes --kubeconfig'],
     [['--serve', '--step-timeout-ms', '5'], '--step-timeout-ms applies to the in-memory scenario only'],
+    [['--replicas'], 'option --replicas needs a value'],
+    [['--replicas', '1'], 'option --replicas must be an integer from 2 to 12, got "1"'],
+    [['--replicas', '0'], 'option --replicas must be an integer from 2 to 12, got "0"'],
+    [['--replicas', '13'], 'option --replicas must be an integer from 2 to 12, got "13"'],
+    [['--replicas', 'three'], 'option --replicas must be an integer from 2 to 12, got "three"'],
+    [['--replicas', '2.5'], 'option --replicas must be an integer from 2 to 12, got "2.5"'],
+    [['--replicas', '3', '--kubeconfig', 'x'], '--replicas runs on an in-memory API server; it excludes --kubeconfig'],
+    [['--replicas', '3', '--metrics-port', '9100'], '--replicas runs on an in-memory API server; it excludes --metrics-port'],
+    [['--replicas', '3', '--serve'], '--replicas and --serve exclude each other'],
   ])('rejects %j with a UsageError naming the argument', (argv, message) => {
     expect(() => parseCliArgs(argv, {})).toThrow(new UsageError(message));
   });

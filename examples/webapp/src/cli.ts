@@ -14,6 +14,10 @@ Modes:
                        serve metrics, run until Ctrl-C (SIGINT/SIGTERM)
   --serve              the same against an in-memory API server started in
                        this process (no scenario), until Ctrl-C (SIGINT/SIGTERM)
+  --replicas N         sharding on an in-memory API server: N replicas (child
+                       processes, one member Lease each) split 36 WebApps over
+                       12 namespaces; one is killed with SIGKILL and the others
+                       take its share over; exit 0 when all converged, 1 if not
 
 Options:
   --kubeconfig FILE        kubeconfig of the cluster to run against
@@ -24,7 +28,10 @@ Options:
                            (cluster: 9464; in-memory: a free port)
   --metrics-host ADDR      address the metrics server binds
                            (cluster: 0.0.0.0; in-memory: 127.0.0.1)
-  --step-timeout-ms N      bounded wait of each scenario step (default 10000)
+  --replicas N             number of replicas of the sharding demo, 2 to 12
+                           (ignores KUBECONFIG)
+  --step-timeout-ms N      bounded wait of each scenario step or replica-demo
+                           phase (default 10000)
   --verbose                controller logs at debug level (pino JSON on stderr)
   -h, --help               print this help
 
@@ -49,6 +56,13 @@ export type CliCommand =
       readonly verbose: boolean;
     }
   | {
+      /** The sharding demo: N replicas on an in-memory API server, one killed. */
+      readonly mode: 'replicas';
+      readonly replicas: number;
+      readonly stepTimeoutMs: number;
+      readonly verbose: boolean;
+    }
+  | {
       /** Cluster mode against an in-memory API server: runs until stopped. */
       readonly mode: 'serve';
       readonly metricsPort: number;
@@ -61,7 +75,7 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-const VALUE_OPTIONS = new Set(['--kubeconfig', '--metrics-port', '--metrics-host', '--step-timeout-ms']);
+const VALUE_OPTIONS = new Set(['--kubeconfig', '--metrics-port', '--metrics-host', '--step-timeout-ms', '--replicas']);
 const FLAG_OPTIONS = new Set(['--in-memory', '--serve', '--verbose', '--help', '-h']);
 
 /**
@@ -98,6 +112,7 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
   const inMemory = flags.has('--in-memory');
   if (inMemory && kubeconfig !== undefined) throw new UsageError('--in-memory and --kubeconfig exclude each other');
   const verbose = flags.has('--verbose');
+  if (values.has('--replicas')) return replicasCommand(values, flags, verbose);
   if (flags.has('--serve')) {
     if (kubeconfig !== undefined) throw new UsageError('--serve runs against an in-memory API server; it excludes --kubeconfig');
     if (values.has('--step-timeout-ms')) throw new UsageError('--step-timeout-ms applies to the in-memory scenario only');
@@ -117,6 +132,20 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
   }
   const stepTimeoutMs = integer(values, '--step-timeout-ms', 10_000, 1, 600_000);
   return { mode: 'demo', metricsPort, metricsHost, stepTimeoutMs, verbose };
+}
+
+/** The sharding demo needs a replica to kill and one to take over; it has 12 namespaces to share. */
+const MIN_REPLICAS = 2;
+const MAX_REPLICAS = 12;
+
+/** `--replicas N`: the sharding demo, always on an in-memory API server. */
+function replicasCommand(values: Map<string, string>, flags: Set<string>, verbose: boolean): CliCommand {
+  for (const other of ['--kubeconfig', '--metrics-port', '--metrics-host']) {
+    if (values.has(other)) throw new UsageError(`--replicas runs on an in-memory API server; it excludes ${other}`);
+  }
+  if (flags.has('--serve')) throw new UsageError('--replicas and --serve exclude each other');
+  const replicas = integer(values, '--replicas', 0, MIN_REPLICAS, MAX_REPLICAS);
+  return { mode: 'replicas', replicas, stepTimeoutMs: integer(values, '--step-timeout-ms', 10_000, 1, 600_000), verbose };
 }
 
 function integer(values: Map<string, string>, name: string, fallback: number, min: number, max: number): number {

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { coordinatorModule } from '@protean/coordinator';
-import { coreModule, DynamicController, TOKENS, type Config, type Logger } from '@protean/core';
+import { coreModule, DynamicController, TOKENS, type Config, type InformerSource, type Logger } from '@protean/core';
 import { instrumentContainer, type ProteanMetrics } from '@protean/metrics';
 import { queueModule } from '@protean/queue';
 import { watchManagerModule } from '@protean/watch-manager';
@@ -17,6 +17,8 @@ export interface ComposeOptions {
   readonly onInformerChange?: (change: InformerChange) => void;
   /** Export Node.js process metrics too (default true). */
   readonly processMetrics?: boolean;
+  /** Replaces the Kubernetes informer source (a shard's filtered source, for one). */
+  readonly informerSource?: InformerSource;
 }
 
 /** The example's controller settings: two workers, a 10 s shutdown timeout, the seed's defaults otherwise. */
@@ -47,6 +49,7 @@ export function composeController(options: ComposeOptions): ComposedController {
     watchManagerModule({ kubeConfig: options.kubeConfig }),
     coordinatorModule(),
   );
+  if (options.informerSource !== undefined) container.rebind(TOKENS.informerSource).toConstantValue(options.informerSource);
   const informers = new InformerCountProbe(options.onInformerChange);
   // Decorates whichever watch manager factory is bound when the controller is built.
   container.onActivation(TOKENS.watchManagerFactory, (_ctx, factory) => informers.wrap(factory));

@@ -50,6 +50,13 @@ describe('runCli', () => {
     expect(c.out).toEqual([]);
   });
 
+  it('exits 2 naming --replicas when it asks for fewer than two replicas', async () => {
+    const c = capture();
+    expect(await runCli(['--replicas', '1'], c.io)).toBe(2);
+    expect(c.err).toEqual(['error: option --replicas must be an integer from 2 to 12, got "1"', 'run with --help for usage']);
+    expect(c.out).toEqual([]);
+  });
+
   it('exits 1 and names the expectation that failed when a step does not converge in time', async () => {
     const c = capture();
     // 1 ms cannot be enough: the first reconcile waits at least for the ConfigMap informer to sync.

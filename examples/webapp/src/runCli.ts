@@ -5,6 +5,7 @@ import { pino, type DestinationStream, type Level } from 'pino';
 import { parseCliArgs, USAGE, UsageError } from './cli.js';
 import { runCluster } from './runCluster.js';
 import { runDemo } from './runDemo.js';
+import { runReplicas } from './runReplicas.js';
 
 /** Where the CLI reads its environment and writes its output. */
 export interface CliIo {
@@ -40,7 +41,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.out(USAGE);
     return 0;
   }
-  const defaultLevel: Level = command.mode === 'demo' ? 'warn' : 'info';
+  const defaultLevel: Level = command.mode === 'demo' || command.mode === 'replicas' ? 'warn' : 'info';
   const level = command.verbose ? 'debug' : (io.env['LOG_LEVEL'] ?? defaultLevel);
   const logger: Logger = pino(
     { level, base: { app: 'protean-webapp-example' } },
@@ -54,6 +55,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         stepTimeoutMs: command.stepTimeoutMs,
         metricsPort: command.metricsPort,
         metricsHost: command.metricsHost,
+      });
+      return summary.ok ? 0 : 1;
+    }
+    if (command.mode === 'replicas') {
+      const summary = await runReplicas({
+        out: io.out,
+        // The replicas log pino JSON at the same level, passed through to stderr.
+        replicaLog: io.err,
+        logLevel: level,
+        replicas: command.replicas,
+        stepTimeoutMs: command.stepTimeoutMs,
+        signal: io.stop,
       });
       return summary.ok ? 0 : 1;
     }
