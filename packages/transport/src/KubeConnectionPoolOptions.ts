@@ -1,0 +1,47 @@
+/** Tuning of a {@link KubeConnectionPool}; every field has a production default. */
+export interface KubeConnectionPoolOptions {
+  /**
+   * An HTTP/2 session from which no byte arrived for this long is sent a
+   * PING (client-go's `ReadIdleTimeout`). Default 30 000.
+   */
+  readonly readIdleTimeoutMs?: number;
+  /**
+   * A PING unanswered for this long marks the session dead: it is
+   * destroyed and every stream on it fails (client-go's `PingTimeout`).
+   * Default 15 000.
+   */
+  readonly pingTimeoutMs?: number;
+  /** A session with no open stream for this long is closed (client-go's `IdleConnTimeout`). Default 90 000. */
+  readonly idleTimeoutMs?: number;
+  /** A TLS handshake or the server's first SETTINGS frame not done within this long fails the connect. Default 30 000. */
+  readonly connectTimeoutMs?: number;
+  /** Offer HTTP/2 by ALPN. Default `true`; `false` speaks HTTP/1.1 keep-alive only. */
+  readonly http2?: boolean;
+}
+
+/** {@link KubeConnectionPoolOptions} with every default filled in. */
+export interface KubeConnectionPoolSettings {
+  readonly readIdleTimeoutMs: number;
+  readonly pingTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly connectTimeoutMs: number;
+  readonly http2: boolean;
+}
+
+/** Fills in the defaults of `options`, once; a duration that is not a positive number throws a `RangeError` naming it. */
+export function resolvePoolSettings(options: KubeConnectionPoolOptions = {}): KubeConnectionPoolSettings {
+  const duration = (name: keyof KubeConnectionPoolOptions, value: number | undefined, fallback: number): number => {
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+      throw new RangeError(`KubeConnectionPool: options.${name} must be a positive number of milliseconds, got ${String(value)}`);
+    }
+    return value;
+  };
+  return {
+    readIdleTimeoutMs: duration('readIdleTimeoutMs', options.readIdleTimeoutMs, 30_000),
+    pingTimeoutMs: duration('pingTimeoutMs', options.pingTimeoutMs, 15_000),
+    idleTimeoutMs: duration('idleTimeoutMs', options.idleTimeoutMs, 90_000),
+    connectTimeoutMs: duration('connectTimeoutMs', options.connectTimeoutMs, 30_000),
+    http2: options.http2 ?? true,
+  };
+}
