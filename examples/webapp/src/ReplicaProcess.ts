@@ -64,6 +64,8 @@ export class ReplicaProcess {
     if (this.child.pid === undefined) throw new Error(`could not start replica ${config.identity}`);
     this.pid = this.child.pid;
     this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
+    // A send racing the child's exit fails with EPIPE; the exit itself is what counts.
+    this.child.on('error', () => {});
     for (const stream of [this.child.stdout, this.child.stderr]) {
       if (stream !== null) createInterface({ input: stream }).on('line', onStderr);
     }
@@ -93,7 +95,7 @@ export class ReplicaProcess {
   async stop(timeoutMs: number): Promise<ReplicaExit> {
     if (!this.alive()) return this.exited;
     const command: ReplicaCommand = { type: 'stop' };
-    if (this.child.connected) this.child.send(command);
+    if (this.child.connected) this.child.send(command, (err) => err && this.child.kill('SIGTERM'));
     else this.child.kill('SIGTERM');
     const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
     try {

@@ -104,6 +104,7 @@ export async function runReplicas(options: ReplicasOptions): Promise<ReplicasSum
   let passesOutsideShare = 0;
   let takeover: Takeover | undefined;
   let convergedCount = 0;
+  let stopping = false;
   const planned = 6;
 
   const server = await InMemoryApiServer.start();
@@ -134,6 +135,7 @@ export async function runReplicas(options: ReplicasOptions): Promise<ReplicasSum
       log.line(`${replica.identity}: shard filter ${event.mode} (${event.reason}); ${event.keys.length} namespaces to balance`);
     else if (event.type === 'ranges') {
       shareChanges.push({ replica: replica.identity, members: event.members, atMs });
+      if (stopping) return log.line(`${replica.identity}: stopping: passes drained, member lease released, owns nothing`);
       const ns = namespaces.filter((n) => ownersOf(n, new Map([[replica.identity, event.ranges]])).length === 1);
       log.line(
         `${replica.identity}: owns ${formatRanges(event.ranges)}, ${ns.length} namespaces; members ${event.members.join(', ') || 'none'}`,
@@ -288,9 +290,10 @@ export async function runReplicas(options: ReplicasOptions): Promise<ReplicasSum
     if (!ok && convergedCount === 0) convergedCount = await countConverged(refs, (ref) => allConverged([ref])());
   } finally {
     log.line('shutting down: replicas (gracefully), API server');
-    const running = replicas.filter((r) => r.alive());
-    const stopped = await Promise.all(running.map((r) => r.stop(15_000)));
-    running.forEach((r, i) => (exits[r.identity] = `exit ${stopped[i]!.code ?? stopped[i]!.signal}`));
+    stopping = true;
+    const rest = replicas.filter((r) => exits[r.identity] === undefined);
+    const ended = await Promise.all(rest.map((r) => r.stop(15_000)));
+    rest.forEach((r, i) => (exits[r.identity] = `exit ${ended[i]!.code ?? ended[i]!.signal}`));
     await server.stop();
   }
   const summary: ReplicasSummary = {
