@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { REPLICA_DEMO_NAMESPACES, runReplicas, WEBAPPS_PER_NAMESPACE } from './runReplicas.js';
+import { REPLICA_DEMO_NAMESPACES, WEBAPPS_PER_NAMESPACE } from './replicaDemoPlan.js';
+import { runReplicas } from './runReplicas.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const tsc = join(packageDir, '..', '..', 'node_modules', 'typescript', 'bin', 'tsc');

@@ -7,6 +7,15 @@ import { WEBAPP } from './kinds.js';
 import { LatencyTracker } from './LatencyTracker.js';
 import { LiveLog } from './LiveLog.js';
 import { pollUntil } from './pollUntil.js';
+import {
+  DEMO_LEASE_TIMINGS,
+  GROUP,
+  LEASE_NAMESPACE,
+  REPLICA_DEMO_NAMESPACES,
+  specOf,
+  STARTUP_TIMEOUT_MS,
+  WEBAPPS_PER_NAMESPACE,
+} from './replicaDemoPlan.js';
 import { ReplicaProcess } from './ReplicaProcess.js';
 import type { LeaseTimings, ReplicaEvent } from './replicaProtocol.js';
 import {
@@ -23,24 +32,6 @@ import {
 import { requestOptions } from './requestOptions.js';
 import { ScenarioApi, type Ref } from './ScenarioApi.js';
 import { namespacesByReplica, ownersOf, tilesHashSpace } from './splitCoverage.js';
-import type { WebAppSpec } from './WebAppObject.js';
-
-/** Short lease timings that keep the demo brisk (the defaults are 15 s, 10 s and 2 s). */
-export const DEMO_LEASE_TIMINGS: LeaseTimings = Object.freeze({ leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 250 });
-
-/** The demo's namespaces: the keys the split balances. */
-export const REPLICA_DEMO_NAMESPACES: readonly string[] = Object.freeze([
-  'payments', 'checkout', 'catalog', 'search', 'accounts', 'billing',
-  'shipping', 'reviews', 'inventory', 'support', 'marketing', 'analytics',
-]); // prettier-ignore
-
-/** The WebApps created in every namespace. */
-export const WEBAPPS_PER_NAMESPACE: readonly string[] = Object.freeze(['web', 'api', 'admin']);
-
-/** The least the replicas get to start: N Node.js processes loading at once on a busy machine take seconds. */
-const STARTUP_TIMEOUT_MS = 60_000;
-const LEASE_NAMESPACE = 'webapp-system';
-const GROUP = 'webapp';
 
 /** Options of {@link runReplicas}. */
 export interface ReplicasOptions {
@@ -67,11 +58,6 @@ interface Pass {
   readonly outcome: string;
   readonly atMs: number;
 }
-
-const specOf = (ref: Ref, edited: boolean): WebAppSpec => ({
-  message: `${ref.name} of ${ref.namespace}${edited ? ', edited while its replica was down' : ''}`,
-  replicas: 1,
-});
 
 /**
  * `pnpm demo -- --replicas N`: an in-memory API server in this process and
