@@ -3,16 +3,23 @@ import {
   namespacedNameKey,
   type EnqueueFunc,
   type WatchCoordinator,
+  type DeclaredWatch,
   type GroupVersionResource,
   type InstancePass,
+  type InstanceWatches,
   type InstanceWatcher,
   type Logger,
   type NamespacedName,
+  type RouteExplanation,
+  type RouteQuery,
   type WatchEvent,
+  type WatchMiss,
+  type WatchRoute,
   type WatchManager,
   type WatchRequest,
 } from '@protean/core';
 import { CoordinatorPass, type PassHost } from './CoordinatorPass.js';
+import { declaredWatch, entryMiss } from './explainWatch.js';
 import { GvrOwnership } from './GvrOwnership.js';
 import { InstanceRemovedError } from './InstanceRemovedError.js';
 import { InstanceState } from './InstanceState.js';
@@ -192,6 +199,57 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
     return { scalar: this.scalarCount, collection: this.collectionCount };
   }
 
+  /**
+   * Every instance with a request in the indexes, and its requests: the
+   * committed ones (`committed: true`) and those of a pass in progress
+   * (`committed: false`; a re-targeted node shows both, as both route until
+   * the pass ends). Sorted by parent, namespace, name; watches by GVR, node
+   * id, committed first.
+   */
+  declaredWatches(): InstanceWatches[] {
+    const out: InstanceWatches[] = [];
+    for (const byInstance of this.instances.values()) {
+      for (const state of byInstance.values()) {
+        const entries = new Set([...state.committed.values(), ...state.pending.values()]);
+        const watches: DeclaredWatch[] = [];
+        for (const entry of entries) if (entry.indexed) watches.push(declaredWatch(entry));
+        if (watches.length === 0) continue;
+        watches.sort(compareWatches);
+        out.push({ parent: state.parentKey, namespace: state.instance.namespace, name: state.instance.name, watches });
+      }
+    }
+    return out.sort((a, b) => compare(a.parent, b.parent) || compare(a.namespace, b.namespace) || compare(a.name, b.name));
+  }
+
+  /**
+   * Which instances an event for `query` (an add or delete with these
+   * labels) is routed to, and why each other request of its GVR does not
+   * match. It walks every request of the GVR in the indexes, the same set
+   * {@link routeEvent} searches, and applies the rules the indexes encode
+   * (scalar: namespace and name; collection: namespace filter, then
+   * selector), so its routes are exactly the instances `routeEvent` would
+   * enqueue. An update reaches the union of the answers for its old and new
+   * labels. Cost: linear in the GVR's requests; for diagnostics, not the
+   * event path.
+   */
+  explain(query: RouteQuery): RouteExplanation {
+    const g = this.gvrs.get(query.gvr);
+    const routes: WatchRoute[] = [];
+    const misses: WatchMiss[] = [];
+    if (g === undefined) return { routes, misses };
+    for (const entry of g.entries) {
+      const miss = entryMiss(entry, query);
+      const who = { parent: entry.owner.parentKey, instance: entry.owner.instanceKey, watch: declaredWatch(entry) };
+      if (miss === undefined) routes.push(who);
+      else misses.push({ ...who, ...miss });
+    }
+    const order = (a: WatchRoute, b: WatchRoute): number =>
+      compare(a.parent, b.parent) || compare(a.instance, b.instance) || compareWatches(a.watch as DeclaredWatch, b.watch as DeclaredWatch);
+    routes.sort(order);
+    misses.sort(order);
+    return { routes, misses };
+  }
+
   private async watchFor(watcher: ScopedInstanceWatcher, req: WatchRequest): Promise<void> {
     validateWatchRequest(req, watcher.state.describe());
     const state = this.attach(watcher, req.nodeId);
@@ -343,4 +401,12 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
     byInstance.delete(state.instanceKey);
     if (byInstance.size === 0) this.instances.delete(state.parentKey);
   }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function compareWatches(a: DeclaredWatch, b: DeclaredWatch): number {
+  return compare(a.gvr, b.gvr) || compare(a.nodeId, b.nodeId) || Number(b.committed) - Number(a.committed);
 }

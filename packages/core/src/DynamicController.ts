@@ -13,12 +13,16 @@ import type {
 } from './contracts/index.js';
 import { noopControllerObserver, type ControllerObserver } from './controller/ControllerObserver.js';
 import { ControllerStateError, type ControllerState } from './controller/ControllerStateError.js';
+import type { ControllerStatus, ExplainTarget, Explanation, QueueStatus } from './controller/ControllerStatus.js';
+import { buildControllerStatus, buildQueueStatus } from './controller/buildControllerStatus.js';
+import { explainRouting } from './controller/explainRouting.js';
 import type { DynamicControllerOptions } from './controller/DynamicControllerOptions.js';
 import { ParentSyncError } from './controller/ParentSyncError.js';
 import { notifyObserver } from './controller/notifyObserver.js';
 import { ShutdownTimeoutError } from './controller/ShutdownTimeoutError.js';
 import { TermQueues } from './controller/TermQueues.js';
 import { workItemKey } from './controller/workItemKey.js';
+import { WorkerActivity } from './controller/WorkerActivity.js';
 import { WorkerPool, type ParentHandler } from './controller/WorkerPool.js';
 import type { WatchEvent } from './events.js';
 import { gvrKey, type GroupVersionResource, type ObjectIdentifiers } from './gvr.js';
@@ -68,13 +72,15 @@ export class DynamicController {
   /** Aborted when shutdown begins; every handler's `ctx.signal`. */
   private readonly handlerAbort = new AbortController();
   private readonly workers: WorkerPool;
+  /** The passes running now and the failed items, across every term's workers. */
+  private readonly activity: WorkerActivity;
+  /** `Date.now() - clock.now()` at construction: maps the controller's clock to wall time in {@link status}. */
+  private readonly wallOffsetMs: number;
   private state: ControllerState = 'idle';
   /** Decides when the workers run; undefined: always (a single replica). */
   private readonly leadership: Leadership | undefined;
   /** The queue as the workers of each leadership term see it. */
   private readonly terms: TermQueues<ObjectIdentifiers>;
-  /** The workers of the term being led, until its handlers returned. */
-  private termWorkers: WorkerPool | undefined;
   private leading = false;
   private giveUp: (err: Error) => void = () => undefined;
   /** Rejects when shutdown stops waiting for handlers, so a term's `lead` does not hold its lease forever. */
@@ -97,6 +103,8 @@ export class DynamicController {
     this.config = resolveConfig(config);
     this.log = logger.child({ component: 'dynamic-controller' });
     this.clock = clock;
+    this.wallOffsetMs = Date.now() - clock.now();
+    this.activity = new WorkerActivity(clock);
     this.observer = observer ?? noopControllerObserver;
     this.leadership = leadership;
     this.gaveUp.catch(() => undefined);
@@ -136,6 +144,7 @@ export class DynamicController {
       clock,
       observer: this.observer,
       logger: this.log,
+      activity: this.activity,
     });
   }
 
@@ -272,6 +281,7 @@ export class DynamicController {
       return;
     }
     this.parents.delete(key);
+    this.activity.forgetParent(key);
     this.#watchCoordinator.removeParentGVR(entry.gvr);
     this.watchManager.releaseWatch(entry.gvr, parentOwnerId(entry.gvr));
     this.log.info({ gvr: key }, 'parent deregistered');
@@ -322,6 +332,73 @@ export class DynamicController {
     return this.state === 'running';
   }
 
+  /**
+   * A snapshot of the controller as plain JSON-serialisable data, metadata
+   * only: registered parents, running informers (object counts, owners,
+   * health), every instance with its declared watches, and the queue (depth,
+   * passes in flight with their age, recently failed items with their cause
+   * and next retry). See {@link ControllerStatus} for how times are given.
+   *
+   * Easy to get wrong: it walks every cached instance of every parent; for
+   * a frequent probe read {@link queueStatus} instead.
+   */
+  status(): ControllerStatus {
+    return buildControllerStatus({
+      ...this.queueSources(),
+      started: this.isStarted(),
+      leading: this.isLeading(),
+      parents: [...this.parents.values()].map((p) => ({ gvr: p.gvr, confirmed: this.confirmedParents.has(p) })),
+      watchManager: this.watchManager,
+      watchCoordinator: this.#watchCoordinator,
+    });
+  }
+
+  /** The `queue` part of {@link status} alone: depth, workers, passes in flight, failed items. */
+  queueStatus(): QueueStatus {
+    return buildQueueStatus(this.queueSources());
+  }
+
+  /**
+   * Where an event for `target` goes: the instances it is routed to, watch
+   * by watch, and for each other declared watch of its GVR the field it
+   * fails (`namespace`, `name`, `selector`) and why. When `target.gvr` is a
+   * registered parent, the object's own instance is a route too (a
+   * `{ kind: 'parent' }` watch): parent events reconcile the instance they
+   * are about, for adds, deletes, resyncs and updates that change
+   * `metadata.generation` (or of a resource without one). Without
+   * `target.labels` the labels are read from the GVR's informer cache
+   * (`object.source` is `'cache'`). Metadata only: no object content is read
+   * or returned.
+   *
+   * The answer is for an event carrying these labels (an add or a delete);
+   * an update is routed on its old and its new labels, so it reaches the
+   * union of both answers.
+   *
+   * @throws InvalidGroupVersionResourceError / InvalidObjectNameError for a bad GVR, namespace or name.
+   * @throws ExplainError when the labels are to be read from the cache and no informer runs for the GVR or the object is not cached, or when the watch coordinator does not implement `explain`.
+   */
+  explain(target: ExplainTarget): Explanation {
+    return explainRouting(
+      {
+        watchManager: this.watchManager,
+        watchCoordinator: this.#watchCoordinator,
+        isParent: (gvr) => this.parents.has(gvrKey(gvr)),
+      },
+      target,
+    );
+  }
+
+  private queueSources(): Parameters<typeof buildQueueStatus>[0] {
+    return {
+      nowMs: this.clock.now(),
+      wallTime: (clockMs) => new Date(this.wallOffsetMs + clockMs).toISOString(),
+      queue: this.queue,
+      activity: this.activity,
+      workers: this.config.workers,
+      reconcileTimeoutMs: this.config.reconcileTimeoutMs,
+    };
+  }
+
   /** True when `parent` is registered and its informer has synced. */
   hasSynced(parent: GroupVersionResource): boolean {
     return this.parents.has(gvrKey(parent)) && (this.watchManager.getInformer(parent)?.hasSynced() ?? false);
@@ -360,7 +437,7 @@ export class DynamicController {
    */
   private forgetDeleted(event: WatchEvent): void {
     const item: ObjectIdentifiers = { gvr: event.gvr, namespace: event.namespace, name: event.name };
-    if (this.workers.isInFlight(item) || this.termWorkers?.isInFlight(item) === true) return;
+    if (this.activity.isInFlight(item)) return;
     this.#watchCoordinator.removeInstance(event.gvr, item);
   }
 
@@ -387,7 +464,6 @@ export class DynamicController {
     const identity = this.leadership?.identity ?? '';
     const signal = AbortSignal.any([term, this.handlerAbort.signal]);
     const pool = this.workers.derive(this.terms.view(signal), signal);
-    this.termWorkers = pool;
     this.leading = true;
     this.enqueueCached();
     this.log.info({ identity, workers: this.config.workers, queued: this.queue.len() }, 'leading: workers started');
@@ -398,7 +474,6 @@ export class DynamicController {
       drained = true;
     } finally {
       this.leading = false;
-      if (this.termWorkers === pool && drained) this.termWorkers = undefined;
       const reason = term.aborted ? errorMessage(term.reason) : 'shutdown';
       if (drained)
         this.log.info({ identity, reason }, 'stopped leading: workers stopped and their handlers returned; informers keep syncing');
@@ -420,9 +495,9 @@ export class DynamicController {
     }
   }
 
-  /** Keys of the items whose handler runs now, in the controller's workers or the current term's. */
+  /** Keys of the items whose handler runs now, in the controller's workers or any term's. */
   private inFlightKeys(): string[] {
-    return [...this.workers.inFlightKeys(), ...(this.termWorkers?.inFlightKeys() ?? [])];
+    return this.activity.inFlightKeys();
   }
 
   private async shutdown(workers: Promise<void>, reason: unknown): Promise<void> {

@@ -64,6 +64,20 @@ describe.each(kinds)('%s', (_label, make) => {
     expect(await takeAll(q)).toEqual(['a']);
   });
 
+  it('tells when a waiting item joins the queue, the earlier time once added again, and nothing once it has joined', async () => {
+    const { clock, q } = setup();
+    expect(q.readyAt('a')).toBeUndefined();
+    q.addAfter('a', 500);
+    expect(q.readyAt('a')).toBe(1_500);
+    q.addAfter('a', 200);
+    expect(q.readyAt('a')).toBe(1_200);
+    q.addAfter('a', 900);
+    expect(q.readyAt('a')).toBe(1_200);
+    await clock.advanceAsync(200);
+    expect(q.readyAt('a')).toBeUndefined();
+    expect(await takeAll(q)).toEqual(['a']);
+  });
+
   it('moves a waiting item up when it is added again with an earlier ready time', () => {
     const { clock, q } = setup();
     q.addAfter('a', 1_000);

@@ -52,6 +52,11 @@ export class DelayingWorkQueue<T> extends BasicWorkQueue<T> implements DelayingQ
     if (readyAt < this.timerAt) this.armTimer();
   }
 
+  /** When `item` joins the queue (the queue clock's `now()`), or undefined when it is not waiting. */
+  readyAt(item: T): number | undefined {
+    return this.waiting.readyAtOf(this.keyOf(item));
+  }
+
   /** Number of delayed items still waiting for their ready time. */
   waitingLen(): number {
     return this.waiting.size;

@@ -41,6 +41,11 @@ export class ReadyTimeHeap<T> {
     this.siftUp(entry.index);
   }
 
+  /** Ready time of the item waiting under `key`, or `undefined` when none is. */
+  readyAtOf(key: string): number | undefined {
+    return this.byKey.get(key)?.readyAt;
+  }
+
   /** Ready time of the earliest item, or `undefined` when empty. */
   earliest(): number | undefined {
     return this.heap[0]?.readyAt;

@@ -4,4 +4,10 @@ import type { WorkQueue } from './WorkQueue.js';
 export interface DelayingQueue<T> extends WorkQueue<T> {
   /** `delayMs <= 0` adds now; a pending item re-added keeps the earlier ready time. */
   addAfter(item: T, delayMs: number): void;
+  /**
+   * Optional: when `item`, delayed by `addAfter` or `addRateLimited`, joins
+   * the queue (`clock.now()` of the queue's clock); undefined when it is not
+   * waiting. The controller reports it as a failed item's next retry.
+   */
+  readyAt?(item: T): number | undefined;
 }

@@ -1,6 +1,7 @@
 import type { EnqueueFunc, WatchEvent } from '../events.js';
 import type { GroupVersionResource, NamespacedName } from '../gvr.js';
 import type { Logger } from '../logger.js';
+import type { InstanceWatches, RouteExplanation, RouteQuery } from './DeclaredWatch.js';
 import type { InstancePass } from './InstancePass.js';
 import type { InstanceWatcher } from './InstanceWatcher.js';
 import type { WatchManager } from './WatchManager.js';
@@ -15,6 +16,22 @@ export interface WatchCoordinator {
   removeParentGVR(parentGVR: GroupVersionResource): void;
   instanceWatchCount(): number;
   watchRequestCount(): { scalar: number; collection: number };
+  /**
+   * Optional: every instance with at least one watch in the routing indexes,
+   * and those watches (committed and those of a pass in progress), as plain
+   * data. `DynamicController.status()` reads it.
+   */
+  declaredWatches?(): InstanceWatches[];
+  /**
+   * Optional: which instances an event for `query` (an add or delete with
+   * these labels) is routed to, watch by watch, and for every other watch
+   * of the GVR why it does not match. Must agree with {@link routeEvent};
+   * `DynamicController.explain()` reads it.
+   *
+   * Easy to get wrong: an update is routed on its new labels and its old
+   * ones, so it reaches the union of `explain` of both label sets.
+   */
+  explain?(query: RouteQuery): RouteExplanation;
 }
 
 /** Everything a watch coordinator factory gets from the container. */

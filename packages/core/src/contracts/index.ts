@@ -1,3 +1,4 @@
+export type * from './DeclaredWatch.js';
 export type * from './DelayingQueue.js';
 export type * from './InstancePass.js';
 export type * from './InstanceWatcher.js';

@@ -39,6 +39,7 @@ export class TermQueues<T> {
       addRateLimited: (item) => q.addRateLimited(item),
       forget: (item) => q.forget(item),
       numRequeues: (item) => q.numRequeues(item),
+      ...(q.readyAt === undefined ? {} : { readyAt: (item: T) => q.readyAt!(item) }),
     };
   }
 

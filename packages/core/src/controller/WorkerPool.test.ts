@@ -51,6 +51,8 @@ interface PoolOptions {
   readonly workers?: number;
   readonly coordinator?: FakeWatchCoordinator;
   readonly queue?: FakeWorkQueue<ObjectIdentifiers>;
+  /** Default 'debug'. */
+  readonly logLevel?: 'debug' | 'info';
 }
 
 const started: Pool[] = [];
@@ -87,7 +89,7 @@ async function startPool(options: PoolOptions = {}): Promise<Pool> {
   const handler = new HandlerRecorder(options.impl);
   const parents = new Map<string, ParentHandler>([[gvrKey(webapps), { gvr: webapps, handler: handler.handler }]]);
   const abort = new AbortController();
-  const logs = new LogRecorder('debug');
+  const logs = new LogRecorder(options.logLevel ?? 'debug');
   const observer = new ObserverRecorder();
   const pool = new WorkerPool({
     queue,
@@ -470,5 +472,117 @@ describe('WorkerPool: fairness', () => {
     await waitFor(() => immediateRan && p.queue.processing().length === 0 && p.queue.len() === 0, { timeoutMs: 15_000 });
     expect(passesBeforeImmediate).toBeGreaterThan(1);
     expect(passesBeforeImmediate).toBeLessThan(LIMIT);
+  });
+});
+
+describe('WorkerPool: activity', () => {
+  it('tracks a running pass from its start on the pool clock, and forgets it when the pass ends', async () => {
+    const hold = gate();
+    const p = await startPool({ impl: () => hold.promise, workers: 2 });
+    p.clock.advance(500);
+    p.queue.add(a);
+    await waitFor(() => p.pool.isInFlight(a));
+    expect(p.pool.activity().inFlight()).toEqual([{ item: a, startedAtMs: 500 }]);
+    // A derived pool (a leadership term's) shares the same activity.
+    expect(p.pool.derive(p.queue, p.abort.signal).isInFlight(a)).toBe(true);
+    hold.resolve();
+    await settled(p, 1);
+    expect(p.pool.activity().inFlight()).toEqual([]);
+  });
+
+  it('records each failing item once, with its count and the ready time the queue gives, newest first; success clears it', async () => {
+    let failA = true;
+    const p = await startPool({
+      impl: (req) => (req.name === 'a' && !failA ? Promise.resolve() : Promise.reject(new Error(`boom ${req.name}`))),
+    });
+    p.queue.add(a);
+    await settled(p, 1);
+    p.queue.add(b);
+    await settled(p, 2);
+    expect(p.pool.activity().recentFailures()).toEqual([
+      { item: b, atMs: 0, error: 'Error: boom b', reason: 'Error', failures: 1, nextRetryAtMs: MIN_RETRY_MS, dropped: false },
+      { item: a, atMs: 0, error: 'Error: boom a', reason: 'Error', failures: 1, nextRetryAtMs: MIN_RETRY_MS, dropped: false },
+    ]);
+    await p.clock.advanceAsync(MIN_RETRY_MS);
+    await settled(p, 4);
+    const failures = p.pool.activity().recentFailures();
+    expect(failures.map((f) => [f.item.name, f.failures, f.atMs, f.nextRetryAtMs])).toEqual([
+      ['b', 2, MIN_RETRY_MS, 3 * MIN_RETRY_MS],
+      ['a', 2, MIN_RETRY_MS, 3 * MIN_RETRY_MS],
+    ]);
+    failA = false;
+    await p.clock.advanceAsync(2 * MIN_RETRY_MS);
+    await settled(p, 6);
+    expect(
+      p.pool
+        .activity()
+        .recentFailures()
+        .map((f) => [f.item.name, f.failures]),
+    ).toEqual([['b', 3]]);
+  });
+
+  it('marks the failure that used the last retry as dropped, with no next retry', async () => {
+    const p = await startPool({ impl: () => Promise.reject(new Error('boom')), queueMaxRetries: 1 });
+    p.queue.add(a);
+    await settled(p, 1);
+    await p.clock.advanceAsync(MAX_RETRY_MS);
+    await settled(p, 2);
+    expect(p.pool.activity().recentFailures()).toEqual([
+      { item: a, atMs: MIN_RETRY_MS, error: 'Error: boom', reason: 'Error', failures: 2, nextRetryAtMs: undefined, dropped: true },
+    ]);
+  });
+
+  it('summarises a failure once for its log line, its fields and its record', async () => {
+    let reads = 0;
+    const err = Object.assign(new Error(), {
+      code: 409,
+      body: { kind: 'Status', code: 409, reason: 'Conflict', message: 'the object has been modified' },
+    });
+    Object.defineProperty(err, 'message', {
+      get: () => {
+        reads++;
+        return 'HTTP-Code: 409';
+      },
+    });
+    const p = await startPool({ impl: () => Promise.reject(err), logLevel: 'info' });
+    p.queue.add(a);
+    await settled(p, 1);
+    const [line] = p.logs.errors();
+    expect(line).toMatchObject({ error: '409 Conflict: the object has been modified', status: 409, reason: 'Conflict' });
+    expect(p.pool.activity().recentFailures()[0]).toMatchObject({
+      error: '409 Conflict: the object has been modified',
+      reason: 'Conflict',
+    });
+    // summarizeError reads the message once; a second summary would read it again.
+    expect(reads).toBe(1);
+  });
+});
+
+describe('WorkerPool: a pass that cannot begin', () => {
+  class FailingBegin extends FakeWatchCoordinator {
+    failures = 1;
+    override beginPass(...args: Parameters<FakeWatchCoordinator['beginPass']>): FakeInstancePass {
+      if (this.failures-- > 0) throw new Error('beginPass broke');
+      return super.beginPass(...args);
+    }
+  }
+
+  it('retries the item with backoff, keeping its failure count, instead of dropping it, and runs the handler on the retry', async () => {
+    const coordinator = new FailingBegin();
+    const p = await startPool({ coordinator });
+    p.queue.add(a);
+    await settled(p, 1);
+    expect(p.handler.count()).toBe(0);
+    expect(p.observer.outcomes()).toEqual(['error']);
+    expect(ops(p, 'addRateLimited', 'done')).toEqual([`addRateLimited:${MIN_RETRY_MS}`, 'done']);
+    expect(p.pool.activity().recentFailures()[0]).toMatchObject({ item: a, error: 'Error: beginPass broke', failures: 1 });
+    expect(withMessage(p, 'retrying with backoff')).toHaveLength(1);
+
+    await p.clock.advanceAsync(MIN_RETRY_MS);
+    await settled(p, 2);
+    expect(p.handler.count()).toBe(1);
+    expect(p.observer.outcomes()).toEqual(['error', 'success']);
+    expect(p.queue.numRequeues(a)).toBe(0);
+    expect(p.pool.activity().recentFailures()).toEqual([]);
   });
 });

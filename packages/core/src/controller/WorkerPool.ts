@@ -1,4 +1,4 @@
-import { apiStatusOf, summarizeError } from '../apiStatus.js';
+import { apiStatusOf, summarizeError, type ApiStatus } from '../apiStatus.js';
 import type { Clock } from '../clock.js';
 import type { InstancePass, QueueGetResult, RateLimitingQueue, WatchCoordinator, WatchManager } from '../contracts/index.js';
 import { gvrKey, namespacedNameKey, type GroupVersionResource, type ObjectIdentifiers } from '../gvr.js';
@@ -8,6 +8,7 @@ import { classifyHandlerError } from './classifyHandlerError.js';
 import type { ControllerObserver, ReconcileOutcome } from './ControllerObserver.js';
 import { notifyObserver } from './notifyObserver.js';
 import { ReconcileTimeoutError } from './ReconcileTimeoutError.js';
+import { WorkerActivity } from './WorkerActivity.js';
 import { workItemKey } from './workItemKey.js';
 
 /** Longest run of back-to-back work items before a worker yields to the event loop. */
@@ -41,6 +42,8 @@ export interface WorkerPoolDeps {
   readonly clock: Clock;
   readonly observer: ControllerObserver;
   readonly logger: Logger;
+  /** Where the passes running now and the failed items are kept; shared with derived pools. Default: a new one on `clock`. */
+  readonly activity?: WorkerActivity;
 }
 
 /**
@@ -58,12 +61,11 @@ export interface WorkerPoolDeps {
  * stays "processing" forever and is never handed out again.
  */
 export class WorkerPool {
-  private readonly deps: WorkerPoolDeps;
-  private readonly inFlight = new Map<string, ObjectIdentifiers>();
+  private readonly deps: WorkerPoolDeps & { readonly activity: WorkerActivity };
   private lastYield = performance.now();
 
   constructor(deps: WorkerPoolDeps) {
-    this.deps = deps;
+    this.deps = { ...deps, activity: deps.activity ?? new WorkerActivity(deps.clock) };
   }
 
   /** Starts `count` worker loops; the promise resolves once the queue has shut down and every loop returned. */
@@ -81,14 +83,19 @@ export class WorkerPool {
     return new WorkerPool({ ...this.deps, queue, signal });
   }
 
-  /** Keys of the items whose handler is running now. */
+  /** Keys of the items whose handler is running now, in this pool and those derived from the same one. */
   inFlightKeys(): string[] {
-    return [...this.inFlight.keys()];
+    return this.deps.activity.inFlightKeys();
   }
 
-  /** True while a handler for `item` is running. */
+  /** The passes in flight and the failed items of this pool and those derived from it. */
+  activity(): WorkerActivity {
+    return this.deps.activity;
+  }
+
+  /** True while a handler for `item` is running (in any pool sharing this one's activity). */
   isInFlight(item: ObjectIdentifiers): boolean {
-    return this.inFlight.has(workItemKey(item));
+    return this.deps.activity.isInFlight(item);
   }
 
   private async loop(id: number): Promise<void> {
@@ -116,6 +123,7 @@ export class WorkerPool {
   private async process(item: ObjectIdentifiers): Promise<void> {
     const { queue, logger } = this.deps;
     const key = workItemKey(item);
+    let began = false;
     try {
       // kro-diff: items still queued at shutdown are released without running a handler whose signal is aborted
       // (the next controller to start reconciles them); kro would start them with an aborted context.
@@ -127,7 +135,8 @@ export class WorkerPool {
         this.notify((o) => o.onReconcile?.(item.gvr, 0, 'dropped'));
         return;
       }
-      this.inFlight.set(key, item);
+      this.deps.activity.begin(key, item);
+      began = true;
       const startedAt = this.deps.clock.now();
       const outcome = await this.reconcile(parent, item, key);
       const durationMs = this.deps.clock.now() - startedAt;
@@ -141,7 +150,7 @@ export class WorkerPool {
     } catch (err) {
       logger.error({ err, item: key }, 'processing a work item failed');
     } finally {
-      this.inFlight.delete(key);
+      if (began) this.deps.activity.end(key);
       try {
         queue.done(item);
       } catch (err) {
@@ -161,7 +170,13 @@ export class WorkerPool {
   }
 
   private async reconcile(parent: ParentHandler, item: ObjectIdentifiers, key: string): Promise<ReconcileOutcome> {
-    const watcher = this.deps.watchCoordinator.beginPass(item.gvr, item);
+    let watcher: InstancePass;
+    try {
+      watcher = this.deps.watchCoordinator.beginPass(item.gvr, item);
+    } catch (err) {
+      // No pass to settle; the item is retried with backoff like a failed handler, so it is not lost.
+      return this.handleFailure(item, key, err, true);
+    }
     const base = this.deps.logger;
     let logger: Logger | undefined;
     const limit = this.passLimit(parent.gvr, item);
@@ -184,6 +199,7 @@ export class WorkerPool {
       const timedOut = limit.timedOut();
       if (timedOut !== undefined) throw timedOut;
       this.deps.queue.forget(item);
+      this.deps.activity.clearFailure(key);
       outcome = 'success';
     } catch (err) {
       outcome = this.handleFailure(item, key, limit.timedOut() ?? err, thrownSync);
@@ -242,58 +258,77 @@ export class WorkerPool {
     }
   }
 
-  /** The seed system's worker rules for a failed handler. */
+  /**
+   * The seed system's worker rules for a failed handler (or a pass that
+   * could not begin). An error (not a requeue signal, not NotFound) is
+   * recorded in the activity's failed items, with its next retry when the
+   * queue tells it; any other outcome clears the item's failure.
+   */
   private handleFailure(item: ObjectIdentifiers, key: string, err: unknown, thrownSync: boolean): ReconcileOutcome {
-    const { queue, queueMaxRetries, logger } = this.deps;
+    const { queue, queueMaxRetries, logger, activity } = this.deps;
     const verdict = classifyHandlerError(err);
     switch (verdict.kind) {
       case 'no_requeue':
         queue.forget(item);
+        activity.clearFailure(key);
         return verdict.kind;
       case 'not_found':
         // As in the seed system, a NotFound means the instance is gone: forget it.
         // When the instance is still cached, the 404 came from something else; say so.
         if (this.instanceExists(item)) {
           logger.warn(
-            { ...errorFields(err), item: key },
+            { ...errorFields(err, summarizeError(err), apiStatusOf(err)), item: key },
             `handler failed with NotFound but instance ${key} still exists; treating it as deleted and not retrying (wrap the error to retry)`,
           );
         }
         queue.forget(item);
+        activity.clearFailure(key);
         return verdict.kind;
       case 'requeue':
         queue.add(item);
+        activity.clearFailure(key);
         return 'requeue';
       case 'requeue_after':
         // kro-diff: RequeueNeededAfter resets the item's failure count before re-adding it, since a handler polling an
         // external state is not a failing one; kro does not reset it.
         queue.forget(item);
         queue.addAfter(item, verdict.delayMs);
+        activity.clearFailure(key);
         return 'requeue_after';
       case 'error':
         break;
     }
     this.notify((o) => o.onHandlerError?.(item.gvr, err, thrownSync));
+    // Once per failure: the log line, its fields and the failed-items record share it.
+    const summary = summarizeError(err);
+    const status = apiStatusOf(err);
+    const fields = errorFields(err, summary, status);
+    const retries = queue.numRequeues(item);
+    const failure = {
+      item,
+      error: summary,
+      reason: status !== undefined ? status.reason : err instanceof Error ? err.name : undefined,
+      failures: retries + 1,
+    };
     if (this.deps.signal.aborted) {
       // Shutting down: the failure is most likely the abort itself, and nothing will retry it.
-      logger.info({ ...errorFields(err), item: key }, 'handler ended during shutdown; not retried');
+      logger.info({ ...fields, item: key }, 'handler ended during shutdown; not retried');
+      activity.recordFailure(key, { ...failure, nextRetryAtMs: undefined, dropped: false });
       return 'error';
     }
-    const retries = queue.numRequeues(item);
     if (logger.isLevelEnabled('debug')) logger.debug({ err, item: key }, 'handler error in full');
     if (retries < queueMaxRetries) {
-      logger.error(
-        { ...errorFields(err), item: key, retries, thrownSync },
-        `handler failed; retrying with backoff: ${summarizeError(err)}`,
-      );
+      logger.error({ ...fields, item: key, retries, thrownSync }, `handler failed; retrying with backoff: ${summary}`);
       queue.addRateLimited(item);
+      activity.recordFailure(key, { ...failure, nextRetryAtMs: queue.readyAt?.(item), dropped: false });
       return 'error';
     }
     queue.forget(item);
     logger.error(
-      { ...errorFields(err), item: key, retries, thrownSync },
-      `handler failed after queueMaxRetries=${queueMaxRetries} retries; dropping ${key}: ${summarizeError(err)}`,
+      { ...fields, item: key, retries, thrownSync },
+      `handler failed after queueMaxRetries=${queueMaxRetries} retries; dropping ${key}: ${summary}`,
     );
+    activity.recordFailure(key, { ...failure, nextRetryAtMs: undefined, dropped: true });
     return 'dropped';
   }
 
@@ -315,8 +350,7 @@ interface PassLimit {
  * and the whole response body, kilobytes per line. Other errors keep their
  * stack (`err`), which is what a bug in handler code needs.
  */
-function errorFields(err: unknown): Record<string, unknown> {
-  const status = apiStatusOf(err);
+function errorFields(err: unknown, summary: string, status: ApiStatus | undefined): Record<string, unknown> {
   if (status === undefined) return { err };
-  return { error: summarizeError(err), status: status.code, ...(status.reason === undefined ? {} : { reason: status.reason }) };
+  return { error: summary, status: status.code, ...(status.reason === undefined ? {} : { reason: status.reason }) };
 }

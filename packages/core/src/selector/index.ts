@@ -4,6 +4,7 @@ export type { LabelSelector, LabelSelectorOperator, LabelSelectorRequirement } f
 export { Nothing, NOTHING_SELECTOR_STRING } from './Nothing.js';
 export { parseSelector } from './parseSelector.js';
 export type { Requirement, Selector, SelectorOperator } from './Selector.js';
+export { selectorMismatch, type SelectorMismatch } from './selectorMismatch.js';
 export { SelectorError, type SelectorErrorLocation } from './SelectorError.js';
 export { selectorFromLabelSelector } from './selectorFromLabelSelector.js';
 export {

@@ -187,6 +187,11 @@ export class FakeWorkQueue<T> implements RateLimitingQueue<T> {
     return this.limiter.numRequeues(item);
   }
 
+  /** When `item` joins the queue (the clock's `now()`), or undefined when it is not waiting. */
+  readyAt(item: T): number | undefined {
+    return this.delayed.get(this.keyOf(item))?.readyAt;
+  }
+
   /** The queued items, in the order `get` hands them out. */
   queued(): T[] {
     return this.fifo.map((key) => this.entries.get(key)!.item);

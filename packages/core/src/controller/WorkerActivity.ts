@@ -1,0 +1,87 @@
+import type { Clock } from '../clock.js';
+import { gvrKey, type ObjectIdentifiers } from '../gvr.js';
+import { RECENT_FAILURES_LIMIT } from './ControllerStatus.js';
+import { workItemKey } from './workItemKey.js';
+
+/** A pass whose handler runs now, on the controller's clock. */
+export interface PassStart {
+  readonly item: ObjectIdentifiers;
+  /** `clock.now()` when the pass started. */
+  readonly startedAtMs: number;
+}
+
+/** An item's last failed pass, on the controller's clock. */
+export interface FailureRecord {
+  readonly item: ObjectIdentifiers;
+  readonly atMs: number;
+  readonly error: string;
+  readonly reason: string | undefined;
+  readonly failures: number;
+  /** `clock.now()`-based time it is queued again, when known. */
+  readonly nextRetryAtMs: number | undefined;
+  readonly dropped: boolean;
+}
+
+/**
+ * What the workers are doing, shared by the controller's worker pools (one
+ * per leadership term): the passes running now and each item's last failed
+ * pass (a bounded list, newest first). The controller's `status()` and the
+ * stuck-workers liveness rule read it.
+ *
+ * Easy to get wrong: one key runs in at most one worker at a time (the
+ * queue's rule), so a key is in `inFlight` once; a pool must call `end`
+ * from a `finally`, or the pass looks stuck forever.
+ */
+export class WorkerActivity {
+  private readonly running = new Map<string, PassStart>();
+  /** Insertion order is failure order: the newest is last. */
+  private readonly failed = new Map<string, FailureRecord>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly failureLimit = RECENT_FAILURES_LIMIT,
+  ) {}
+
+  begin(key: string, item: ObjectIdentifiers): void {
+    this.running.set(key, { item, startedAtMs: this.clock.now() });
+  }
+
+  end(key: string): void {
+    this.running.delete(key);
+  }
+
+  isInFlight(item: ObjectIdentifiers): boolean {
+    return this.running.has(workItemKey(item));
+  }
+
+  inFlightKeys(): string[] {
+    return [...this.running.keys()];
+  }
+
+  /** Running passes, oldest first. */
+  inFlight(): PassStart[] {
+    return [...this.running.values()].sort((a, b) => a.startedAtMs - b.startedAtMs);
+  }
+
+  /** Records a failed pass of `key`, replacing its previous failure. */
+  recordFailure(key: string, record: Omit<FailureRecord, 'atMs'>): void {
+    this.failed.delete(key);
+    this.failed.set(key, { ...record, atMs: this.clock.now() });
+    if (this.failed.size > this.failureLimit) this.failed.delete(this.failed.keys().next().value!);
+  }
+
+  /** A pass of `key` ended without an error: it is no longer failing. */
+  clearFailure(key: string): void {
+    this.failed.delete(key);
+  }
+
+  /** Each failing item's last failure, newest first. */
+  recentFailures(): FailureRecord[] {
+    return [...this.failed.values()].reverse();
+  }
+
+  /** Drops the failures of a parent GVR (deregistered). */
+  forgetParent(parent: string): void {
+    for (const [key, record] of this.failed) if (gvrKey(record.item.gvr) === parent) this.failed.delete(key);
+  }
+}
