@@ -194,6 +194,8 @@ function countingWatchCoordinator(
     removeParentGVR: (parent) => inner.removeParentGVR(parent),
     instanceWatchCount: () => inner.instanceWatchCount(),
     watchRequestCount: () => inner.watchRequestCount(),
+    ...(inner.declaredWatches === undefined ? {} : { declaredWatches: () => inner.declaredWatches!() }),
+    ...(inner.explain === undefined ? {} : { explain: (query) => inner.explain!(query) }),
   };
 }
 
