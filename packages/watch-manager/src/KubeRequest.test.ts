@@ -3,6 +3,7 @@ import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { realClock } from '@protean/core';
+import { KubeConnectionPool } from '@protean/transport';
 import { KubeRequest } from './KubeRequest.js';
 
 /** An http.Agent that counts the connections it opens. */
@@ -31,19 +32,23 @@ function kubeConfigWithCachedAgent(server: string, agent: http.Agent, proxyUrl?:
   return fake as unknown as KubeConfig;
 }
 
-describe('KubeRequest agent choice', () => {
+describe.each(['shared', 'per-request'] as const)('KubeRequest agent choice (connection: %s)', (mode) => {
   let server: http.Server;
   let url: string;
+  let accepted = 0;
   const sockets = new Set<Socket>();
   const seenAuth: (string | undefined)[] = [];
+  const pools: KubeConnectionPool[] = [];
 
   beforeEach(async () => {
     seenAuth.length = 0;
+    accepted = 0;
     server = http.createServer((req, res) => {
       seenAuth.push(req.headers.authorization);
       res.end('{}');
     });
     server.on('connection', (s: Socket) => {
+      accepted += 1;
       sockets.add(s);
       s.on('close', () => sockets.delete(s));
     });
@@ -52,13 +57,20 @@ describe('KubeRequest agent choice', () => {
   });
 
   afterEach(async () => {
+    for (const p of pools.splice(0)) p.close();
     for (const s of sockets) s.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
   async function get(kubeConfig: KubeConfig): Promise<string> {
+    let connectionPool: KubeConnectionPool | undefined;
+    if (mode === 'shared') {
+      connectionPool = new KubeConnectionPool(kubeConfig);
+      pools.push(connectionPool);
+    }
     const req = new KubeRequest({
       kubeConfig,
+      connectionPool,
       gvr: { group: '', version: 'v1', resource: 'configmaps' },
       verb: 'LIST',
       pathAndQuery: '/api/v1/configmaps',
@@ -95,5 +107,29 @@ describe('KubeRequest agent choice', () => {
     } finally {
       proxyAgent.destroy();
     }
+  });
+
+  it(mode === 'shared' ? 'keeps one connection alive for sequential requests' : 'opens a connection per request', async () => {
+    const kc = kubeConfigWithCachedAgent(url, new RecordingAgent());
+    const pool = mode === 'shared' ? new KubeConnectionPool(kc) : undefined;
+    if (pool !== undefined) pools.push(pool);
+    for (const path of ['/a', '/b', '/c']) {
+      const req = new KubeRequest({
+        kubeConfig: kc,
+        connectionPool: pool,
+        gvr: { group: '', version: 'v1', resource: 'configmaps' },
+        verb: 'LIST',
+        pathAndQuery: path,
+        accept: 'application/json',
+        clock: realClock,
+        inactivityTimeoutMs: 10_000,
+      });
+      try {
+        expect(await req.readText(await req.send())).toBe('{}');
+      } finally {
+        req.close();
+      }
+    }
+    expect(accepted).toBe(mode === 'shared' ? 1 : 3);
   });
 });

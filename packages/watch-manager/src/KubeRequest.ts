@@ -1,12 +1,22 @@
-import * as http from 'node:http';
-import * as https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { errorMessage, type Clock, type GroupVersionResource, type TimerHandle } from '@protean/core';
+import {
+  KubeTransportError,
+  requestOnNewConnection,
+  type KubeConnectionPool,
+  type KubeHttpRequest,
+  type KubeStreamResponse,
+} from '@protean/transport';
 import { KubernetesRequestError, type RequestVerb } from './KubernetesRequestError.js';
 
 /** What one {@link KubeRequest} needs. */
 export interface KubeRequestOptions {
   readonly kubeConfig: KubeConfig;
+  /**
+   * The connection pool the request is a stream of; `undefined` sends it
+   * over a connection of its own (`connection: 'per-request'`).
+   */
+  readonly connectionPool: KubeConnectionPool | undefined;
   readonly gvr: GroupVersionResource;
   readonly verb: RequestVerb;
   /** Path and query, appended to the cluster's server URL. */
@@ -20,18 +30,21 @@ export interface KubeRequestOptions {
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /**
- * One GET against the API server over `node:http`/`node:https`,
- * authenticated by `kubeConfig.applyToHTTPSOptions()` at send time, so
- * every request (and so every reconnect) uses the current credentials:
- * token, client certificate, exec plugin, token file, in-cluster. The agent
- * client-node returns is used only for a cluster with a `proxyUrl` (with
- * client-node 2.x a proxied cluster therefore keeps its first client
- * certificate; tokens are always current).
+ * One GET against the API server: a stream of the shared
+ * `@protean/transport` connection pool (HTTP/2 where the server offers
+ * it, else HTTP/1.1 keep-alive), or a connection of its own when no pool
+ * is given. Authenticated by `kubeConfig.applyToHTTPSOptions()` at send
+ * time, so every request (and so every reconnect) uses the current
+ * credentials: token, client certificate, exec plugin, token file,
+ * in-cluster. A cluster with a `proxyUrl` goes through client-node's
+ * agent (with client-node 2.x a proxied cluster therefore keeps its first
+ * client certificate; tokens are always current).
  *
  * A watchdog fails the request when no byte arrives for
- * `inactivityTimeoutMs`, which is how a half-open connection is noticed.
+ * `inactivityTimeoutMs`, which is how a stalled stream or a half-open
+ * HTTP/1.1 connection is noticed (the pool PINGs HTTP/2 sessions on top).
  * Easy to get wrong: {@link close} must be called when done with the
- * request (also after success) to clear the watchdog and free the socket.
+ * request (also after success) to clear the watchdog and free the stream.
  */
 export class KubeRequest {
   private readonly controller = new AbortController();
@@ -49,60 +62,31 @@ export class KubeRequest {
    * Any other status rejects with a {@link KubernetesRequestError} built
    * from the response's `Status` body and `Retry-After` header.
    */
-  async send(): Promise<http.IncomingMessage> {
-    const { kubeConfig, gvr, verb } = this.request;
-    const opts: https.RequestOptions = { method: 'GET', headers: { Accept: this.request.accept } };
-    try {
-      await kubeConfig.applyToHTTPSOptions(opts);
-    } catch (err) {
-      throw (
-        this.abortReason() ??
-        new KubernetesRequestError(gvr, verb, `applying the KubeConfig's credentials failed: ${errorMessage(err)}`, {
-          reason: 'CredentialsError',
-          cause: err,
-        })
-      );
-    }
-    const cluster = kubeConfig.getCurrentCluster();
-    const server = cluster?.server;
-    if (server === undefined || server === '') {
-      throw new KubernetesRequestError(gvr, verb, 'the KubeConfig has no current cluster with a server URL', { reason: 'NoCluster' });
-    }
-    const url = new URL(server.replace(/\/+$/, '') + this.request.pathAndQuery);
-    const plain = url.protocol === 'http:';
-    // client-node 2.x hands out one cached agent per cluster+user, built from the first call's TLS options,
-    // and a Node agent's options override the request's: a rotated client certificate (exec plugin, certFile)
-    // would never be presented again. The request options carry every TLS setting, so only a proxy needs
-    // client-node's agent; otherwise use a one-off agent, as client-node 1.4 did.
-    if ((cluster?.proxyUrl ?? '') === '') opts.agent = false;
-    // An https agent cannot carry a plain-http request (a cluster with skipTLSVerify on http:).
-    else if (plain && opts.agent instanceof https.Agent) delete opts.agent;
+  async send(): Promise<KubeStreamResponse> {
+    const { kubeConfig, connectionPool, gvr, verb } = this.request;
     const aborted = this.abortReason();
     if (aborted !== undefined) throw aborted;
-    const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const onResponse = (r: http.IncomingMessage): void => {
-        // Errors before the caller listens must not become unhandled 'error' events.
-        r.on('error', () => undefined);
-        resolve(r);
-      };
-      try {
-        const req = (plain ? http : https).request(url, { ...opts, signal: this.controller.signal }, onResponse);
-        req.on('error', (err) => reject(this.failure(err, 'NetworkError')));
-        req.end();
-      } catch (err) {
-        reject(this.failure(err, 'NetworkError'));
-      }
-    });
+    const request: KubeHttpRequest = {
+      method: 'GET',
+      path: this.request.pathAndQuery,
+      headers: { accept: this.request.accept },
+      signal: this.controller.signal,
+    };
+    let res: KubeStreamResponse;
+    try {
+      res = connectionPool === undefined ? await requestOnNewConnection(kubeConfig, request) : await connectionPool.request(request);
+    } catch (err) {
+      throw this.abortReason() ?? requestFailure(gvr, verb, err);
+    }
     this.touch();
-    if (res.statusCode === 200) return res;
+    if (res.status === 200) return res;
     let text = '';
     try {
       text = await this.readText(res, MAX_ERROR_BODY_BYTES);
     } catch {
       // The status alone still says what went wrong.
     }
-    const retryAfter = res.headers['retry-after'];
-    throw KubernetesRequestError.fromResponse(gvr, verb, res.statusCode ?? 0, retryAfter, text);
+    throw KubernetesRequestError.fromResponse(gvr, verb, res.status, res.headers['retry-after'], text);
   }
 
   /**
@@ -110,7 +94,8 @@ export class KubeRequest {
    * Rejects when the connection breaks (`ConnectionReset`), the watchdog
    * fires, the request is closed, or `onChunk` throws (with that error).
    */
-  consume(res: http.IncomingMessage, onChunk: (chunk: Buffer) => void): Promise<void> {
+  consume(res: KubeStreamResponse, onChunk: (chunk: Buffer) => void): Promise<void> {
+    const body = res.body;
     return new Promise<void>((resolve, reject) => {
       let settled = false;
       const fail = (err: unknown): void => {
@@ -118,7 +103,7 @@ export class KubeRequest {
         settled = true;
         reject(err);
       };
-      res.on('data', (chunk: Buffer) => {
+      body.on('data', (chunk: Buffer) => {
         if (settled) return;
         this.touch();
         try {
@@ -128,18 +113,18 @@ export class KubeRequest {
           this.close(err instanceof Error ? err : undefined);
         }
       });
-      res.on('end', () => {
+      body.on('end', () => {
         if (settled) return;
         settled = true;
         resolve();
       });
-      res.on('error', (err) => fail(this.failure(err, 'ConnectionReset')));
-      res.on('close', () => fail(this.failure(new Error('connection closed before the response ended'), 'ConnectionReset')));
+      body.on('error', (err) => fail(this.failure(err, 'ConnectionReset')));
+      body.on('close', () => fail(this.failure(new Error('connection closed before the response ended'), 'ConnectionReset')));
     });
   }
 
   /** Reads the whole body of `res` as UTF-8 text (at most `maxBytes`). */
-  async readText(res: http.IncomingMessage, maxBytes = Number.POSITIVE_INFINITY): Promise<string> {
+  async readText(res: KubeStreamResponse, maxBytes = Number.POSITIVE_INFINITY): Promise<string> {
     const chunks: Buffer[] = [];
     let size = 0;
     await this.consume(res, (chunk) => {
@@ -199,4 +184,21 @@ export class KubeRequest {
       },
     );
   }
+}
+
+/** The informer's error for a request that got no response, keeping the transport's reason where the informer has one. */
+function requestFailure(gvr: GroupVersionResource, verb: RequestVerb, err: unknown): KubernetesRequestError {
+  if (err instanceof KubeTransportError && err.reason === 'CredentialsError') {
+    return new KubernetesRequestError(gvr, verb, `applying the KubeConfig's credentials failed: ${errorMessage(err.cause ?? err)}`, {
+      reason: 'CredentialsError',
+      cause: err.cause ?? err,
+    });
+  }
+  if (err instanceof KubeTransportError && err.reason === 'NoCluster') {
+    return new KubernetesRequestError(gvr, verb, 'the KubeConfig has no current cluster with a server URL', {
+      reason: 'NoCluster',
+      cause: err,
+    });
+  }
+  return new KubernetesRequestError(gvr, verb, `request failed: ${errorMessage(err)}`, { reason: 'NetworkError', cause: err });
 }

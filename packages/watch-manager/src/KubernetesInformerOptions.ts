@@ -1,5 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@protean/core';
+import { sharedConnectionPool, type KubeConnectionPool } from '@protean/transport';
 import type { RetryPolicyOptions } from './RetryPolicy.js';
 import { StreamingListSupport } from './StreamingListSupport.js';
 
@@ -58,7 +59,26 @@ export interface KubernetesInformerOptions extends RetryPolicyOptions {
    * detects which the server does and filters on the client otherwise.
    */
   readonly shardSelector?: string;
+  /**
+   * How requests reach the API server: `'shared'` (the default) as
+   * streams of one `@protean/transport` connection pool, so every informer
+   * of the KubeConfig multiplexes its lists and watches over one HTTP/2
+   * connection (HTTP/1.1 keep-alive where the server offers no h2);
+   * `'per-request'` opens a connection of its own for every list and
+   * watch (the behaviour before the pool, kept for comparisons).
+   */
+  readonly connection?: InformerConnectionMode;
+  /**
+   * The pool of `connection: 'shared'`. Default: the pool shared by every
+   * user of the same KubeConfig object (`sharedConnectionPool(kubeConfig)`,
+   * also used by `@protean/client`, `@protean/leader-election` and
+   * `@protean/sharding`).
+   */
+  readonly connectionPool?: KubeConnectionPool;
 }
+
+/** See {@link KubernetesInformerOptions.connection}. */
+export type InformerConnectionMode = 'shared' | 'per-request';
 
 /** See {@link KubernetesInformerOptions.streamingList}. */
 export type StreamingListMode = 'auto' | 'always' | 'never';
@@ -81,6 +101,8 @@ export interface InformerSettings {
   readonly streamingListSupport: StreamingListSupport;
   /** `undefined` = no `shardSelector` parameter. */
   readonly shardSelector: string | undefined;
+  /** The pool requests are streams of; `undefined` = a connection per request (`connection: 'per-request'`). */
+  readonly connectionPool: KubeConnectionPool | undefined;
 }
 
 /** Fills in the defaults of `options`, once, so the informer reads named fields only. */
@@ -99,5 +121,15 @@ export function resolveInformerSettings(options: KubernetesInformerOptions): Inf
     streamingListTimeoutMs: options.streamingListTimeoutMs ?? 60_000,
     streamingListSupport: options.streamingListSupport ?? new StreamingListSupport(),
     shardSelector: options.shardSelector === '' ? undefined : options.shardSelector,
+    connectionPool: resolveConnectionPool(options),
   };
+}
+
+function resolveConnectionPool(options: KubernetesInformerOptions): KubeConnectionPool | undefined {
+  const mode = options.connection ?? 'shared';
+  if (mode === 'per-request') return undefined;
+  if (mode !== 'shared') {
+    throw new TypeError(`KubernetesInformer: options.connection must be 'shared' or 'per-request', got ${JSON.stringify(mode)}`);
+  }
+  return options.connectionPool ?? sharedConnectionPool(options.kubeConfig);
 }
