@@ -6,6 +6,7 @@
 //   pnpm bench                          everything (about 5-10 minutes on 2 cores)
 //   node --expose-gc run.mjs --quick    small sizes, for development
 //   node --expose-gc run.mjs --only=routing,queue
+//   node --expose-gc run.mjs --only=replicas   sharded replicas (1, 2, 3 processes) on kube-apiserver with ShardedListAndWatch
 //
 // Benchmarks never assert a time: a failure here means a benchmark could not
 // run (a crash, a kube-apiserver that would not start), never "too slow".
@@ -17,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from './lib/args.mjs';
 import { formatNotes, formatTable } from './lib/report.mjs';
 
-const BENCHMARKS = ['routing', 'queue', 'memory', 'ingest', 'e2e'];
+const BENCHMARKS = ['routing', 'queue', 'memory', 'ingest', 'e2e', 'replicas'];
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 const flags = parseArgs(process.argv.slice(2), ['quick', 'only']);
