@@ -407,6 +407,7 @@ export class KubernetesInformer implements Informer {
     const req = new KubeRequest({
       kubeConfig: this.settings.kubeConfig,
       connectionPool: this.settings.connectionPool,
+      connectionPool: this.settings.connectionPool,
       gvr: this.gvr,
       verb,
       pathAndQuery: `${this.path}?${q.toString()}`,
