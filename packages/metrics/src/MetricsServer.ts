@@ -2,6 +2,8 @@ import { errorMessage } from '@protean/core';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { handleStatusPage, STATUS_PAGE_PATHS } from './statusPage/handleStatusPage.js';
+import type { StatusPageSource } from './statusPage/StatusPageSource.js';
 
 /**
  * A named health check; `ready()` false (or throwing) makes its endpoint
@@ -24,13 +26,22 @@ export interface MetricsServerOptions {
   readonly liveness?: readonly ReadinessCheck[];
   /** JSON status pages: `/statusz/<name>` answers `JSON.stringify(page())`. */
   readonly status?: Readonly<Record<string, () => unknown>>;
+  /**
+   * The live status page, off unless given: `/statusz` (HTML),
+   * `/statusz/status.json` and `/statusz/explain`. Read-only (GET and
+   * HEAD) and metadata-only, but it shows the names and labels of the
+   * objects the controller watches and its error messages to whoever can
+   * reach the port: bind `host` accordingly.
+   */
+  readonly statusPage?: StatusPageSource;
 }
 
 /**
  * Serves `/metrics` (Prometheus text format), `/healthz` and `/livez` (every
  * liveness check passes), `/readyz` (every readiness check passes) and the
- * JSON pages `/statusz/<name>`. The health bodies list each check, as
- * kube-apiserver's `/readyz?verbose` does.
+ * JSON pages `/statusz/<name>`; with `statusPage`, also the status page
+ * (`/statusz`, `/statusz/status.json`, `/statusz/explain`). The health
+ * bodies list each check, as kube-apiserver's `/readyz?verbose` does.
  */
 export class MetricsServer {
   private constructor(
@@ -39,7 +50,16 @@ export class MetricsServer {
     readonly url: string,
   ) {}
 
+  /** Starts listening; rejects when a `status` name collides with a path of the status page. */
   static async start(options: MetricsServerOptions): Promise<MetricsServer> {
+    if (options.statusPage !== undefined) {
+      const taken = Object.keys(options.status ?? {}).filter((name) => STATUS_PAGE_PATHS.includes(`/statusz/${name}`));
+      if (taken.length > 0) {
+        throw new TypeError(
+          `MetricsServer: status page name(s) ${taken.map((n) => JSON.stringify(n)).join(', ')} collide with the status page`,
+        );
+      }
+    }
     const server = createServer((req, res) => {
       void handle(req, res, options);
     });
@@ -62,7 +82,9 @@ export class MetricsServer {
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, options: MetricsServerOptions): Promise<void> {
-  const path = (req.url ?? '/').split('?')[0] ?? '/';
+  const target = req.url ?? '/';
+  const queryAt = target.indexOf('?');
+  const path = queryAt < 0 ? target : target.slice(0, queryAt);
   try {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return reply(res, 405, 'method not allowed\n');
@@ -77,6 +99,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Metric
       return runChecks(res, checks, path.slice(1));
     }
     if (path === '/readyz') return runChecks(res, options.readiness ?? [], 'readyz');
+    if (options.statusPage !== undefined) {
+      const query = new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1));
+      if (handleStatusPage(path, query, res, options.statusPage)) return;
+    } else if (STATUS_PAGE_PATHS.includes(path)) {
+      return reply(res, 404, `not found: ${path} (the status page is off; it is opt-in: statusPage)\n`);
+    }
     const page = path.startsWith('/statusz/') ? options.status?.[path.slice('/statusz/'.length)] : undefined;
     if (page !== undefined) {
       return reply(res, 200, `${JSON.stringify(page(), null, 2)}\n`, 'application/json; charset=utf-8');

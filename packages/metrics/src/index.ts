@@ -3,3 +3,4 @@ export * from './InformerHealthRules.js';
 export * from './instrumentContainer.js';
 export * from './MetricsServer.js';
 export * from './PrometheusQueueMetrics.js';
+export * from './statusPage/index.js';

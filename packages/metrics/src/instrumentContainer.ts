@@ -13,6 +13,7 @@ import { ControllerMetrics } from './ControllerMetrics.js';
 import { InformerHealthRules, type InformerHealthOptions, type InformerStatus } from './InformerHealthRules.js';
 import { MetricsServer, type ReadinessCheck } from './MetricsServer.js';
 import { PrometheusQueueMetrics } from './PrometheusQueueMetrics.js';
+import { controllerStatusPage } from './statusPage/controllerStatusPage.js';
 
 /** Options of {@link instrumentContainer}. */
 export interface InstrumentOptions {
@@ -24,6 +25,16 @@ export interface InstrumentOptions {
   readonly health?: InformerHealthOptions;
   /** Serve `/statusz/informers` (JSON). Default true. */
   readonly statusEndpoint?: boolean;
+  /**
+   * Serve the live status page on the same port: `/statusz` (HTML),
+   * `/statusz/status.json` and `/statusz/explain`. Default false.
+   *
+   * Easy to get wrong: it is read-only and shows metadata only, but that
+   * metadata (object names, labels, watch declarations, error messages)
+   * goes to whoever can reach the port; turn it on where the metrics port
+   * is as private as the controller's logs.
+   */
+  readonly statusPage?: boolean;
 }
 
 /** What {@link instrumentContainer} gives back. */
@@ -44,8 +55,9 @@ export interface ProteanMetrics {
   /** Every running informer with the health rules applied: what `/statusz/informers` serves. */
   informers(): InformerStatus[];
   /**
-   * Starts an HTTP server with `/metrics`, `/healthz`, `/readyz` and (unless
-   * `statusEndpoint: false`) `/statusz/informers`; `readiness` and
+   * Starts an HTTP server with `/metrics`, `/healthz`, `/readyz`, (unless
+   * `statusEndpoint: false`) `/statusz/informers` and (with
+   * `statusPage: true`) the status page at `/statusz`; `readiness` and
    * `liveness` add checks of your own to the built-in ones.
    */
   serve(options?: {
@@ -163,6 +175,7 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
         readiness: [...readiness(), ...extraReady],
         liveness: [...liveness(), ...extraLive],
         ...(options.statusEndpoint === false ? {} : { status: { informers: statusPage } }),
+        ...(options.statusPage === true ? { statusPage: controllerStatusPage(controller, informers) } : {}),
         ...opts,
       }),
   };

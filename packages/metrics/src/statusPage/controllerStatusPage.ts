@@ -1,0 +1,60 @@
+import type { ControllerStatus, DynamicController, InformerStatusEntry } from '@protean/core';
+import type { InformerStatus } from '../InformerHealthRules.js';
+import type { StatusPageSource } from './StatusPageSource.js';
+
+/**
+ * How an informer fares under the health rules, as the status page colours
+ * it; `unknown`: synced, but the watch manager reports no health to assess.
+ */
+export type InformerState = 'syncing' | 'healthy' | 'unhealthy' | 'down' | 'unknown';
+
+/** One informer of {@link StatusPageStatus}: the controller's entry plus its assessment. */
+export interface StatusPageInformer extends InformerStatusEntry {
+  readonly state: InformerState;
+  /** What the health rules found wrong (`failing for 75 s ...`); unset when healthy. */
+  readonly problem?: string;
+}
+
+/** `/statusz/status.json`: `DynamicController.status()` with each informer assessed by the health rules. */
+export interface StatusPageStatus extends Omit<ControllerStatus, 'informers'> {
+  readonly informers: readonly StatusPageInformer[];
+}
+
+/**
+ * The status page's source over a composed controller: `status()` is
+ * `DynamicController.status()` with the informers' assessed health,
+ * `explain()` is `DynamicController.explain()`.
+ */
+export function controllerStatusPage(
+  controller: () => DynamicController | undefined,
+  informers: () => readonly InformerStatus[],
+): StatusPageSource {
+  const composed = (): DynamicController => {
+    const c = controller();
+    if (c === undefined) throw new Error('the status page has no controller yet: get DynamicController from the container first');
+    return c;
+  };
+  return {
+    status: (): StatusPageStatus => {
+      const status = composed().status();
+      const assessed = new Map(informers().map((i) => [i.gvr, i]));
+      return {
+        ...status,
+        informers: status.informers.map((entry) => {
+          const a = assessed.get(entry.gvr);
+          const state: InformerState = !entry.synced
+            ? 'syncing'
+            : a === undefined
+              ? 'unknown'
+              : a.down
+                ? 'down'
+                : a.healthy
+                  ? 'healthy'
+                  : 'unhealthy';
+          return { ...entry, state, ...(a?.problem === undefined ? {} : { problem: a.problem }) };
+        }),
+      };
+    },
+    explain: (query) => composed().explain(query),
+  };
+}
