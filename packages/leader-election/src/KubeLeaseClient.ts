@@ -3,11 +3,13 @@ import * as https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { errorMessage } from '@protean/core';
 import type { Lease } from './Lease.js';
-import type { LeaseClient } from './LeaseClient.js';
+import type { LeaseClient, LeaseWatchEvent, LeaseWatchSelector } from './LeaseClient.js';
 import { LeaseRequestError, type LeaseVerb } from './LeaseRequestError.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const USER_AGENT = 'protean-leader-election';
+/** How long the server keeps one lease watch open before the client opens the next. */
+const WATCH_TIMEOUT_SECONDS = 300;
 
 function leasePath(namespace: string, name?: string): string {
   const base = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
@@ -57,6 +59,65 @@ export class KubeLeaseClient implements LeaseClient {
     );
   }
 
+  /**
+   * A WATCH of the namespace's leases (`fieldSelector=metadata.name=<name>`
+   * for one, `labelSelector` for a group), from the current state: an
+   * `ADDED` per existing lease, then every change, until the server ends
+   * it (`timeoutSeconds`, about five minutes) or `signal` aborts.
+   */
+  async watch(
+    namespace: string,
+    selector: LeaseWatchSelector,
+    onEvent: (event: LeaseWatchEvent) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const key = `${namespace}/${selector.name ?? '*'}`;
+    const q = new URLSearchParams({ watch: 'true', timeoutSeconds: String(WATCH_TIMEOUT_SECONDS) });
+    if (selector.name !== undefined) q.set('fieldSelector', `metadata.name=${selector.name}`);
+    if (selector.labelSelector !== undefined && selector.labelSelector !== '') q.set('labelSelector', selector.labelSelector);
+    let buffer = '';
+    let failure: LeaseRequestError | undefined;
+    const onLine = (line: string): void => {
+      if (line.trim() === '' || failure !== undefined) return;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(line);
+      } catch {
+        failure = new LeaseRequestError('watch', key, `the watch sent a line that is not JSON: ${line.slice(0, 120)}`, {
+          reason: 'BadResponse',
+        });
+        return;
+      }
+      const type = isObject(parsed) ? parsed['type'] : undefined;
+      const object = isObject(parsed) ? parsed['object'] : undefined;
+      if (type === 'ERROR') {
+        const s = isObject(object) ? object : {};
+        const fields: { status?: number; reason?: string } = {};
+        if (typeof s['code'] === 'number') fields.status = s['code'];
+        if (typeof s['reason'] === 'string') fields.reason = s['reason'];
+        failure = new LeaseRequestError('watch', key, `the watch ended with an error: ${String(s['message'] ?? 'no message')}`, fields);
+        return;
+      }
+      if ((type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') && isLease(object)) onEvent({ type, lease: object });
+    };
+    const answer = await this.request('watch', key, 'GET', `${leasePath(namespace)}?${q.toString()}`, undefined, signal, (chunk) => {
+      buffer += chunk;
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        onLine(buffer.slice(0, nl));
+        buffer = buffer.slice(nl + 1);
+      }
+    }).catch((err: unknown) => {
+      // An abort is the caller's way of closing the watch.
+      if (signal.aborted) return undefined;
+      throw err;
+    });
+    if (answer === undefined) return;
+    onLine(buffer);
+    if (failure !== undefined) throw failure;
+    if (answer.status !== 200) this.expect(200, 'watch', key, answer);
+  }
+
   private expect(status: number, verb: LeaseVerb, key: string, answer: Answer): Lease {
     if (answer.status === status && isLease(answer.body)) return answer.body;
     const s = isObject(answer.body) ? answer.body : {};
@@ -68,7 +129,16 @@ export class KubeLeaseClient implements LeaseClient {
     throw new LeaseRequestError(verb, key, `${answer.status}${reason === undefined ? '' : ` ${reason}`}: ${message}`, fields);
   }
 
-  private async request(verb: LeaseVerb, key: string, method: string, path: string, body: unknown, signal: AbortSignal): Promise<Answer> {
+  /** One request; with `onChunk` a 200 answer's body is streamed to it instead of parsed (a watch). */
+  private async request(
+    verb: LeaseVerb,
+    key: string,
+    method: string,
+    path: string,
+    body: unknown,
+    signal: AbortSignal,
+    onChunk?: (chunk: string) => void,
+  ): Promise<Answer> {
     const aborted = (): LeaseRequestError =>
       new LeaseRequestError(verb, key, `aborted: ${errorMessage(signal.reason)}`, { reason: 'Aborted', cause: signal.reason });
     if (signal.aborted) throw aborted();
@@ -97,6 +167,25 @@ export class KubeLeaseClient implements LeaseClient {
     else if (plain && opts.agent instanceof https.Agent) delete opts.agent;
     return new Promise<Answer>((resolve, reject) => {
       const onResponse = (res: http.IncomingMessage): void => {
+        if (onChunk !== undefined && res.statusCode === 200) {
+          res.setEncoding('utf8');
+          res.on('data', onChunk);
+          res.on('error', (err) =>
+            reject(
+              signal.aborted
+                ? aborted()
+                : new LeaseRequestError(verb, key, `the watch broke: ${errorMessage(err)}`, { reason: 'NetworkError', cause: err }),
+            ),
+          );
+          res.on('end', () => resolve({ status: 200, body: undefined }));
+          // A connection cut without a clean end of the body (settling twice is a no-op).
+          res.on('close', () =>
+            signal.aborted || res.complete
+              ? resolve({ status: 200, body: undefined })
+              : reject(new LeaseRequestError(verb, key, 'the watch connection closed', { reason: 'NetworkError' })),
+          );
+          return;
+        }
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {

@@ -60,6 +60,9 @@ export class LeaderElector implements Leadership {
   private running = false;
   /** When (clock ms) the last successful write of ours was sent. */
   private lastRenewAt = 0;
+  private watching = false;
+  /** Ends the candidate's current wait early (a watched change). */
+  private wakeUp: (() => void) | undefined;
 
   constructor(options: LeaderElectorOptions) {
     this.o = resolveLeaderElectorOptions(options);
@@ -98,20 +101,85 @@ export class LeaderElector implements Leadership {
   async run(signal: AbortSignal, lead: (term: AbortSignal) => Promise<void>): Promise<void> {
     if (this.running) throw new Error(`LeaderElector.run: already running for lease ${this.leaseKey}`);
     this.running = true;
+    const watchStop = new AbortController();
     try {
       this.log.info(
         { leaseDurationMs: this.o.leaseDurationMs, renewDeadlineMs: this.o.renewDeadlineMs, retryPeriodMs: this.o.retryPeriodMs },
         'waiting to acquire the lease',
       );
+      void this.watchLease(watchStop.signal);
       while (await this.acquire(signal)) {
         const end = await this.leadTerm(signal, lead);
         if (end.kind === 'finished' || signal.aborted) return;
         this.log.info('standing by to acquire the lease again');
       }
     } finally {
+      watchStop.abort();
       this.running = false;
       this.leading = false;
     }
+  }
+
+  /** True while a watch of the lease is open (the candidate then waits for its events instead of polling). */
+  isWatching(): boolean {
+    return this.watching;
+  }
+
+  /**
+   * Keeps a watch of the lease (`fieldSelector=metadata.name=<lease>`) open
+   * while running, when the client can watch: a candidate sees each
+   * renewal when it happens (so the expiry it computes is not late by a
+   * poll) and a release at once. A watch that fails is opened again after
+   * a retry period; meanwhile candidates poll every retry period.
+   */
+  private async watchLease(stop: AbortSignal): Promise<void> {
+    const { client, namespace, leaseName, clock, retryPeriodMs } = this.o;
+    if (client.watch === undefined) return;
+    let lastFailure = '';
+    while (!stop.aborted) {
+      this.watching = true;
+      try {
+        await client.watch(namespace, { name: leaseName }, (event) => this.onWatchEvent(event.type, event.lease), stop);
+        lastFailure = '';
+      } catch (err) {
+        this.watching = false;
+        const message = errorMessage(err);
+        if (message !== lastFailure) this.log.info({ err: message }, 'watching the lease failed; polling it until the watch is back');
+        lastFailure = message;
+        this.wake();
+        await sleep(clock, retryPeriodMs, stop);
+      }
+    }
+    this.watching = false;
+  }
+
+  /** A watched change: a candidate records it (when it saw the record change) and re-plans its wait. */
+  private onWatchEvent(type: 'ADDED' | 'MODIFIED' | 'DELETED', lease: Lease): void {
+    // The leader renews from the lease it wrote last; events of its own writes may arrive late.
+    if (this.leading) return;
+    if (type === 'DELETED') this.observed = undefined;
+    else this.observe(lease, this.o.clock.now());
+    this.wake();
+  }
+
+  private wake(): void {
+    const wake = this.wakeUp;
+    this.wakeUp = undefined;
+    wake?.();
+  }
+
+  /** Resolves after `ms`, when `signal` aborts, or when the watch saw a change; true when woken by the watch. */
+  private async waitOrWake(ms: number, signal: AbortSignal): Promise<boolean> {
+    let woken = false;
+    const wakePromise = new Promise<void>((resolve) => {
+      this.wakeUp = () => {
+        woken = true;
+        resolve();
+      };
+    });
+    await sleep(this.o.clock, ms, signal, wakePromise);
+    this.wakeUp = undefined;
+    return woken;
   }
 
   /** Tries until the lease is ours (true) or `signal` aborts (false). */
@@ -129,10 +197,22 @@ export class LeaderElector implements Leadership {
         if (message !== lastFailure) this.log.warn({ err: message }, 'could not read or take the lease; retrying');
         lastFailure = message;
       }
-      let waitMs = this.o.retryPeriodMs * (1 + this.o.random() * this.o.jitter);
-      // Waiting for another holder's lease: try again the moment it would expire rather than up to a retry later.
-      if (attempt.kind === 'taken') waitMs = Math.min(waitMs, Math.max(0, this.expiresAt() - this.o.clock.now()));
-      await sleep(this.o.clock, waitMs, signal);
+      const retryAt = this.o.clock.now() + this.o.retryPeriodMs * (1 + this.o.random() * this.o.jitter);
+      if (attempt.kind !== 'taken') {
+        await sleep(this.o.clock, retryAt - this.o.clock.now(), signal);
+        continue;
+      }
+      // Waiting for another holder's lease: try again the moment it would expire (on this replica's clock) or is
+      // released. While the watch is open its events move the expiry and wake this wait, so no poll is needed; without
+      // it, poll every jittered retry period.
+      for (;;) {
+        const now = this.o.clock.now();
+        if (this.observedFree(now)) break;
+        const until = this.watching ? this.expiresAt() : Math.min(retryAt, this.expiresAt());
+        if (until <= now) break;
+        const woken = await this.waitOrWake(until - now, signal);
+        if (signal.aborted || (!woken && !this.watching) || (!woken && this.o.clock.now() >= this.expiresAt())) break;
+      }
     }
     return false;
   }
@@ -265,6 +345,12 @@ export class LeaderElector implements Leadership {
     } finally {
       deadline.dispose();
     }
+  }
+
+  /** True when, as last observed, nobody holds the lease, it is gone, or its holder's record has expired. */
+  private observedFree(now: number): boolean {
+    const holder = this.observedLeader();
+    return holder === undefined || holder === '' || holder === this.identity || this.expired(now);
   }
 
   /** True when the observed record has not changed for its lease duration. */

@@ -1,5 +1,5 @@
 /** Which lease call failed. */
-export type LeaseVerb = 'get' | 'create' | 'update';
+export type LeaseVerb = 'get' | 'create' | 'update' | 'watch';
 
 /**
  * A failed call of a {@link LeaseClient}: an HTTP error status (with the
