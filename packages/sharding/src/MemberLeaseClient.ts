@@ -1,8 +1,20 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { FakeLeaseClient, KubeLeaseClient, LeaseRequestError, type Lease, type LeaseClient } from '@protean/leader-election';
+import {
+  FakeLeaseClient,
+  KubeLeaseClient,
+  LeaseRequestError,
+  type Lease,
+  type LeaseClient,
+  type LeaseWatchEvent,
+  type LeaseWatchSelector,
+} from '@protean/leader-election';
 import { kubeGetJson, kubeJson } from './kubeGetJson.js';
 
-/** The Lease calls of shard membership: leader election's three, and a LIST by label. */
+/**
+ * The Lease calls of shard membership: leader election's (with the
+ * optional label-selected `watch`, which makes members see joins, leaves
+ * and releases at once), a LIST by label and a guarded DELETE.
+ */
 export interface MemberLeaseClient extends LeaseClient {
   /** The leases of `namespace` matching the label selector `labelSelector` (`key=value`). */
   list(namespace: string, labelSelector: string, signal: AbortSignal): Promise<Lease[]>;
@@ -14,7 +26,7 @@ export interface MemberLeaseClient extends LeaseClient {
   delete(namespace: string, name: string, resourceVersion: string, signal: AbortSignal): Promise<boolean>;
 }
 
-/** {@link MemberLeaseClient} over HTTP: `KubeLeaseClient` for get/create/update, one GET for the list. */
+/** {@link MemberLeaseClient} over HTTP: `KubeLeaseClient` for get/create/update/watch, one GET for the list. */
 export class KubeMemberLeaseClient extends KubeLeaseClient implements MemberLeaseClient {
   constructor(private readonly config: KubeConfig) {
     super(config);
@@ -89,7 +101,26 @@ export class FakeMemberLeaseClient extends FakeLeaseClient implements MemberLeas
     if (lease === undefined || lease.metadata.resourceVersion !== resourceVersion) return false;
     this.deleted.add(key);
     this.names.delete(key);
+    this.notify('DELETED', lease);
     return true;
+  }
+
+  override watch(
+    namespace: string,
+    selector: LeaseWatchSelector,
+    onEvent: (event: LeaseWatchEvent) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
+    // The base client cannot forget a lease: hide the deleted ones, as get and list do.
+    return super.watch(
+      namespace,
+      selector,
+      (e) => {
+        const key = `${e.lease.metadata.namespace ?? ''}/${e.lease.metadata.name}`;
+        if (e.type === 'DELETED' || !this.deleted.has(key)) onEvent(e);
+      },
+      signal,
+    );
   }
 
   async list(namespace: string, labelSelector: string, signal: AbortSignal): Promise<Lease[]> {

@@ -3,7 +3,7 @@ import { FakeClock } from '@protean/core/testing';
 import { assignShards } from './assignShards.js';
 import { HASH_SPACE_END, type HashRange } from './HashRange.js';
 import { FakeMemberLeaseClient } from './MemberLeaseClient.js';
-import { memberLeaseName, SHARD_GROUP_LABEL, ShardMembership } from './ShardMembership.js';
+import { memberLeaseName, SHARD_GROUP_LABEL, ShardMembership, type ShardChange } from './ShardMembership.js';
 import { ShardingConfigError } from './ShardingConfigError.js';
 
 const KEYS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'team-delta', 'payments'];
@@ -32,7 +32,10 @@ describe('ShardMembership', () => {
     const client = new FakeMemberLeaseClient();
     const clock = new FakeClock();
     const replicas = group(client, clock, ['r2', 'r0', 'r1']);
+    // Round 1: join and claim; round 2: r2's first view (everything) still holds the others' shares; round 3: released, started.
     await round(replicas);
+    await round(replicas);
+    expect(replicas.map((r) => r.ranges().length)).toEqual([1, 0, 0]);
     await round(replicas);
     const expected = assignShards(['r0', 'r1', 'r2'], KEYS);
     for (const r of replicas) {
@@ -51,6 +54,7 @@ describe('ShardMembership', () => {
     const [r0, r1, r2] = group(client, clock, ['r0', 'r1', 'r2']) as [ShardMembership, ShardMembership, ShardMembership];
     await round([r0, r1, r2]);
     await round([r0, r1, r2]);
+    await round([r0, r1, r2]);
     expect(await r0.step(signal)).toBeUndefined();
     await r1.step(signal); // both have now seen r2's last renewal at t=0
     // r2 dies: r0 and r1 keep it until its record has not changed for 15 s on their clock.
@@ -58,8 +62,16 @@ describe('ShardMembership', () => {
     await round([r0, r1]);
     expect(r0.members()).toEqual(['r0', 'r1', 'r2']);
     clock.advance(1_000);
-    const change = await r0.step(signal);
-    await r1.step(signal);
+    // r2 is counted out and its expired lease's holds no longer count. r0's gain is r1's old share: r1 releases it
+    // (one step to give it up, one to publish), r0 claims it, and starts it once r1's lease no longer holds it.
+    const changes: ShardChange[] = [];
+    for (let i = 0; i < 4; i++) {
+      const c = await r0.step(signal);
+      if (c !== undefined) changes.push(c);
+      await r1.step(signal);
+    }
+    expect(changes).toHaveLength(1);
+    const change = changes[0];
     expect(change?.members).toEqual(['r0', 'r1']);
     expect(r1.members()).toEqual(['r0', 'r1']);
     expect(change?.ranges).toEqual(assignShards(['r0', 'r1'], KEYS).get('r0'));
@@ -86,6 +98,7 @@ describe('ShardMembership', () => {
     expect(client.read('ctl-system', r1.leaseName)!.spec?.holderIdentity).toBe('');
     await r0.step(signal);
     expect(r0.members()).toEqual(['r0']);
+    await r0.step(signal);
     expect(r0.ranges()).toEqual([{ start: 0n, end: HASH_SPACE_END }]);
   });
 
@@ -128,6 +141,7 @@ describe('ShardMembership', () => {
     const clock = new FakeClock();
     const [r0] = group(client, clock, ['r0']) as [ShardMembership];
     await r0.step(signal);
+    await r0.step(signal);
     expect(r0.ranges()).toEqual([{ start: 0n, end: HASH_SPACE_END }]);
     client.failing = true;
     clock.advance(9_000);
@@ -136,7 +150,9 @@ describe('ShardMembership', () => {
     clock.advance(1_000);
     const change = await r0.step(signal);
     expect(change?.ranges).toEqual([]);
+    expect(r0.status().transitions.lost).toBe(1);
     client.failing = false;
+    await r0.step(signal);
     await r0.step(signal);
     expect(r0.ranges()).toEqual([{ start: 0n, end: HASH_SPACE_END }]);
   });

@@ -1,10 +1,15 @@
-import { errorMessage, realClock, silentLogger, type Clock, type Logger } from '@protean/core';
+import { errorMessage, realClock, silentLogger, type Clock, type Logger, type TimerHandle } from '@protean/core';
 import { formatMicroTime, LeaseRequestError, type Lease } from '@protean/leader-election';
-import { assignShards, type ShardAssignment } from './assignShards.js';
+import { assignShards, keysPerMember, type ShardAssignment } from './assignShards.js';
+import { deadlineSignal, sleepOrWake } from './clockWait.js';
 import { fnv1a64 } from './fnv1a64.js';
 import type { HashRange } from './HashRange.js';
 import type { MemberLeaseClient } from './MemberLeaseClient.js';
+import { MemberLeaseView, type LiveMember } from './MemberLeaseView.js';
+import { withHolds } from './rangeClaims.js';
+import { describeRanges, intersectRanges, normalizeRanges, sameRanges, subtractRanges, unionRanges } from './rangeSet.js';
 import { ShardingConfigError } from './ShardingConfigError.js';
+import type { ShardMembershipStatus, ShardTransition, ShardTransitionKind } from './ShardStatus.js';
 
 /** The label every member lease of a shard group carries; its value is the group. */
 export const SHARD_GROUP_LABEL = 'sharding.protean.dev/group';
@@ -32,39 +37,66 @@ export interface ShardMembershipOptions {
   readonly logger?: Logger;
 }
 
-/** What {@link ShardMembership} hands to its listener when this replica's share changed. */
+/** What {@link ShardMembership} hands to its listener when the ranges this replica may reconcile changed. */
 export interface ShardChange {
   readonly members: readonly string[];
   readonly assignment: ShardAssignment;
-  /** This replica's ranges now (empty while it is not a live member). */
+  /**
+   * The ranges this replica may reconcile from now on: those assigned to
+   * it that no other member holds any more (empty while it is not a live
+   * member). Narrower than the assignment while it waits for a hold.
+   */
   readonly ranges: readonly HashRange[];
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
+/** The listener's contract; see {@link ShardMembership.run}. */
+export type ShardChangeListener = (change: ShardChange) => void | Promise<void>;
+
+/** A listener call whose promise has not settled yet: until it does, the replica may still reconcile `ranges`. */
+interface ListenerCall {
+  readonly ranges: HashRange[];
+}
+
 /**
  * Membership of a shard group by one `coordination.k8s.io/v1` Lease per
  * replica, with leader election's record conventions (holder identity,
  * MicroTime renew time, duration in seconds, released with no holder on a
- * graceful stop): each replica renews its own lease every retry period,
- * removes the leases of members gone for good (released, or unchanged for
- * two lease durations; deletes guarded by their resourceVersion),
- * lists the group's leases by label, and computes `assignShards(live
- * members, keys)`. A member is live while its lease names a holder and
- * its record changed within its lease duration, measured on this
- * replica's clock from when it saw the change (clocks across nodes need
- * not agree; a lease seen for the first time counts as just renewed).
+ * graceful stop), and exclusive handoff of ranges between members.
  *
- * This replica counts itself a member only while its last successful
- * renewal was sent less than `renewDeadlineMs` ago: a replica cut off
- * from the server drops its share before the others can take it
- * (`leaseDurationMs` after that renewal).
+ * Each replica renews its own lease every retry period, lists (and, when
+ * the client can, watches) the group's leases by label, and computes
+ * `assignShards(live members, keys)`. A member is live while its lease
+ * names a holder and its record changed within its lease duration,
+ * measured on this replica's clock from when it saw the change (clocks
+ * across nodes need not agree; a lease seen for the first time counts as
+ * just renewed). Leases of members gone for good (released, or unchanged
+ * for two lease durations) are deleted, guarded by their resourceVersion.
+ *
+ * Handoff: every lease carries, in the annotation
+ * `sharding.protean.dev/held-ranges`, the ranges its holder holds (those
+ * it may be reconciling and those it is about to start). A replica starts
+ * a newly assigned range only when a LIST made after its lease was
+ * written with that range shows no other member's unexpired lease
+ * holding an overlapping one (released, or expired as above). It gives
+ * up a range it is no longer assigned by telling the listener (stop
+ * taking items, drain the passes in flight: `ShardGate.setRanges`),
+ * waiting for the listener's promise, and only then writing its lease
+ * without the range. A replica that could not renew for
+ * `renewDeadlineMs` (counted from when its last successful renewal was
+ * sent) tells the listener to stop everything at once, before any other
+ * member can count its lease out (`leaseDurationMs` after that renewal).
+ * So two members never reconcile the same range at the same time, as long
+ * as the listener's promise settles only once nothing outside the ranges
+ * it was given runs, and handlers stop within
+ * `leaseDurationMs - renewDeadlineMs` of a renew failure.
  *
  * Easy to get wrong: each replica computes the assignment from its own
- * view, so during a membership change two replicas may briefly disagree
- * (for up to a retry period plus a lease duration); the share is a
- * routing decision, not a lock. Exclusive handoff (drain, then release a
- * range before its new owner starts) is not part of this class.
+ * view, so during a membership change two replicas may briefly both be
+ * assigned a range; the holds make the second wait, not reconcile. The
+ * listener may be called again before its previous promise settled (a
+ * renew failure does not wait for a drain); see {@link ShardMembership.run}.
  */
 export class ShardMembership {
   readonly identity: string;
@@ -79,12 +111,33 @@ export class ShardMembership {
   private readonly clock: Clock;
   private readonly wallClock: () => number;
   private readonly log: Logger;
+  private readonly view: MemberLeaseView;
   private own: Lease | undefined;
   private lastRenewSentMs: number | undefined;
-  private readonly seen = new Map<string, { record: string; atMs: number }>();
+  private deadlineTimer: TimerHandle | undefined;
   private live: readonly string[] = [];
   private current: ShardAssignment | undefined;
-  private currentRanges: readonly HashRange[] = [];
+  private assigned: HashRange[] = [];
+  /** The ranges last given to the listener: what the replica reconciles from now on. */
+  private active: HashRange[] = [];
+  /** Assigned, not started: held in the lease, waiting until no other member holds them. */
+  private pending: HashRange[] = [];
+  private waitingFor: { range: HashRange; holders: string[] }[] = [];
+  /** The ranges of the latest listener call that settled, and the calls after it that have not. */
+  private settledRanges: HashRange[] = [];
+  private unsettled: ListenerCall[] = [];
+  /** Given up (drained or lost) and not yet published as released. */
+  private givenUp: HashRange[] = [];
+  /** The holds in this replica's lease as last written. */
+  private published: HashRange[] = [];
+  private listener: ShardChangeListener | undefined;
+  private running = false;
+  private watching = false;
+  private wakeUp: (() => void) | undefined;
+  private wakeRequested = false;
+  private lastWaiting = '';
+  private readonly counts: Record<ShardTransitionKind, number> = { acquired: 0, waiting: 0, released: 0, lost: 0 };
+  private readonly transitionListeners = new Set<(t: ShardTransition) => void>();
 
   constructor(options: ShardMembershipOptions) {
     if (options?.client === undefined) throw new ShardingConfigError('client: is required');
@@ -114,6 +167,7 @@ export class ShardMembership {
     this.clock = options.clock ?? realClock;
     this.wallClock = options.wallClock ?? Date.now;
     this.leaseName = memberLeaseName(options.group, options.identity);
+    this.view = new MemberLeaseView(this.leaseName, this.leaseDurationMs);
     this.log = (options.logger ?? silentLogger()).child({ component: 'sharding', group: this.group, identity: this.identity });
   }
 
@@ -127,72 +181,119 @@ export class ShardMembership {
     return this.current;
   }
 
-  /** This replica's ranges as of the last step. */
+  /** The ranges this replica may reconcile now (assigned, and no longer held by another member). */
   ranges(): readonly HashRange[] {
-    return this.currentRanges;
+    return this.active;
+  }
+
+  /** A snapshot of this replica's membership and handoff state. */
+  status(): ShardMembershipStatus {
+    const now = this.clock.now();
+    const keys = this.keys();
+    return {
+      identity: this.identity,
+      group: this.group,
+      members: this.live,
+      assigned: this.assigned,
+      ranges: this.active,
+      waiting: this.waitingFor,
+      releasing: subtractRanges(this.holdsNow(), this.active),
+      published: this.published,
+      renewing: this.isRenewing(now),
+      watching: this.watching,
+      keysPerMember: this.current === undefined ? new Map() : keysPerMember(this.current, keys),
+      transitions: { ...this.counts },
+    };
+  }
+
+  /** Calls `listener` on every transition (also logged at info); returns the unsubscribe function. */
+  onTransition(listener: (transition: ShardTransition) => void): () => void {
+    this.transitionListeners.add(listener);
+    return () => this.transitionListeners.delete(listener);
   }
 
   /**
-   * One round: renew this replica's lease (creating it at first), list the
-   * group, recompute. Resolves with the change when this replica's ranges
-   * changed, else undefined. Never rejects on a failed request (logged).
+   * One round: renew this replica's lease (creating it at first) with the
+   * ranges it holds, list the group, recompute the assignment, start the
+   * assigned ranges no other member holds and give up those no longer
+   * assigned. Resolves with the change when the ranges this replica may
+   * reconcile changed, else undefined. Never rejects on a failed request
+   * (logged).
    */
   async step(signal: AbortSignal): Promise<ShardChange | undefined> {
-    await this.renew(signal);
+    const holds = this.holds();
+    const wrote = await this.renew(signal, holds);
     let leases: Lease[] | undefined;
+    const deadline = deadlineSignal(this.clock, this.renewDeadlineMs, 'listing the shard group', signal);
     try {
-      leases = await this.client.list(this.namespace, `${SHARD_GROUP_LABEL}=${this.group}`, signal);
+      leases = await this.client.list(this.namespace, `${SHARD_GROUP_LABEL}=${this.group}`, deadline.signal);
     } catch (err) {
       this.log.warn({ err: errorMessage(err) }, 'listing the shard group failed');
+    } finally {
+      deadline.dispose();
     }
     const now = this.clock.now();
-    const members = new Set<string>();
-    const stale: Lease[] = [];
-    if (leases !== undefined) {
-      const names = new Set<string>();
-      for (const lease of leases) {
-        const name = lease.metadata.name;
-        names.add(name);
-        const record = `${lease.metadata.resourceVersion ?? ''} ${JSON.stringify(lease.spec ?? {})}`;
-        const before = this.seen.get(name);
-        if (before === undefined || before.record !== record) this.seen.set(name, { record, atMs: now });
-        const holder = lease.spec?.holderIdentity ?? '';
-        const durationMs = (lease.spec?.leaseDurationSeconds ?? this.leaseDurationMs / 1000) * 1000;
-        const idleMs = now - this.seen.get(name)!.atMs;
-        if (holder !== '' && holder !== this.identity && idleMs < durationMs) members.add(holder);
-        // Leases of replicas gone for good (released, or silent for two durations) are removed by whoever sees them.
-        else if (name !== this.leaseName && (holder === '' || idleMs >= 2 * durationMs)) stale.push(lease);
-      }
-      for (const name of [...this.seen.keys()]) if (!names.has(name)) this.seen.delete(name);
-    } else {
-      // Without a fresh list, keep the members of the last one that have not expired yet.
-      for (const m of this.live) if (m !== this.identity) members.add(m);
-    }
-    if (this.lastRenewSentMs !== undefined && now - this.lastRenewSentMs < this.renewDeadlineMs) members.add(this.identity);
-    const change = this.recompute([...members].sort());
-    for (const lease of stale) await this.removeStale(lease, signal);
+    if (leases !== undefined) this.view.absorbList(leases, now);
+    const others = this.view.liveOthers(this.identity, now);
+    // Only a LIST made after this replica's lease was written proves a range free: a watch may lag.
+    const change = this.recompute(others, leases !== undefined && wrote ? holds : [], now);
+    if (leases !== undefined) for (const lease of this.view.gone(now)) await this.removeStale(lease, signal);
     return change;
   }
 
-  /** Steps every retry period until `signal` aborts, then releases this replica's lease. Calls `onChange` on every change of its share. */
-  async run(signal: AbortSignal, onChange: (change: ShardChange) => void | Promise<void> = () => {}): Promise<void> {
-    while (!signal.aborted) {
-      const change = await this.step(signal);
-      if (change !== undefined) {
-        try {
-          await onChange(change);
-        } catch (err) {
-          this.log.error({ err: errorMessage(err) }, 'the shard change listener threw');
-        }
+  /**
+   * Steps every retry period (and at once when the watch shows a change
+   * that matters, or the handoff has something to publish) until `signal`
+   * aborts; then gives every range up, keeps renewing until the listener
+   * drained, and releases this replica's lease.
+   *
+   * `onChange` is called with every change of the ranges this replica may
+   * reconcile. Its promise must settle only once nothing outside
+   * `change.ranges` is being reconciled (`await gate.setRanges(ranges)`
+   * does that): until then the lease keeps holding what it gave up. It may
+   * be called again before its previous promise settled (a renew failure
+   * stops everything at once); the latest call is the one in force, so an
+   * earlier one must not undo it (see {@link applyShardChange}).
+   */
+  async run(signal: AbortSignal, onChange: ShardChangeListener = () => {}): Promise<void> {
+    if (this.running) throw new Error(`ShardMembership.run: already running for ${this.leaseName}`);
+    this.running = true;
+    this.listener = onChange;
+    const life = new AbortController();
+    void this.watchGroup(life.signal);
+    try {
+      let startedAt = Number.NEGATIVE_INFINITY;
+      const minGapMs = Math.min(20, this.retryPeriodMs / 10);
+      while (!signal.aborted) {
+        // Woken steps come in quick succession during a handoff; never spin.
+        const since = this.clock.now() - startedAt;
+        if (since < minGapMs) await sleepOrWake(this.clock, minGapMs - since, signal).done;
+        if (signal.aborted) break;
+        startedAt = this.clock.now();
+        await this.step(life.signal);
+        await this.waitOrWake(this.nextStepInMs(), signal);
       }
-      await sleep(this.clock, this.retryPeriodMs, signal);
+      this.pending = [];
+      this.waitingFor = [];
+      if (this.active.length > 0) {
+        this.log.info({ ranges: describeRanges(this.active) }, 'stopping: draining every range before releasing the member lease');
+        this.setActive([]);
+      }
+      // Keep the lease (and its holds) alive until the passes drained, then hand everything back at once.
+      while (this.holdsNow().length > 0) {
+        await this.renew(life.signal, this.holds());
+        await this.waitOrWake(this.retryPeriodMs, undefined);
+      }
+      await this.release();
+    } finally {
+      life.abort();
+      this.clearDeadline();
+      this.listener = undefined;
+      this.running = false;
     }
-    await this.release();
-    const change = this.recompute(this.live.filter((m) => m !== this.identity));
-    if (change !== undefined) await Promise.resolve(onChange(change)).catch(() => {});
   }
 
-  /** Writes this replica's lease with no holder, so the others drop it at their next step. */
+  /** Writes this replica's lease with no holder and no holds, so the others drop it at once. Call it only once nothing is reconciled. */
   async release(): Promise<void> {
     const signal = new AbortController().signal;
     // Twice at most: the lease we wrote last may be stale (a renewal cut short by the stop may have landed).
@@ -201,8 +302,10 @@ export class ShardMembership {
         const lease = attempt === 0 && this.own !== undefined ? this.own : await this.client.get(this.namespace, this.leaseName, signal);
         if (lease === undefined || (lease.spec?.holderIdentity ?? '') !== this.identity) return;
         const spec = { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: formatMicroTime(this.wallClock()) };
-        this.own = await this.client.update({ ...lease, spec }, signal);
+        this.own = await this.client.update(withHolds({ ...lease, spec }, []), signal);
         this.lastRenewSentMs = undefined;
+        this.clearDeadline();
+        this.publish([]);
         this.log.info({ lease: this.leaseName }, 'released the member lease');
         return;
       } catch (err) {
@@ -211,12 +314,215 @@ export class ShardMembership {
     }
   }
 
+  /** What the listener may still be reconciling: the latest settled call's ranges and every later call's. */
+  private holdsNow(): HashRange[] {
+    return unionRanges(this.settledRanges, ...this.unsettled.map((c) => c.ranges));
+  }
+
+  /** What this replica's lease must say it holds: what may be reconciled, and what it is about to start. */
+  private holds(): HashRange[] {
+    return unionRanges(this.holdsNow(), this.pending);
+  }
+
+  private isRenewing(now: number): boolean {
+    return this.lastRenewSentMs !== undefined && now - this.lastRenewSentMs < this.renewDeadlineMs;
+  }
+
+  private recompute(others: readonly LiveMember[], provenHolds: readonly HashRange[], now: number): ShardChange | undefined {
+    const renewing = this.isRenewing(now);
+    const members = [...new Set([...others.map((o) => o.identity), ...(renewing ? [this.identity] : [])])].sort();
+    if (members.join('\n') !== this.live.join('\n')) this.log.info({ members }, 'shard group members changed');
+    this.live = members;
+    this.current = members.length === 0 ? undefined : assignShards(members, this.keys());
+    const target = normalizeRanges(renewing ? (this.current?.get(this.identity) ?? []) : []);
+    if (!sameRanges(target, this.assigned)) this.log.info({ ranges: describeRanges(target) }, 'assigned ranges changed');
+    this.assigned = target;
+    const heldByOthers = unionRanges(...others.map((o) => o.holds));
+    const kept = intersectRanges(this.active, target);
+    const lost = subtractRanges(this.active, target);
+    const wanted = subtractRanges(target, this.active);
+    const free = subtractRanges(intersectRanges(wanted, provenHolds), heldByOthers);
+    this.pending = subtractRanges(wanted, free);
+    this.noteWaiting(others, now);
+    let change: ShardChange | undefined;
+    const next = unionRanges(kept, free);
+    if (!sameRanges(next, this.active)) {
+      if (lost.length > 0) {
+        this.givenUp = unionRanges(this.givenUp, lost);
+        if (!renewing) this.transition('lost', lost, [], now);
+        else
+          this.log.info(
+            { ranges: describeRanges(lost) },
+            'giving up ranges no longer assigned: draining their passes before releasing them',
+          );
+      }
+      if (free.length > 0) this.transition('acquired', free, [], now);
+      change = this.setActive(next);
+    }
+    // Holds to publish (a range to start, or one drained): step again at once rather than a retry period later.
+    if (renewing && !sameRanges(this.holds(), this.published)) this.wake();
+    return change;
+  }
+
+  /** Hands `ranges` to the listener; until its promise settles the replica may still reconcile what it had. */
+  private setActive(ranges: HashRange[]): ShardChange {
+    this.active = ranges;
+    const change: ShardChange = { members: this.live, assignment: this.current ?? new Map(), ranges };
+    const call: ListenerCall = { ranges };
+    this.unsettled.push(call);
+    let result: void | Promise<void>;
+    try {
+      result = this.listener?.(change);
+    } catch (err) {
+      result = Promise.reject(err);
+    }
+    void Promise.resolve(result)
+      .catch((err: unknown) => this.log.error({ err: errorMessage(err) }, 'the shard change listener failed'))
+      .then(() => this.settle(call));
+    return change;
+  }
+
+  private settle(call: ListenerCall): void {
+    const i = this.unsettled.indexOf(call);
+    if (i < 0) return; // a later call settled first and superseded it
+    this.settledRanges = call.ranges;
+    this.unsettled = this.unsettled.slice(i + 1);
+    if (!sameRanges(this.holds(), this.published)) this.wake();
+  }
+
+  private noteWaiting(others: readonly LiveMember[], now: number): void {
+    this.waitingFor = this.pending.map((range) => ({
+      range,
+      holders: others
+        .filter((o) => intersectRanges(o.holds, [range]).length > 0)
+        .map((o) => o.identity)
+        .sort(),
+    }));
+    const key = JSON.stringify(this.waitingFor.map((w) => [describeRanges([w.range]), w.holders]));
+    if (key === this.lastWaiting) return;
+    this.lastWaiting = key;
+    const holders = [...new Set(this.waitingFor.flatMap((w) => w.holders))].sort();
+    if (holders.length > 0) this.transition('waiting', this.pending, holders, now);
+  }
+
+  private transition(kind: ShardTransitionKind, ranges: readonly HashRange[], holders: readonly string[], atMs: number): void {
+    this.counts[kind]++;
+    const described = describeRanges(ranges);
+    if (kind === 'acquired') this.log.info({ ranges: described }, 'acquired ranges: no other member holds them; reconciling');
+    else if (kind === 'waiting')
+      this.log.info({ ranges: described, holders }, `waiting for ${holders.join(', ')}'s hold on assigned ranges`);
+    else if (kind === 'released') this.log.info({ ranges: described }, 'released ranges: their passes drained');
+    else this.log.info({ ranges: described }, 'lost ranges: could not renew the member lease for the renew deadline; stopped reconciling');
+    const t: ShardTransition = { kind, ranges, holders, atMs };
+    for (const l of this.transitionListeners) {
+      try {
+        l(t);
+      } catch (err) {
+        this.log.warn({ err: errorMessage(err) }, 'a shard transition listener threw');
+      }
+    }
+  }
+
+  /** Records what the lease now says it holds; ranges given up that left it are released. */
+  private publish(holds: HashRange[]): void {
+    const released = intersectRanges(subtractRanges(this.published, holds), this.givenUp);
+    this.published = holds;
+    if (released.length > 0) {
+      this.givenUp = subtractRanges(this.givenUp, released);
+      this.transition('released', released, [], this.clock.now());
+    }
+  }
+
+  private armDeadline(sentMs: number): void {
+    this.clearDeadline();
+    this.deadlineTimer = this.clock.setTimeout(
+      () => {
+        this.deadlineTimer = undefined;
+        if (this.lastRenewSentMs !== sentMs) return;
+        this.loseAll();
+      },
+      sentMs + this.renewDeadlineMs - this.clock.now(),
+    );
+  }
+
+  private clearDeadline(): void {
+    if (this.deadlineTimer !== undefined) this.clock.clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
+  }
+
+  /** The renew deadline passed: stop reconciling everything now, before any other member can count this lease out. */
+  private loseAll(): void {
+    this.pending = [];
+    this.waitingFor = [];
+    this.assigned = [];
+    if (this.active.length > 0) {
+      this.givenUp = unionRanges(this.givenUp, this.active);
+      this.transition('lost', this.active, [], this.clock.now());
+      this.setActive([]);
+    }
+    this.wake();
+  }
+
+  private async watchGroup(stop: AbortSignal): Promise<void> {
+    const watch = this.client.watch?.bind(this.client);
+    if (watch === undefined) return;
+    let lastFailure = '';
+    while (!stop.aborted) {
+      this.watching = true;
+      try {
+        await watch(
+          this.namespace,
+          { labelSelector: `${SHARD_GROUP_LABEL}=${this.group}` },
+          (e) => {
+            if (this.view.absorbEvent(e.type, e.lease, this.clock.now())) this.wake();
+          },
+          stop,
+        );
+        lastFailure = '';
+      } catch (err) {
+        this.watching = false;
+        const message = errorMessage(err);
+        if (message !== lastFailure) this.log.info({ err: message }, 'watching the shard group failed; polling every retry period');
+        lastFailure = message;
+        await sleepOrWake(this.clock, this.retryPeriodMs, stop).done;
+      }
+    }
+    this.watching = false;
+  }
+
+  private wake(): void {
+    const wake = this.wakeUp;
+    this.wakeUp = undefined;
+    if (wake !== undefined) wake();
+    else this.wakeRequested = true;
+  }
+
+  private async waitOrWake(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    if (this.wakeRequested) {
+      this.wakeRequested = false;
+      return;
+    }
+    const wait = sleepOrWake(this.clock, ms, signal);
+    this.wakeUp = wait.wake;
+    await wait.done;
+    this.wakeUp = undefined;
+    this.wakeRequested = false;
+  }
+
+  /** A retry period, or less when another member's lease expires sooner (its ranges can then be taken at once). */
+  private nextStepInMs(): number {
+    const now = this.clock.now();
+    let next = now + this.retryPeriodMs;
+    for (const o of this.view.liveOthers(this.identity, now)) if (o.expiresAtMs < next) next = o.expiresAtMs;
+    return Math.max(0, next - now);
+  }
+
   private async removeStale(lease: Lease, signal: AbortSignal): Promise<void> {
     const rv = lease.metadata.resourceVersion;
     if (rv === undefined) return;
     try {
       if (await this.client.delete(this.namespace, lease.metadata.name, rv, signal)) {
-        this.seen.delete(lease.metadata.name);
+        this.view.forget(lease.metadata.name);
         this.log.info({ lease: lease.metadata.name }, 'removed the lease of a member gone for good');
       }
     } catch (err) {
@@ -224,7 +530,8 @@ export class ShardMembership {
     }
   }
 
-  private async renew(signal: AbortSignal, retried = false): Promise<void> {
+  /** Writes this replica's lease with `holds`; true when the write succeeded. */
+  private async renew(signal: AbortSignal, holds: HashRange[], retried = false): Promise<boolean> {
     const sentMs = this.clock.now();
     const nowIso = formatMicroTime(this.wallClock());
     const spec = {
@@ -232,40 +539,43 @@ export class ShardMembership {
       leaseDurationSeconds: this.leaseDurationMs / 1000,
       renewTime: nowIso,
     };
+    const deadline = deadlineSignal(this.clock, this.renewDeadlineMs, 'renewing the member lease', signal);
     try {
       if (this.own === undefined) {
-        const existing = await this.client.get(this.namespace, this.leaseName, signal);
+        const existing = await this.client.get(this.namespace, this.leaseName, deadline.signal);
         const metadata = { name: this.leaseName, namespace: this.namespace, labels: { [SHARD_GROUP_LABEL]: this.group } };
         this.own =
           existing === undefined
-            ? await this.client.create({ metadata, spec: { ...spec, acquireTime: nowIso, leaseTransitions: 0 } }, signal)
+            ? await this.client.create(
+                withHolds({ metadata, spec: { ...spec, acquireTime: nowIso, leaseTransitions: 0 } }, holds),
+                deadline.signal,
+              )
             : await this.client.update(
-                { ...existing, metadata: { ...existing.metadata, ...metadata }, spec: { ...existing.spec, ...spec } },
-                signal,
+                withHolds({ ...existing, metadata: { ...existing.metadata, ...metadata }, spec: { ...existing.spec, ...spec } }, holds),
+                deadline.signal,
               );
         this.log.info({ lease: this.leaseName }, 'joined the shard group');
       } else {
-        this.own = await this.client.update({ ...this.own, spec: { ...this.own.spec, ...spec } }, signal);
+        this.own = await this.client.update(withHolds({ ...this.own, spec: { ...this.own.spec, ...spec } }, holds), deadline.signal);
       }
       this.lastRenewSentMs = sentMs;
+      // Under run() a timer enforces the renew deadline even while a request hangs; stepped by hand, the next step does.
+      if (this.running) this.armDeadline(sentMs);
+      this.publish(holds);
+      return true;
     } catch (err) {
       const hadLease = this.own !== undefined;
       this.own = undefined; // read it again (a conflict, or it was deleted)
       // Removed while this replica looked dead to another: create it again at once.
-      if (hadLease && !retried && err instanceof LeaseRequestError && err.status === 404) return this.renew(signal, true);
+      if (hadLease && !retried && err instanceof LeaseRequestError && err.status === 404) {
+        deadline.dispose();
+        return this.renew(signal, holds, true);
+      }
       this.log.warn({ err: errorMessage(err) }, 'renewing the member lease failed');
+      return false;
+    } finally {
+      deadline.dispose();
     }
-  }
-
-  private recompute(members: readonly string[]): ShardChange | undefined {
-    if (members.join('\n') !== this.live.join('\n')) this.log.info({ members }, 'shard group members changed');
-    this.live = members;
-    this.current = members.length === 0 ? undefined : assignShards(members, this.keys());
-    const ranges = this.current?.get(this.identity) ?? [];
-    if (sameRanges(ranges, this.currentRanges)) return undefined;
-    this.currentRanges = ranges;
-    this.log.info({ ranges: ranges.map((r) => `[0x${r.start.toString(16)}, 0x${r.end.toString(16)})`) }, 'owned ranges changed');
-    return { members, assignment: this.current ?? new Map(), ranges };
   }
 }
 
@@ -279,21 +589,4 @@ export function memberLeaseName(group: string, identity: string): string {
     .replace(/-+$/, '');
   const hash = fnv1a64(identity).toString(16).padStart(16, '0');
   return readable === '' ? `${group}-${hash}` : `${group}-${readable}-${hash}`;
-}
-
-function sameRanges(a: readonly HashRange[], b: readonly HashRange[]): boolean {
-  return a.length === b.length && a.every((r, i) => r.start === b[i]!.start && r.end === b[i]!.end);
-}
-
-function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clock.clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = clock.setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

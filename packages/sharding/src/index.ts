@@ -1,10 +1,14 @@
+export * from './applyShardChange.js';
 export * from './assignShards.js';
 export * from './detectShardSelectorSupport.js';
 export * from './fnv1a64.js';
 export * from './HashRange.js';
 export * from './kubeShardInformerSource.js';
+export * from './rangeClaims.js';
+export * from './rangeSet.js';
 export * from './ShardedInformerSource.js';
 export * from './ShardingConfigError.js';
 export * from './MemberLeaseClient.js';
 export * from './ShardMembership.js';
+export type * from './ShardStatus.js';
 export * from './ShardGate.js';

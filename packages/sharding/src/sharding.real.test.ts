@@ -186,7 +186,8 @@ function shardedSuite(gate: boolean, expected: ShardFilterMode): void {
       (identity) => new ShardMembership({ client, namespace: 'default', group, identity, keys: () => NAMESPACES }),
     );
     const signal = new AbortController().signal;
-    for (let round = 0; round < 2; round++) for (const r of replicas) await r.step(signal);
+    // Join and claim, then start once no other lease holds the range (the first member's first view held everything).
+    for (let round = 0; round < 3; round++) for (const r of replicas) await r.step(signal);
     for (const r of replicas) {
       expect(r.members()).toEqual(MEMBERS);
       expect(r.ranges()).toEqual(shares.get(r.identity));
@@ -194,6 +195,9 @@ function shardedSuite(gate: boolean, expected: ShardFilterMode): void {
     await replicas[2]!.release();
     await replicas[0]!.step(signal);
     expect(replicas[0]!.members()).toEqual(MEMBERS.slice(0, 2));
+    expect(replicas[0]!.status().assigned).toEqual(assignShards(MEMBERS.slice(0, 2), NAMESPACES).get(MEMBERS[0]!));
+    // r0's new share reaches into r1's old one: r1 gives it up and releases it, then r0 starts it.
+    for (let round = 0; round < 2; round++) for (const r of replicas.slice(0, 2).reverse()) await r.step(signal);
     expect(replicas[0]!.ranges()).toEqual(assignShards(MEMBERS.slice(0, 2), NAMESPACES).get(MEMBERS[0]!));
     // The released lease was removed (a delete guarded by its resourceVersion).
     const gone = await kubeRequest(
@@ -236,7 +240,7 @@ function shardedSuite(gate: boolean, expected: ShardFilterMode): void {
     });
     try {
       const signal = new AbortController().signal;
-      for (let round = 0; round < 2; round++) for (const r of replicas) await r.membership.step(signal);
+      for (let round = 0; round < 3; round++) for (const r of replicas) await r.membership.step(signal);
       for (const r of replicas) {
         await r.shardGate.setRanges(r.membership.ranges());
         r.source.setRanges(r.membership.ranges());
