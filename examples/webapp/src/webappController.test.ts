@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { namespacedNameKey } from '@protean/core';
-import { createTestController, ObserverRecorder, type TestController } from '@protean/testing';
+import { createTestController, ObserverRecorder, routesOf, type TestController } from '@protean/testing';
 import { InMemoryApiServer, type KubeObject } from '@protean/in-memory-apiserver';
 import { KubernetesInformerSource } from '@protean/watch-manager';
 import { ensureCrd } from './ensureCrd.js';
@@ -102,17 +102,33 @@ describe('the WebApp handler', () => {
 
     server.create(CONFIGMAPS, { metadata: { name: 'extra', namespace: NS, labels: { app: 'shop' } } });
     await waitForStatus('shop', 2);
+    expect(routesOf(t.controller, { gvr: CONFIGMAPS, ...configMap('extra')! })).toEqual([`${NS}/shop`]);
 
     server.patch(CONFIGMAPS, NS, 'extra', { metadata: { labels: { app: 'elsewhere' } } });
     const status = await waitForStatus('shop', 1);
     expect(status.conditions?.[0]?.message).toBe('1 ConfigMap(s) labelled app=shop');
+    // Relabelled away: no longer routed, and explain says which requirement it fails.
+    const relabelled = { gvr: CONFIGMAPS, ...configMap('extra')! };
+    expect(routesOf(t.controller, relabelled)).toEqual([]);
+    expect(t.controller.explain({ gvr: CONFIGMAPS, namespace: NS, name: 'extra', labels: { app: 'elsewhere' } }).misses).toContainEqual(
+      expect.objectContaining({ instance: `${NS}/shop`, field: 'selector', reason: 'label app is "elsewhere", selector wants app=shop' }),
+    );
+    // The owned ConfigMap still routes, through the scalar watch and the label.
+    await t.waitFor(() => t.controller.informer(CONFIGMAPS)?.get({ namespace: NS, name: 'shop-config' }) !== undefined);
+    const owned = t.controller.explain({ gvr: CONFIGMAPS, namespace: NS, name: 'shop-config' });
+    expect(owned.object.source).toBe('cache');
+    expect(owned.routes.map((r) => [r.instance, r.watch.kind])).toEqual([
+      [`${NS}/shop`, 'scalar'],
+      [`${NS}/shop`, 'collection'],
+    ]);
   });
 
   it('ignores labelled ConfigMaps of other namespaces', async () => {
     createWebApp('shop', {});
     await waitForStatus('shop', 1);
 
-    server.create(CONFIGMAPS, { metadata: { name: 'elsewhere', namespace: 'other-team', labels: { app: 'shop' } } });
+    const foreign = server.create(CONFIGMAPS, { metadata: { name: 'elsewhere', namespace: 'other-team', labels: { app: 'shop' } } });
+    expect(routesOf(t.controller, { gvr: CONFIGMAPS, ...foreign })).toEqual([]);
     // A change that must reconcile proves the controller saw the state after the foreign ConfigMap.
     server.patch(WEBAPP.gvr, NS, 'shop', { spec: { message: 'bump' } });
 

@@ -3,4 +3,6 @@ export * from './InformerHealthRules.js';
 export * from './instrumentContainer.js';
 export * from './MetricsServer.js';
 export * from './PrometheusQueueMetrics.js';
+export * from './ShardMetrics.js';
+export * from './StuckWorkersRule.js';
 export * from './statusPage/index.js';

@@ -85,7 +85,7 @@ describe('informer health endpoints', () => {
 
   it('fails /healthz only when every informer has been down for the liveness grace period', async () => {
     const tc = await start();
-    expect(await get('/healthz')).toEqual([200, '[+]informers-progressing ok\nhealthz check passed\n']);
+    expect(await get('/healthz')).toEqual([200, '[+]informers-progressing ok\n[+]workers-progressing ok\nhealthz check passed\n']);
     await tc.register(webapps, async () => {});
     await tc.register(gadgets, async () => {});
     const [a, b] = [tc.source.informer(webapps)!, tc.source.informer(gadgets)!];

@@ -13,6 +13,7 @@ import { ControllerMetrics } from './ControllerMetrics.js';
 import { InformerHealthRules, type InformerHealthOptions, type InformerStatus } from './InformerHealthRules.js';
 import { MetricsServer, type ReadinessCheck } from './MetricsServer.js';
 import { PrometheusQueueMetrics } from './PrometheusQueueMetrics.js';
+import { StuckWorkersRule, type StuckWorkersOptions } from './StuckWorkersRule.js';
 import { controllerStatusPage } from './statusPage/controllerStatusPage.js';
 
 /** Options of {@link instrumentContainer}. */
@@ -23,6 +24,8 @@ export interface InstrumentOptions {
   readonly processMetrics?: boolean;
   /** Grace periods of the informer health rules (`/readyz`, `/healthz`, gauges); see `InformerHealthOptions`. */
   readonly health?: InformerHealthOptions;
+  /** When `/healthz` counts the workers as stuck (`workers-progressing`); see `StuckWorkersOptions`. */
+  readonly stuckWorkers?: StuckWorkersOptions;
   /** Serve `/statusz/informers` (JSON). Default true. */
   readonly statusEndpoint?: boolean;
   /**
@@ -43,6 +46,8 @@ export interface ProteanMetrics {
   readonly controller: ControllerMetrics;
   /** The health rules in force (their grace periods). */
   readonly healthRules: InformerHealthRules;
+  /** The stuck-workers rule in force (its grace period). */
+  readonly stuckWorkersRule: StuckWorkersRule;
   /**
    * `/readyz` checks: every registered parent GVR's informer has synced
    * (`parent-informers-synced`), and none has been failing longer than the
@@ -50,7 +55,12 @@ export interface ProteanMetrics {
    * standby (leader election) is ready once synced: it is ready to lead.
    */
   readiness(): ReadinessCheck[];
-  /** `/healthz` checks: not every informer has been down longer than the liveness grace period (`informers-progressing`). */
+  /**
+   * `/healthz` checks: not every informer has been down longer than the
+   * liveness grace period (`informers-progressing`), and not every worker is
+   * busy with a pass older than `reconcileTimeoutMs` plus `stuckGraceMs`
+   * (`workers-progressing`, naming the stuck instances and their ages).
+   */
   liveness(): ReadinessCheck[];
   /** Every running informer with the health rules applied: what `/statusz/informers` serves. */
   informers(): InformerStatus[];
@@ -109,6 +119,7 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
   // The controller is resolved lazily: gauges read it only once it exists.
   const controller = (): DynamicController | undefined => (watchManager === undefined ? undefined : container.get(DynamicController));
   const rules = new InformerHealthRules(options.health);
+  const stuckWorkers = new StuckWorkersRule(options.stuckWorkers);
   const informers = (): InformerStatus[] => rules.assess(watchManager?.health?.() ?? [], controller()?.registeredGVRs() ?? []);
   metrics.attach({
     queueLength: () => controller()?.queueLength() ?? 0,
@@ -155,6 +166,15 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
         };
       },
     },
+    {
+      name: 'workers-progressing',
+      ready: () => {
+        const c = controller();
+        if (c === undefined) return { ready: true };
+        const verdict = stuckWorkers.assess(c.queueStatus());
+        return verdict.stuck ? { ready: false, reason: verdict.reason! } : { ready: true };
+      },
+    },
   ];
   const statusPage = (): unknown => ({
     readinessGraceMs: rules.readinessGraceMs,
@@ -166,6 +186,7 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
     registry,
     controller: metrics,
     healthRules: rules,
+    stuckWorkersRule: stuckWorkers,
     readiness,
     liveness,
     informers,
