@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureChromium } from './chromium.mjs';
 import { obtainNode } from './consumer/obtainNode.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -51,6 +52,15 @@ const steps = [
     jest: true,
     cmd: ['node', [...nodeFlags, jestBin, '--maxWorkers=2', '--projects', ...packagesWithTests]],
   },
+  // The status page as a user sees it: the demo's controller in process, its page driven in a real headless
+  // Chromium (Debian's package; found on PATH or PROTEAN_CHROMIUM, installed with apt-get when missing and
+  // running as root, else the step is skipped and says why). Screenshots in .test-results/screenshots/.
+  {
+    name: 'browser',
+    jest: true,
+    prepare: prepareChromium,
+    cmd: ['node', [...nodeFlags, jestBin, '--runInBand', '-c', join(root, 'examples/webapp/jest.browser.config.js')]],
+  },
   // The published packages as an npm consumer gets them: pack, check each tarball, install with the
   // README's command, compile, run, and run a Jest test of the fixture set up as packages/testing's README says.
   { name: 'consumer', summary: true, cmd: ['node', [join(root, 'scripts/consumer-test.mjs')]] },
@@ -65,6 +75,16 @@ const steps = [
     cmd: ['node', [...nodeFlags, jestBin, '--runInBand', '--projects', ...realTierConfigs]],
   },
 ];
+
+/** The browser step's Chromium: `{ env }` to run with, `{ skip }` with the reason, or `{ error }`. */
+function prepareChromium() {
+  const chromium = ensureChromium();
+  if (chromium.error !== undefined) return { error: chromium.error };
+  if (chromium.skip !== undefined) return { skip: `no Chromium: ${chromium.skip}` };
+  const version = spawnSync(chromium.executable, ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? '';
+  console.log(`chromium: ${chromium.how}: ${chromium.executable} (${version})`);
+  return { env: { PROTEAN_CHROMIUM: chromium.executable, PROTEAN_SCREENSHOT_DIR: join(resultsDir, 'screenshots') } };
+}
 
 const only = process.argv
   .find((a) => a.startsWith('--only='))
@@ -105,11 +125,23 @@ for (const step of selected) {
   const fullArgs = step.jest ? [...args, '--json', `--outputFile=${outputFile}`] : step.summary ? [...args, '--json', outputFile] : args;
   console.log(`\n=== ${step.name}: ${bin} ${fullArgs.join(' ')}`);
   const started = Date.now();
+  const prepared = step.prepare?.() ?? {};
+  if (prepared.skip !== undefined) {
+    console.log(`=== ${step.name}: SKIPPED: ${prepared.skip}`);
+    totals.skipped += 1;
+    continue;
+  }
+  if (prepared.error !== undefined) {
+    console.log(`=== ${step.name}: FAILED: ${prepared.error}`);
+    totals.failed += 1;
+    ok = false;
+    continue;
+  }
   const res = spawnSync(bin, fullArgs, {
     cwd: root,
     stdio: step.captureLastLine ? ['ignore', 'pipe', 'inherit'] : 'inherit',
     encoding: 'utf8',
-    env: { ...process.env, ...sharedEnv, ...(onNode24 ? node24Env() : {}) },
+    env: { ...process.env, ...sharedEnv, ...(onNode24 ? node24Env() : {}), ...prepared.env },
   });
   if (step.captureLastLine && res.status === 0) {
     const last = res.stdout.trim().split('\n').pop();

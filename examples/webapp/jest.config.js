@@ -6,4 +6,6 @@ export default jestConfig({
     '^@protean/([a-z-]+)$': '<rootDir>/../../packages/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
+  // The browser tier (*.browser.test.ts, a headless Chromium) runs in its own step: jest.browser.config.js.
+  testPathIgnorePatterns: ['/node_modules/', '\\.real\\.test\\.ts$', '\\.browser\\.test\\.ts$'],
 });

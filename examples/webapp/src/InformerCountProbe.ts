@@ -61,6 +61,8 @@ export class InformerCountProbe {
         getInformer: (gvr) => inner.getInformer(gvr),
         activeWatchCount: () => inner.activeWatchCount(),
         shutdown: () => inner.shutdown(),
+        // Passed through: the health rules, /readyz and the status page read it.
+        ...(inner.health === undefined ? {} : { health: () => inner.health?.() ?? [] }),
       };
     };
   }

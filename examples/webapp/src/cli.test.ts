@@ -3,7 +3,15 @@ import { parseCliArgs, USAGE, UsageError } from './cli.js';
 
 describe('parseCliArgs', () => {
   it('runs the in-memory demo by default, on a free metrics port bound to loopback', () => {
-    expect(parseCliArgs([], {})).toEqual({ mode: 'demo', metricsPort: 0, metricsHost: '127.0.0.1', stepTimeoutMs: 10_000, verbose: false });
+    expect(parseCliArgs([], {})).toEqual({
+      mode: 'demo',
+      metricsPort: 0,
+      metricsHost: '127.0.0.1',
+      stepTimeoutMs: 10_000,
+      verbose: false,
+      statusPage: true,
+      hold: false,
+    });
   });
 
   it('ignores the bare -- that pnpm passes through', () => {
@@ -11,7 +19,14 @@ describe('parseCliArgs', () => {
   });
 
   it('runs against a cluster with --kubeconfig, serving metrics on 0.0.0.0:9464', () => {
-    const expected = { mode: 'cluster', kubeconfig: '/k/config', metricsPort: 9464, metricsHost: '0.0.0.0', verbose: false };
+    const expected = {
+      mode: 'cluster',
+      kubeconfig: '/k/config',
+      metricsPort: 9464,
+      metricsHost: '0.0.0.0',
+      verbose: false,
+      statusPage: true,
+    };
     expect(parseCliArgs(['--kubeconfig', '/k/config'], {})).toEqual(expected);
     expect(parseCliArgs(['--kubeconfig=/k/config'], {})).toEqual(expected);
   });
@@ -23,7 +38,7 @@ describe('parseCliArgs', () => {
   });
 
   it('runs the controller against an in-memory API server with --serve, even when KUBECONFIG is set', () => {
-    const expected = { mode: 'serve', metricsPort: 0, metricsHost: '127.0.0.1', verbose: false };
+    const expected = { mode: 'serve', metricsPort: 0, metricsHost: '127.0.0.1', verbose: false, statusPage: true };
     expect(parseCliArgs(['--serve'], {})).toEqual(expected);
     expect(parseCliArgs(['--serve', '--in-memory'], { KUBECONFIG: '/k/config' })).toEqual(expected);
     expect(parseCliArgs(['--serve', '--metrics-port', '9100', '--verbose'], {})).toEqual({ ...expected, metricsPort: 9100, verbose: true });
@@ -36,7 +51,18 @@ describe('parseCliArgs', () => {
       metricsHost: '0.0.0.0',
       stepTimeoutMs: 2500,
       verbose: false,
+      statusPage: true,
+      hold: false,
     });
+  });
+
+  it('holds the scripted demo with --hold, and turns the status page off with --no-status-page in every mode that serves metrics', () => {
+    expect(parseCliArgs(['--hold'], {})).toMatchObject({ mode: 'demo', hold: true, statusPage: true });
+    expect(parseCliArgs(['--no-status-page'], {})).toMatchObject({ mode: 'demo', hold: false, statusPage: false });
+    expect(parseCliArgs(['--serve', '--no-status-page'], {})).toMatchObject({ mode: 'serve', statusPage: false });
+    expect(parseCliArgs(['--kubeconfig', 'k', '--no-status-page'], {})).toMatchObject({ mode: 'cluster', statusPage: false });
+    expect(USAGE).toMatch(/^ {2}--hold +after the scripted scenario/m);
+    expect(USAGE).toMatch(/^ {2}--no-status-page +do not serve the status page/m);
   });
 
   it('runs the sharding demo with --replicas N on an in-memory API server, even when KUBECONFIG is set', () => {
@@ -84,6 +110,11 @@ describe('parseCliArgs', () => {
     [['--replicas', '3', '--kubeconfig', 'x'], '--replicas runs on an in-memory API server; it excludes --kubeconfig'],
     [['--replicas', '3', '--metrics-port', '9100'], '--replicas runs on an in-memory API server; it excludes --metrics-port'],
     [['--replicas', '3', '--serve'], '--replicas and --serve exclude each other'],
+    [['--serve', '--hold'], '--hold applies to the scripted scenario; --serve runs until Ctrl-C anyway'],
+    [['--kubeconfig', 'x', '--hold'], '--hold applies to the scripted scenario; a cluster run lasts until Ctrl-C anyway'],
+    [['--replicas', '3', '--hold'], '--replicas serves no status page and ends on its own; it excludes --hold'],
+    [['--replicas', '3', '--no-status-page'], '--replicas serves no status page and ends on its own; it excludes --no-status-page'],
+    [['--hold=yes'], 'option --hold takes no value (got "--hold=yes")'],
   ])('rejects %j with a UsageError naming the argument', (argv, message) => {
     expect(() => parseCliArgs(argv, {})).toThrow(new UsageError(message));
   });

@@ -9,6 +9,7 @@ Modes:
   (default)            start an in-memory Kubernetes API server in this process,
                        run a scripted scenario against the controller, print a
                        summary; exit 0 when every step converged, 1 otherwise
+                       (with --hold: then keep running until Ctrl-C)
   --kubeconfig FILE    run the controller against a real cluster (also when
                        KUBECONFIG is set): define the CRDs, reconcile WebApps,
                        serve metrics, run until Ctrl-C (SIGINT/SIGTERM)
@@ -24,14 +25,20 @@ Options:
   --in-memory              run the in-memory scenario even when KUBECONFIG is set
   --serve                  run the controller against an in-memory API server
                            until SIGINT/SIGTERM (ignores KUBECONFIG)
-  --metrics-port N         port of /metrics, /healthz, /readyz
-                           (cluster: 9464; in-memory: a free port)
+  --metrics-port N         port of /metrics, /healthz, /readyz and the status
+                           page /statusz (cluster: 9464; in-memory: a free port)
   --metrics-host ADDR      address the metrics server binds
                            (cluster: 0.0.0.0; in-memory: 127.0.0.1)
   --replicas N             number of replicas of the sharding demo, 2 to 12
                            (ignores KUBECONFIG)
   --step-timeout-ms N      bounded wait of each scenario step or replica-demo
                            phase (default 10000)
+  --hold                   after the scripted scenario, register WebApp again
+                           and keep the controller, the API server and the
+                           status page running until Ctrl-C, to look at them
+  --no-status-page         do not serve the status page (/statusz: instances,
+                           watches, queue, explain); it shows object names,
+                           labels and errors to whoever reaches the port
   --verbose                controller logs at debug level (pino JSON on stderr)
   -h, --help               print this help
 
@@ -46,6 +53,10 @@ export type CliCommand =
       readonly metricsHost: string;
       readonly stepTimeoutMs: number;
       readonly verbose: boolean;
+      /** Serve the status page on the metrics port. */
+      readonly statusPage: boolean;
+      /** After the scenario, keep running (WebApp registered again) until stopped. */
+      readonly hold: boolean;
     }
   | {
       readonly mode: 'cluster';
@@ -54,6 +65,7 @@ export type CliCommand =
       readonly metricsPort: number;
       readonly metricsHost: string;
       readonly verbose: boolean;
+      readonly statusPage: boolean;
     }
   | {
       /** The sharding demo: N replicas on an in-memory API server, one killed. */
@@ -68,6 +80,7 @@ export type CliCommand =
       readonly metricsPort: number;
       readonly metricsHost: string;
       readonly verbose: boolean;
+      readonly statusPage: boolean;
     };
 
 /** A bad command line; the message names the argument. The CLI exits 2. */
@@ -76,7 +89,7 @@ export class UsageError extends Error {
 }
 
 const VALUE_OPTIONS = new Set(['--kubeconfig', '--metrics-port', '--metrics-host', '--step-timeout-ms', '--replicas']);
-const FLAG_OPTIONS = new Set(['--in-memory', '--serve', '--verbose', '--help', '-h']);
+const FLAG_OPTIONS = new Set(['--in-memory', '--serve', '--verbose', '--hold', '--no-status-page', '--help', '-h']);
 
 /**
  * Parses the command line (`--name value` or `--name=value`). A bare `--`
@@ -113,7 +126,10 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
   if (inMemory && kubeconfig !== undefined) throw new UsageError('--in-memory and --kubeconfig exclude each other');
   const verbose = flags.has('--verbose');
   if (values.has('--replicas')) return replicasCommand(values, flags, verbose);
+  const statusPage = !flags.has('--no-status-page');
+  const hold = flags.has('--hold');
   if (flags.has('--serve')) {
+    if (hold) throw new UsageError('--hold applies to the scripted scenario; --serve runs until Ctrl-C anyway');
     if (kubeconfig !== undefined) throw new UsageError('--serve runs against an in-memory API server; it excludes --kubeconfig');
     if (values.has('--step-timeout-ms')) throw new UsageError('--step-timeout-ms applies to the in-memory scenario only');
     return {
@@ -121,6 +137,7 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
       metricsPort: integer(values, '--metrics-port', 0, 0, 65535),
       metricsHost: values.get('--metrics-host') ?? '127.0.0.1',
       verbose,
+      statusPage,
     };
   }
   const cluster = kubeconfig !== undefined || (!inMemory && (env['KUBECONFIG'] ?? '') !== '');
@@ -128,10 +145,11 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
   const metricsHost = values.get('--metrics-host') ?? (cluster ? '0.0.0.0' : '127.0.0.1');
   if (cluster) {
     if (values.has('--step-timeout-ms')) throw new UsageError('--step-timeout-ms applies to the in-memory scenario only');
-    return { mode: 'cluster', kubeconfig, metricsPort, metricsHost, verbose };
+    if (hold) throw new UsageError('--hold applies to the scripted scenario; a cluster run lasts until Ctrl-C anyway');
+    return { mode: 'cluster', kubeconfig, metricsPort, metricsHost, verbose, statusPage };
   }
   const stepTimeoutMs = integer(values, '--step-timeout-ms', 10_000, 1, 600_000);
-  return { mode: 'demo', metricsPort, metricsHost, stepTimeoutMs, verbose };
+  return { mode: 'demo', metricsPort, metricsHost, stepTimeoutMs, verbose, statusPage, hold };
 }
 
 /** The sharding demo needs a replica to kill and one to take over; it has 12 namespaces to share. */
@@ -144,6 +162,9 @@ function replicasCommand(values: Map<string, string>, flags: Set<string>, verbos
     if (values.has(other)) throw new UsageError(`--replicas runs on an in-memory API server; it excludes ${other}`);
   }
   if (flags.has('--serve')) throw new UsageError('--replicas and --serve exclude each other');
+  for (const flag of ['--hold', '--no-status-page']) {
+    if (flags.has(flag)) throw new UsageError(`--replicas serves no status page and ends on its own; it excludes ${flag}`);
+  }
   const replicas = integer(values, '--replicas', 0, MIN_REPLICAS, MAX_REPLICAS);
   return { mode: 'replicas', replicas, stepTimeoutMs: integer(values, '--step-timeout-ms', 10_000, 1, 600_000), verbose };
 }

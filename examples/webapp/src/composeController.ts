@@ -17,6 +17,8 @@ export interface ComposeOptions {
   readonly onInformerChange?: (change: InformerChange) => void;
   /** Export Node.js process metrics too (default true). */
   readonly processMetrics?: boolean;
+  /** Serve the status page (`/statusz`) with the metrics (default false; see `InstrumentOptions.statusPage`). */
+  readonly statusPage?: boolean;
   /** Replaces the Kubernetes informer source (a shard's filtered source, for one). */
   readonly informerSource?: InformerSource;
 }
@@ -53,6 +55,9 @@ export function composeController(options: ComposeOptions): ComposedController {
   const informers = new InformerCountProbe(options.onInformerChange);
   // Decorates whichever watch manager factory is bound when the controller is built.
   container.onActivation(TOKENS.watchManagerFactory, (_ctx, factory) => informers.wrap(factory));
-  const metrics = instrumentContainer(container, { processMetrics: options.processMetrics ?? true });
+  const metrics = instrumentContainer(container, {
+    processMetrics: options.processMetrics ?? true,
+    statusPage: options.statusPage ?? false,
+  });
   return { controller: container.get(DynamicController), metrics, informers };
 }

@@ -7,6 +7,7 @@ import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import { USAGE } from './cli.js';
 import { WEBAPP } from './kinds.js';
 import { runCli, type CliIo } from './runCli.js';
+import type { HeldDemo } from './runDemo.js';
 import type { WebAppStatus } from './WebAppObject.js';
 
 interface Captured {
@@ -66,6 +67,34 @@ describe('runCli', () => {
     expect(c.out.find((l) => l.startsWith('result:'))).toMatch(/^result: +FAILED: /);
   }, 120_000);
 
+  it('with --hold, keeps serving after the summary: WebApp registered again, its instances on the status page, exit 0 on stop', async () => {
+    const c = capture();
+    let onHold: (h: HeldDemo) => void = () => {};
+    const holding = new Promise<HeldDemo>((resolve) => (onHold = resolve));
+    const exit = runCli(['--hold'], { ...c.io, onDemoHold: (h) => onHold(h) });
+    const held = await holding;
+    expect(c.out.some((l) => l.startsWith('result:') && l.includes('converged: all 12 steps'))).toBe(true);
+    expect(c.out.at(-1)).toMatch(/\] status page: http:\/\/127\.0\.0\.1:\d+\/statusz$/);
+    interface Status {
+      instances: { namespace: string; name: string; watches: { nodeId: string }[] }[];
+    }
+    let status: Status = { instances: [] };
+    await waitFor(
+      async () => {
+        status = (await (await fetch(`${held.statusPageUrl ?? ''}/status.json`)).json()) as Status;
+        return status.instances.length === 3 && status.instances.every((i) => i.watches.length === 2);
+      },
+      { timeoutMs: 10_000 },
+    );
+    expect(status.instances.map((i) => `${i.namespace}/${i.name} ${i.watches.map((w) => w.nodeId).join(',')}`)).toEqual([
+      'team-a/blog config,labelled',
+      'team-a/shop config,labelled',
+      'team-b/docs config,labelled',
+    ]);
+    c.stop.abort(new Error('test stop'));
+    expect(await exit).toBe(0);
+  }, 120_000);
+
   describe('against a cluster (--kubeconfig)', () => {
     let server: InMemoryApiServer;
     let dir: string;
@@ -99,6 +128,7 @@ describe('runCli', () => {
         server.list({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }).map((o) => o.metadata.name),
       ).toEqual(['webapps.demo.protean.dev', 'websites.demo.protean.dev']);
       expect(c.out.at(-1)).toMatch(/controller stopped$/);
+      expect(c.out.filter((l) => / status page: http:\/\/127\.0\.0\.1:\d+\/statusz$/.test(l))).toHaveLength(1);
       // Controller logs are pino JSON, one child logger per component.
       const components = new Set(c.logs.map((l) => (JSON.parse(l) as { component?: string }).component));
       expect(components).toContain('dynamic-controller');

@@ -4,7 +4,7 @@ import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import { pino, type DestinationStream, type Level } from 'pino';
 import { parseCliArgs, USAGE, UsageError } from './cli.js';
 import { runCluster } from './runCluster.js';
-import { runDemo } from './runDemo.js';
+import { runDemo, type HeldDemo } from './runDemo.js';
 import { runReplicas } from './runReplicas.js';
 
 /** Where the CLI reads its environment and writes its output. */
@@ -20,6 +20,8 @@ export interface CliIo {
   readonly logDestination?: DestinationStream;
   /** Called once a cluster run reconciles (tests wait for it). */
   readonly onClusterReady?: (metricsUrl: string) => void;
+  /** Called once `--hold` holds the scripted demo (tests drive it through this). */
+  readonly onDemoHold?: (held: HeldDemo) => void;
 }
 
 /**
@@ -55,6 +57,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         stepTimeoutMs: command.stepTimeoutMs,
         metricsPort: command.metricsPort,
         metricsHost: command.metricsHost,
+        statusPage: command.statusPage,
+        ...(command.hold ? { hold: io.stop } : {}),
+        ...(io.onDemoHold === undefined ? {} : { onHold: io.onDemoHold }),
       });
       return summary.ok ? 0 : 1;
     }
@@ -80,6 +85,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           logger,
           metricsPort: command.metricsPort,
           metricsHost: command.metricsHost,
+          statusPage: command.statusPage,
           stop: io.stop,
           ...(io.onClusterReady === undefined ? {} : { onReady: io.onClusterReady }),
         });
@@ -107,6 +113,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       logger,
       metricsPort: command.metricsPort,
       metricsHost: command.metricsHost,
+      statusPage: command.statusPage,
       stop: io.stop,
       ...(io.onClusterReady === undefined ? {} : { onReady: io.onClusterReady }),
     });

@@ -15,6 +15,8 @@ export interface ClusterOptions {
   readonly logger: Logger;
   readonly metricsPort: number;
   readonly metricsHost: string;
+  /** Serve the status page at `/statusz` on the metrics port; default true. */
+  readonly statusPage?: boolean;
   /** Aborting it shuts the controller down gracefully (wired to SIGINT/SIGTERM by the CLI). */
   readonly stop: AbortSignal;
   /** Called once WebApp is registered and reconciling; tests wait for it. */
@@ -36,6 +38,7 @@ export async function runCluster(options: ClusterOptions): Promise<void> {
     kubeConfig,
     logger: options.logger,
     onInformerChange: (c) => log.line(`informer ${c.change}: ${gvrKey(c.gvr)} (running: ${c.active})`),
+    statusPage: options.statusPage ?? true,
   });
   // Our own controller: setup failures stop it even though the caller's signal never fires.
   const stop = new AbortController();
@@ -53,6 +56,7 @@ export async function runCluster(options: ClusterOptions): Promise<void> {
     const handler = createWebAppHandler({ kubeConfig, reporter: liveReporter(log) });
     await controller.register(WEBAPP.gvr, handler);
     log.line(`reconciling WebApps in all namespaces; metrics at ${metricsServer.url}/metrics; Ctrl-C to stop`);
+    if (options.statusPage ?? true) log.line(`status page: ${metricsServer.url}/statusz`);
     options.onReady?.(metricsServer.url);
   } catch (err) {
     if (!stop.signal.aborted) stop.abort(err);
