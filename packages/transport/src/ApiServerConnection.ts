@@ -34,6 +34,8 @@ export interface ApiServerConnectionStats {
   readonly http1Sockets: number;
   /** Requests whose response has not ended. */
   readonly activeStreams: number;
+  /** The server's HTTP/2 `maxConcurrentStreams` (per session), once a session is open. kube-apiserver sends 100. */
+  readonly maxConcurrentStreams: number | undefined;
   /** A newer TLS identity replaced this one: it takes no new requests and closes once drained. */
   readonly retired: boolean;
 }
@@ -106,6 +108,7 @@ export class ApiServerConnection {
       http2Sessions: this.sessions.length,
       http1Sockets,
       activeStreams: this.sessions.reduce((n, s) => n + s.active, 0) + this.http1Active,
+      maxConcurrentStreams: this.sessions[0]?.maxStreams,
       retired: this.retired,
     };
   }

@@ -93,7 +93,7 @@ describe('KubeConnectionPool over HTTP/2', () => {
     const responses = await Promise.all(Array.from({ length: 5 }, () => p.request(get('/hold'))));
     expect(s.held()).toBe(5);
     expect(s.connections()).toBe(3);
-    expect(p.stats()).toMatchObject({ http2Sessions: 3, activeStreams: 5 });
+    expect(p.stats()).toMatchObject({ http2Sessions: 3, activeStreams: 5, servers: [{ maxConcurrentStreams: 2 }] });
     s.releaseHeld();
     await Promise.all(responses.map((r) => text(r.body)));
   });
