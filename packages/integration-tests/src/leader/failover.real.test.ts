@@ -225,6 +225,8 @@ describe('leader election across controller processes on a real kube-apiserver (
     expect(killToLead).toBeLessThan(LEASE_DURATION_MS + RETRY_PERIOD_MS * (1 + JITTER) + 5_000);
     expect(await leaseSpec()).toMatchObject({ holderIdentity: 'replica-b', leaseTransitions: 1 });
     expect(overlaps(passes(replicas, killedAt))).toEqual([]);
+    // The standby saw the renewals through its watch of the lease, not by polling.
+    expect(b.first('watching the lease failed; polling it until the watch is back')).toBeUndefined();
   });
 
   it('a leader stopped with SIGTERM drains, releases the lease and is replaced at once', async () => {
@@ -254,5 +256,6 @@ describe('leader election across controller processes on a real kube-apiserver (
     expect(overlaps(passes(replicas, killedAt))).toEqual([]);
     const lastOfB = Math.max(...b.lines.filter((l) => l.audit === 'pass-end').map((l) => l.at!));
     expect(firstPass).toBeGreaterThan(lastOfB);
+    expect(c.first('watching the lease failed; polling it until the watch is back')).toBeUndefined();
   });
 });
