@@ -3,9 +3,10 @@
 // garbage never colour another's figures; collects their results into
 // results/latest.json and prints one table.
 //
-//   pnpm bench                          everything (about 5-10 minutes on 2 cores)
+//   pnpm bench                          everything (the scale benchmark alone takes 30-40 minutes on 2 cores)
 //   node --expose-gc run.mjs --quick    small sizes, for development
 //   node --expose-gc run.mjs --only=routing,queue
+//   node --expose-gc run.mjs --only=scale   200 CRDs x 500 objects, before/after streaming lists and a shared connection
 //   node --expose-gc run.mjs --only=replicas   sharded replicas (1, 2, 3 processes) on kube-apiserver with ShardedListAndWatch
 //
 // Benchmarks never assert a time: a failure here means a benchmark could not
@@ -18,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from './lib/args.mjs';
 import { formatNotes, formatTable } from './lib/report.mjs';
 
-const BENCHMARKS = ['routing', 'queue', 'memory', 'ingest', 'e2e', 'replicas'];
+const BENCHMARKS = ['routing', 'queue', 'memory', 'ingest', 'e2e', 'scale', 'replicas'];
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 const flags = parseArgs(process.argv.slice(2), ['quick', 'only']);

@@ -107,7 +107,9 @@ export async function defineParentKind(kc, gvr, kind) {
 
 /**
  * A minimal JSON client over one keep-alive HTTPS agent with the
- * KubeConfig's credentials. The latency benchmark times its updates with it:
+ * KubeConfig's credentials: `request(method, path, body?, contentType?)`
+ * resolves with the response text (`contentType` defaults to
+ * `application/json`; a PATCH passes its patch type). The latency benchmark times its updates with it:
  * client-node 1.4 opens a new TLS connection per request and runs a long
  * promise chain before its call resolves, which would move the "response
  * received" timestamp well past the moment the server answered.
@@ -117,7 +119,7 @@ export async function keepAliveClient(kc) {
   await kc.applyToHTTPSOptions(opts);
   const agent = new https.Agent({ keepAlive: true, maxSockets: 32, ca: opts.ca, cert: opts.cert, key: opts.key });
   const server = new URL(kc.getCurrentCluster().server);
-  const request = (method, path, body) =>
+  const request = (method, path, body, contentType = 'application/json') =>
     new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const req = https.request(
@@ -130,7 +132,7 @@ export async function keepAliveClient(kc) {
           headers: {
             ...opts.headers,
             accept: 'application/json',
-            ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+            ...(payload === undefined ? {} : { 'content-type': contentType }),
           },
         },
         (res) => {
@@ -138,8 +140,12 @@ export async function keepAliveClient(kc) {
           res.on('data', (c) => chunks.push(c));
           res.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
-            if (res.statusCode >= 300) reject(new Error(`${method} ${path}: HTTP ${res.statusCode} ${text.slice(0, 200)}`));
-            else resolve(text);
+            if (res.statusCode >= 300) {
+              // statusCode as client-node's errors carry it, so statusOf() and createAll() read it.
+              reject(
+                Object.assign(new Error(`${method} ${path}: HTTP ${res.statusCode} ${text.slice(0, 200)}`), { statusCode: res.statusCode }),
+              );
+            } else resolve(text);
           });
           res.on('error', reject);
         },
