@@ -62,14 +62,18 @@ function hostileStatus(): unknown {
   };
 }
 
-describe('status page in Chromium: escaping', () => {
+describe('status page in Chromium: escaping and polling', () => {
   let browser: HeadlessChromium;
   let server: MetricsServer;
   let page: BrowserPage;
+  let statusCalls = 0;
 
   beforeAll(async () => {
     const source: StatusPageSource = {
-      status: hostileStatus,
+      status: () => {
+        statusCalls += 1;
+        return hostileStatus();
+      },
       explain: (query) => ({
         object: { gvr: `/v1/${HOSTILE}`, namespace: query.namespace, name: query.name, labels: { [HOSTILE]: HOSTILE }, source: 'given' },
         routes: [{ parent: HOSTILE, instance: HOSTILE, watch: { kind: 'parent', gvr: HOSTILE, namespace: HOSTILE, name: HOSTILE } }],
@@ -130,5 +134,26 @@ describe('status page in Chromium: escaping', () => {
     expect(await page.evaluate('document.querySelector("#failures tbody tr").lastChild.textContent')).toBe('in 1.5 s');
     await page.screenshot(join(screenshotDir(), 'status-page-escaping.png'));
     expect(page.problems).toEqual([]);
+  });
+
+  it('stops polling while the tab is hidden and starts again when it is shown', async () => {
+    await page.waitFor('polling', `Number(document.body.dataset.refreshes) >= 1`);
+    const setHidden = (hidden: boolean): Promise<unknown> =>
+      page.evaluate(`(() => {
+        Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${hidden} });
+        Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => '${hidden ? 'hidden' : 'visible'}' });
+        document.dispatchEvent(new Event('visibilitychange'));
+      })()`);
+    await setHidden(true);
+    // A poll already sent may still land; after that, nothing for three poll intervals.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const whileHidden = statusCalls;
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    expect(statusCalls).toBe(whileHidden);
+    // Hiding cleared the timer: only the visibilitychange handler can start polling again.
+    await setHidden(false);
+    const resumed = performance.now() + 10_000;
+    while (statusCalls === whileHidden && performance.now() < resumed) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(statusCalls).toBeGreaterThan(whileHidden);
   });
 });
