@@ -1,6 +1,5 @@
-import * as http from 'node:http';
-import * as https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { sharedConnectionPool, type KubeHttpRequest } from '@protean/transport';
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -15,46 +14,34 @@ export function kubeGetJson(kubeConfig: KubeConfig, path: string, signal: AbortS
   return kubeJson(kubeConfig, 'GET', path, undefined, signal);
 }
 
-/** One request with an optional JSON body on the KubeConfig's current cluster, with its credentials. */
+/**
+ * One request with an optional JSON body on the KubeConfig's current
+ * cluster, with its credentials, over the KubeConfig's shared
+ * `@protean/transport` connection (the one its informers and leases use).
+ * Rejects with a `KubeTransportError` when no response arrived.
+ */
 export async function kubeJson(
   kubeConfig: KubeConfig,
-  method: string,
+  method: KubeHttpRequest['method'],
   path: string,
   body: unknown,
   signal: AbortSignal,
 ): Promise<JsonAnswer> {
-  const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': 'protean-sharding' };
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'protean-sharding' };
   const payload = body === undefined ? undefined : JSON.stringify(body);
-  if (payload !== undefined) headers['Content-Type'] = 'application/json';
-  const opts: https.RequestOptions = { method, headers };
-  await kubeConfig.applyToHTTPSOptions(opts);
-  const cluster = kubeConfig.getCurrentCluster();
-  const server = cluster?.server;
-  if (server === undefined || server === '') throw new Error('the KubeConfig has no current cluster with a server URL');
-  const url = new URL(server.replace(/\/+$/, '') + path);
-  const plain = url.protocol === 'http:';
-  if ((cluster?.proxyUrl ?? '') === '') opts.agent = false;
-  else if (plain && opts.agent instanceof https.Agent) delete opts.agent;
-  return new Promise<JsonAnswer>((resolve, reject) => {
-    const req = (plain ? http : https).request(url, { ...opts, signal }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-      });
-      res.on('error', reject);
-      res.on('end', () => {
-        let body: unknown;
-        try {
-          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        } catch {
-          body = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, body });
-      });
-    });
-    req.on('error', reject);
-    req.end(payload);
+  if (payload !== undefined) headers['content-type'] = 'application/json';
+  const res = await sharedConnectionPool(kubeConfig).send({
+    method,
+    path,
+    headers,
+    signal,
+    ...(payload === undefined ? {} : { body: payload }),
   });
+  let parsed: unknown;
+  try {
+    parsed = Buffer.byteLength(res.body) > MAX_BODY_BYTES ? undefined : JSON.parse(res.body);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, body: parsed };
 }
