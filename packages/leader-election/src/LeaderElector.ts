@@ -138,9 +138,12 @@ export class LeaderElector implements Leadership {
     let lastFailure = '';
     while (!stop.aborted) {
       this.watching = true;
+      const openedAt = clock.now();
       try {
         await client.watch(namespace, { name: leaseName }, (event) => this.onWatchEvent(event.type, event.lease), stop);
         lastFailure = '';
+        // A server that ends watches at once would make this loop spin: open the next one a retry period later.
+        if (clock.now() - openedAt < retryPeriodMs) await sleep(clock, retryPeriodMs, stop);
       } catch (err) {
         this.watching = false;
         const message = errorMessage(err);

@@ -469,6 +469,7 @@ export class ShardMembership {
     let lastFailure = '';
     while (!stop.aborted) {
       this.watching = true;
+      const openedAt = this.clock.now();
       try {
         await watch(
           this.namespace,
@@ -479,6 +480,8 @@ export class ShardMembership {
           stop,
         );
         lastFailure = '';
+        // A server that ends watches at once would make this loop spin: open the next one a retry period later.
+        if (this.clock.now() - openedAt < this.retryPeriodMs) await sleepOrWake(this.clock, this.retryPeriodMs, stop).done;
       } catch (err) {
         this.watching = false;
         const message = errorMessage(err);
