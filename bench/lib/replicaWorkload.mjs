@@ -29,11 +29,3 @@ export function timeBurn(rounds) {
   samples.sort((a, b) => a - b);
   return samples[3];
 }
-
-/** The number of burn rounds that takes about `targetMs` of CPU here: warmed up, then corrected three times. */
-export function calibrate(targetMs) {
-  let rounds = 1_000;
-  burn(rounds * 20);
-  for (let i = 0; i < 3; i++) rounds = Math.max(1, Math.round((rounds * targetMs) / timeBurn(rounds)));
-  return rounds;
-}
