@@ -1,7 +1,12 @@
-import * as http from 'node:http';
-import * as https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { errorMessage } from '@protean/core';
+import {
+  KubeTransportError,
+  sharedConnectionPool,
+  type KubeConnectionPool,
+  type KubeHttpRequest,
+  type KubeStreamResponse,
+} from '@protean/transport';
 import type { Lease } from './Lease.js';
 import type { LeaseClient, LeaseWatchEvent, LeaseWatchSelector } from './LeaseClient.js';
 import { LeaseRequestError, type LeaseVerb } from './LeaseRequestError.js';
@@ -23,7 +28,10 @@ interface Answer {
 }
 
 /**
- * A {@link LeaseClient} over `node:http`/`node:https`, authenticated by
+ * A {@link LeaseClient} over the KubeConfig's shared `@protean/transport`
+ * connection (`sharedConnectionPool(kubeConfig)`, or the pool given): its
+ * gets, updates and lease watches are streams of the same HTTP/2
+ * connection as the informers. Authenticated by
  * `kubeConfig.applyToHTTPSOptions()` on every request (so rotated tokens
  * and certificates are used), as works with `@kubernetes/client-node` 1.4
  * and 2.x alike. Only the KubeConfig's types are used: client-node's
@@ -31,10 +39,16 @@ interface Answer {
  *
  * Easy to get wrong: client-node 1.4 refuses a plain `http://` cluster
  * unless the cluster entry sets `skipTLSVerify` (the in-memory API server's
- * KubeConfig does).
+ * KubeConfig does). A dead shared connection is found by the pool's PING
+ * (after 30 s without a byte, 15 s to answer), as with client-go; a
+ * renewal on it fails by its own deadline meanwhile.
  */
 export class KubeLeaseClient implements LeaseClient {
-  constructor(private readonly kubeConfig: KubeConfig) {}
+  private readonly pool: KubeConnectionPool;
+
+  constructor(kubeConfig: KubeConfig, options: { readonly connectionPool?: KubeConnectionPool } = {}) {
+    this.pool = options.connectionPool ?? sharedConnectionPool(kubeConfig);
+  }
 
   async get(namespace: string, name: string, signal: AbortSignal): Promise<Lease | undefined> {
     const answer = await this.request('get', `${namespace}/${name}`, 'GET', leasePath(namespace, name), undefined, signal);
@@ -133,7 +147,7 @@ export class KubeLeaseClient implements LeaseClient {
   private async request(
     verb: LeaseVerb,
     key: string,
-    method: string,
+    method: KubeHttpRequest['method'],
     path: string,
     body: unknown,
     signal: AbortSignal,
@@ -142,89 +156,74 @@ export class KubeLeaseClient implements LeaseClient {
     const aborted = (): LeaseRequestError =>
       new LeaseRequestError(verb, key, `aborted: ${errorMessage(signal.reason)}`, { reason: 'Aborted', cause: signal.reason });
     if (signal.aborted) throw aborted();
-    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': USER_AGENT };
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT };
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    if (payload !== undefined) headers['Content-Type'] = 'application/json';
-    const opts: https.RequestOptions = { method, headers };
+    if (payload !== undefined) headers['content-type'] = 'application/json';
+    let res: KubeStreamResponse;
     try {
-      await this.kubeConfig.applyToHTTPSOptions(opts);
+      res = await this.pool.request({ method, path, headers, signal, ...(payload === undefined ? {} : { body: payload }) });
     } catch (err) {
-      throw new LeaseRequestError(verb, key, `applying the KubeConfig's credentials failed: ${errorMessage(err)}`, {
-        reason: 'CredentialsError',
-        cause: err,
-      });
+      if (signal.aborted) throw aborted();
+      throw requestFailure(verb, key, err);
     }
-    const cluster = this.kubeConfig.getCurrentCluster();
-    const server = cluster?.server;
-    if (server === undefined || server === '') {
-      throw new LeaseRequestError(verb, key, 'the KubeConfig has no current cluster with a server URL', { reason: 'NoCluster' });
-    }
-    const url = new URL(server.replace(/\/+$/, '') + path);
-    const plain = url.protocol === 'http:';
-    // As in the watch manager: client-node 2.x caches one agent per cluster and user built from the first
-    // call's TLS options, which would pin a rotated client certificate; only a proxy needs its agent.
-    if ((cluster?.proxyUrl ?? '') === '') opts.agent = false;
-    else if (plain && opts.agent instanceof https.Agent) delete opts.agent;
+    const stream = res.body;
     return new Promise<Answer>((resolve, reject) => {
-      const onResponse = (res: http.IncomingMessage): void => {
-        if (onChunk !== undefined && res.statusCode === 200) {
-          res.setEncoding('utf8');
-          res.on('data', onChunk);
-          res.on('error', (err) =>
-            reject(
-              signal.aborted
-                ? aborted()
-                : new LeaseRequestError(verb, key, `the watch broke: ${errorMessage(err)}`, { reason: 'NetworkError', cause: err }),
-            ),
-          );
-          res.on('end', () => resolve({ status: 200, body: undefined }));
-          // A connection cut without a clean end of the body (settling twice is a no-op).
-          res.on('close', () =>
-            signal.aborted || res.complete
-              ? resolve({ status: 200, body: undefined })
-              : reject(new LeaseRequestError(verb, key, 'the watch connection closed', { reason: 'NetworkError' })),
-          );
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-        });
-        res.on('error', (err) =>
-          reject(
-            signal.aborted
-              ? aborted()
-              : new LeaseRequestError(verb, key, `reading the answer failed: ${errorMessage(err)}`, { reason: 'NetworkError', cause: err }),
-          ),
+      const broke = (what: string) => (err: unknown) =>
+        reject(
+          signal.aborted
+            ? aborted()
+            : new LeaseRequestError(verb, key, `${what}: ${errorMessage(err)}`, { reason: 'NetworkError', cause: err }),
         );
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            parsed = { message: text.trim().slice(0, 200) };
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed });
-        });
-      };
-      try {
-        const req = (plain ? http : https).request(url, { ...opts, signal }, onResponse);
-        req.on('error', (err) =>
-          reject(
-            signal.aborted
-              ? aborted()
-              : new LeaseRequestError(verb, key, `request failed: ${errorMessage(err)}`, { reason: 'NetworkError', cause: err }),
-          ),
+      if (onChunk !== undefined && res.status === 200) {
+        stream.setEncoding('utf8');
+        stream.on('data', onChunk);
+        stream.on('error', broke('the watch broke'));
+        stream.on('end', () => resolve({ status: 200, body: undefined }));
+        // A connection cut without a clean end of the body (settling twice is a no-op).
+        stream.on('close', () =>
+          signal.aborted || stream.readableEnded
+            ? resolve({ status: 200, body: undefined })
+            : reject(new LeaseRequestError(verb, key, 'the watch connection closed', { reason: 'NetworkError' })),
         );
-        req.end(payload);
-      } catch (err) {
-        reject(new LeaseRequestError(verb, key, `request failed: ${errorMessage(err)}`, { reason: 'NetworkError', cause: err }));
+        return;
       }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      stream.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      });
+      stream.on('error', broke('reading the answer failed'));
+      stream.on('close', () => {
+        if (!stream.readableEnded) broke('reading the answer failed')(new Error('connection closed before the answer ended'));
+      });
+      stream.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = { message: text.trim().slice(0, 200) };
+        }
+        resolve({ status: res.status, body: parsed });
+      });
     });
   }
+}
+
+/** The lease error for a request that got no answer, keeping the transport's reason where the lease client has one. */
+function requestFailure(verb: LeaseVerb, key: string, err: unknown): LeaseRequestError {
+  if (err instanceof KubeTransportError && err.reason === 'CredentialsError') {
+    const cause: unknown = err.cause ?? err;
+    return new LeaseRequestError(verb, key, `applying the KubeConfig's credentials failed: ${errorMessage(cause)}`, {
+      reason: 'CredentialsError',
+      cause,
+    });
+  }
+  if (err instanceof KubeTransportError && err.reason === 'NoCluster') {
+    return new LeaseRequestError(verb, key, 'the KubeConfig has no current cluster with a server URL', { reason: 'NoCluster', cause: err });
+  }
+  return new LeaseRequestError(verb, key, `request failed: ${errorMessage(err)}`, { reason: 'NetworkError', cause: err });
 }
 
 function where(lease: Lease): { namespace: string; key: string } {
