@@ -39,13 +39,17 @@ export type ReplicaEvent =
   | { readonly type: 'ready' }
   /** This replica's share changed (after the gate drained and the informers moved). */
   | { readonly type: 'ranges'; readonly ranges: readonly HashRange[]; readonly members: readonly string[] }
-  /** One handler pass of an owned WebApp ended. */
+  /** A handoff transition of its membership: a range acquired, waited for (another member still holds it), released or lost. */
+  | { readonly type: 'transition'; readonly kind: string; readonly ranges: readonly HashRange[]; readonly holders: readonly string[] }
+  /** One handler pass of an owned WebApp ended; start and end in epoch milliseconds (one clock for every process of the machine). */
   | {
       readonly type: 'reconciled';
       readonly namespace: string;
       readonly name: string;
       readonly outcome: string;
       readonly generation?: number;
+      readonly startMs: number;
+      readonly endMs: number;
     }
   /** Setup failed; the replica exits 1. */
   | { readonly type: 'failed'; readonly message: string };

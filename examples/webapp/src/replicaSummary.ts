@@ -69,6 +69,10 @@ export interface ReplicasSummary {
   readonly split: readonly ReplicaShare[];
   /** Passes of the split phase by a replica that did not own the namespace in the split. */
   readonly passesOutsideShare: number;
+  /** Pairs of passes of one WebApp by two replicas at the same time, over the whole run (exclusive handoff: 0). */
+  readonly overlaps: number;
+  /** Times a replica waited for another member to let go of a range assigned to it. */
+  readonly waits: number;
   readonly takeover: Takeover | undefined;
   /** WebApps read back converged at the final check. */
   readonly converged: number;
@@ -145,7 +149,9 @@ export function formatReplicasSummary(s: ReplicasSummary): string[] {
         .join(', ') || '-'
     }`,
     `converged:         ${s.converged}/${s.webApps} WebApps at the final check`,
-    `passes:            ${s.totalPasses} in all; ${s.passesOutsideShare} in the split phase outside the passing replica's share`,
+    `passes:            ${s.totalPasses} in all; ${s.passesOutsideShare} in the split phase outside the passing replica's share;` +
+      ` ${s.overlaps} overlapping (one WebApp, two replicas, same time)`,
+    `handoff waits:     ${s.waits} (a replica waited for another to let go of a range)`,
     `phases:`,
     ...s.phases.map(
       (p, i) => `  ${String(i + 1).padStart(2)}. ${p.ok ? 'ok  ' : 'FAIL'} ${p.name.padEnd(52)} ${(p.elapsedMs / 1000).toFixed(2)} s`,

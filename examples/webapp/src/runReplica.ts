@@ -1,6 +1,13 @@
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@protean/core';
-import { detectShardSelectorSupport, KubeMemberLeaseClient, kubeShardInformerSource, ShardGate, ShardMembership } from '@protean/sharding';
+import {
+  applyShardChange,
+  detectShardSelectorSupport,
+  KubeMemberLeaseClient,
+  kubeShardInformerSource,
+  ShardGate,
+  ShardMembership,
+} from '@protean/sharding';
 import { composeController } from './composeController.js';
 import { WEBAPP } from './kinds.js';
 import type { ReplicaConfig, ReplicaEvent } from './replicaProtocol.js';
@@ -26,7 +33,10 @@ export interface ReplicaDeps {
  *
  * Order matters on a share change: the gate stops taking the lost ranges
  * and drains their passes first, then the informers let go of them and
- * deliver what entered as adds.
+ * deliver what entered as adds (`applyShardChange`). Ranges move
+ * exclusively: the membership starts a range only once no other live
+ * member's lease holds it, so two replicas never reconcile one WebApp at
+ * the same time.
  */
 export async function runReplica(deps: ReplicaDeps): Promise<void> {
   const { config, logger, send, stop } = deps;
@@ -50,12 +60,21 @@ export async function runReplica(deps: ReplicaDeps): Promise<void> {
     logger,
   });
   const { controller } = composeController({ kubeConfig, logger, informerSource: source, processMetrics: false });
+  membership.onTransition((t) => send({ type: 'transition', kind: t.kind, ranges: t.ranges, holders: t.holders }));
+  // Epoch milliseconds at sub-millisecond resolution: comparable across the replica processes of one machine.
+  const nowMs = (): number => performance.timeOrigin + performance.now();
+  const started = new Map<string, number>();
   const handler = createWebAppHandler({
     kubeConfig,
     reporter: {
+      started: (_gvr, instance) => started.set(`${instance.namespace}/${instance.name}`, nowMs()),
       finished(_gvr, instance, result) {
+        const key = `${instance.namespace}/${instance.name}`;
+        const endMs = nowMs();
         const generation = result.outcome === 'reconciled' ? { generation: result.generation } : {};
-        send({ type: 'reconciled', namespace: instance.namespace, name: instance.name, outcome: result.outcome, ...generation });
+        const pass = { namespace: instance.namespace, name: instance.name, outcome: result.outcome, ...generation };
+        send({ type: 'reconciled', ...pass, startMs: started.get(key) ?? endMs, endMs });
+        started.delete(key);
       },
     },
   });
@@ -75,11 +94,12 @@ export async function runReplica(deps: ReplicaDeps): Promise<void> {
     throw err;
   }
   send({ type: 'ready' });
-  // On a stop, run releases the member lease (the others take the share over at their next step).
-  await membership.run(halt.signal, async ({ ranges, members }) => {
-    await gate.setRanges(ranges);
-    source.setRanges(ranges);
-    send({ type: 'ranges', ranges, members });
+  // Gate first (stop taking, drain), then the informers. On a stop, run gives every range up,
+  // waits for the drain and releases the member lease: the others start its ranges at once.
+  const apply = applyShardChange({ gate, source });
+  await membership.run(halt.signal, async (change) => {
+    await apply(change);
+    send({ type: 'ranges', ranges: change.ranges, members: change.members });
   });
   await running;
   stop.removeEventListener('abort', forward);

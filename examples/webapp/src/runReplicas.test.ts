@@ -63,6 +63,9 @@ describe('runReplicas (pnpm demo -- --replicas 3, end to end)', () => {
       expect(share.reconciled).toBeGreaterThanOrEqual(movedIn);
     }
 
+    // Exclusive handoff: no two replicas ever ran a pass of one WebApp at the same time, over the whole run.
+    expect(summary.overlaps).toBe(0);
+
     // Everything converged, the survivors stopped gracefully.
     expect(summary.converged).toBe(REPLICA_DEMO_NAMESPACES.length * webAppsPerNamespace);
     expect(summary.exits).toEqual({ 'replica-1': 'killed (SIGKILL)', 'replica-0': 'exit 0', 'replica-2': 'exit 0' });

@@ -31,6 +31,7 @@ import {
 } from './replicaSummary.js';
 import { requestOptions } from './requestOptions.js';
 import { ScenarioApi, type Ref } from './ScenarioApi.js';
+import { overlappingPasses } from './passAudit.js';
 import { namespacesByReplica, ownersOf, tilesHashSpace } from './splitCoverage.js';
 
 /** Options of {@link runReplicas}. */
@@ -56,7 +57,11 @@ interface Pass {
   readonly namespace: string;
   readonly name: string;
   readonly outcome: string;
+  /** When the demo got the report, since the start of the run. */
   readonly atMs: number;
+  /** When the pass ran, in epoch milliseconds (the replica's clock, the machine's). */
+  readonly startMs: number;
+  readonly endMs: number;
 }
 
 /**
@@ -91,6 +96,7 @@ export async function runReplicas(options: ReplicasOptions): Promise<ReplicasSum
   let takeover: Takeover | undefined;
   let convergedCount = 0;
   let stopping = false;
+  let waits = 0;
   const planned = 6;
 
   const server = await InMemoryApiServer.start();
@@ -126,6 +132,13 @@ export async function runReplicas(options: ReplicasOptions): Promise<ReplicasSum
       log.line(
         `${replica.identity}: owns ${formatRanges(event.ranges)}, ${ns.length} namespaces; members ${event.members.join(', ') || 'none'}`,
       );
+    } else if (event.type === 'transition') {
+      if (event.kind === 'waiting') {
+        waits++;
+        log.line(
+          `${replica.identity}: waits for ${event.holders.join(', ')} to let go of ${formatRanges(event.ranges)} (exclusive handoff)`,
+        );
+      } else if (event.kind === 'lost') log.line(`${replica.identity}: lost ${formatRanges(event.ranges)} (renew deadline passed)`);
     } else if (event.type === 'failed') log.line(`${replica.identity}: FAILED: ${event.message}`);
   };
   const agreed = (rs: readonly ReplicaProcess[]): true | string => {
@@ -268,10 +281,16 @@ export async function runReplicas(options: ReplicasOptions): Promise<ReplicasSum
       takeover = { ...t, countedOut, moves, reconciledAgainMs, convergedMs, after: shares(survivors, killedAt) };
       for (const line of formatTakeover(takeover, timings)) options.out(line);
     });
-    ok &&= await phase(`check every WebApp converged`, async () => {
+    ok &&= await phase(`check every WebApp converged, no pass overlapped`, async () => {
       await wait(`all ${refs.length} WebApps converged`, allConverged(refs));
       convergedCount = refs.length;
       log.line(`    ok: all ${refs.length} WebApps converged`);
+      const [first] = overlappingPasses(passes);
+      if (first !== undefined) {
+        const [a, b] = first;
+        throw new Error(`${a.replica} and ${b.replica} reconciled ${a.namespace}/${a.name} at the same time`);
+      }
+      log.line(`    ok: no two replicas ever reconciled one WebApp at the same time (${passes.length} passes audited)`);
     });
     if (!ok && convergedCount === 0) convergedCount = await countConverged(refs, (ref) => allConverged([ref])());
   } finally {
@@ -282,8 +301,9 @@ export async function runReplicas(options: ReplicasOptions): Promise<ReplicasSum
     rest.forEach((r, i) => (exits[r.identity] = `exit ${ended[i]!.code ?? ended[i]!.signal}`));
     await server.stop();
   }
+  const overlaps = overlappingPasses(passes).length;
   const summary: ReplicasSummary = {
-    ok: phases.length === planned && phases.every((p) => p.ok) && survivors.every((r) => exits[r.identity] === 'exit 0'),
+    ok: phases.length === planned && phases.every((p) => p.ok) && overlaps === 0 && survivors.every((r) => exits[r.identity] === 'exit 0'),
     replicas: options.replicas,
     timings,
     mode: replicas[0]?.started?.mode,
@@ -293,6 +313,8 @@ export async function runReplicas(options: ReplicasOptions): Promise<ReplicasSum
     plannedPhases: planned,
     split,
     passesOutsideShare,
+    overlaps,
+    waits,
     takeover,
     converged: convergedCount,
     totalPasses: passes.length,
