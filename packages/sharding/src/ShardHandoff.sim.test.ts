@@ -110,7 +110,7 @@ class Cluster {
 
   constructor(
     private readonly random: Random,
-    private readonly opts: { maxPassMs: number; abortLatencyMs: number; watch: boolean },
+    private readonly opts: { maxPassMs: number; abortLatencyMs: number; watch: boolean; keys?: readonly string[] },
   ) {
     if (!opts.watch) this.store.watchFailing = true;
   }
@@ -123,7 +123,7 @@ class Cluster {
       namespace: 'ctl',
       group: 'webapp',
       identity: id,
-      keys: () => KEYS,
+      keys: () => this.keys,
       leaseDurationMs: LEASE_MS,
       renewDeadlineMs: RENEW_DEADLINE_MS,
       retryPeriodMs: RETRY_MS,
@@ -218,10 +218,14 @@ class Cluster {
     await this.advance(2_000);
   }
 
+  get keys(): readonly string[] {
+    return this.opts.keys ?? KEYS;
+  }
+
   private work(r: Replica): void {
     const handler: Handler = (item, ctx) => this.pass(r, item.namespace, ctx);
     const wrapped = r.gate.wrap(handler);
-    for (const key of KEYS) {
+    for (const key of this.keys) {
       if (r.inFlight.has(key) || !r.gate.owns(GVR, { namespace: key, name: 'app' })) continue;
       const ctx: ReconcileContext = {
         signal: new AbortController().signal,
@@ -271,6 +275,7 @@ class Cluster {
   }
 }
 
+/** Which live replicas reconcile `key` now. */
 function ownerOfKey(cluster: Cluster, key: string): string[] {
   return cluster
     .live()
@@ -354,6 +359,30 @@ describe('exclusive shard handoff (fake clock, fake leases, audited passes)', ()
     expect(cluster.overlaps()).toEqual([]);
     await cluster.shutdown();
     console.log(`join of a 4th member: ${moved.length} of ${KEYS.length} keys changed owner; assignShards moved ${expected.length}`);
+  });
+
+  it('moves only what the assignment moves over 300 namespaces: a join, then a leave', async () => {
+    const keys = Array.from({ length: 300 }, (_, i) => `team-${i}`);
+    const cluster = new Cluster(new Random(5), { maxPassMs: 300, abortLatencyMs: 50, watch: true, keys });
+    const [a, b] = [cluster.join(), cluster.join(), cluster.join()];
+    await cluster.until(() => cluster.coverage() === 1 && a.membership.members().length === 3, 30_000);
+    const figures: string[] = [];
+    const measure = async (what: string, change: () => void, members: number): Promise<void> => {
+      const before = new Map(keys.map((k) => [k, ownerOfKey(cluster, k).join()]));
+      const assignmentBefore = a.membership.assignment()!;
+      change();
+      await cluster.until(() => cluster.coverage() === 1 && a.membership.members().length === members, 30_000);
+      await cluster.advance(500);
+      const moved = keys.filter((k) => ownerOfKey(cluster, k).join() !== before.get(k));
+      const expected = movedKeys(assignmentBefore, a.membership.assignment()!, keys);
+      expect(moved.sort()).toEqual([...expected].sort());
+      figures.push(`${what}: ${moved.length} of ${keys.length} keys changed owner (assignShards moved ${expected.length})`);
+    };
+    await measure('join of a 4th member (sorts last)', () => void cluster.join(), 4);
+    await measure('leave of the 2nd of 4 members', () => cluster.leave(b), 3);
+    expect(cluster.overlaps()).toEqual([]);
+    await cluster.shutdown();
+    console.log(figures.join('\n'));
   });
 
   for (const seed of [11, 12, 13, 14]) {
