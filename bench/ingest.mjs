@@ -1,24 +1,29 @@
 // Informer ingest: watch events per CPU-second that one informer parses,
 // stores and dispatches to a counting handler, Protean's KubernetesInformer
 // side by side with @kubernetes/client-node's makeInformer, on the same
-// local stream; plus JSON.parse of the same lines alone, the ceiling of any
-// informer.
+// local stream; plus JSON.parse of the same lines alone (what an informer that
+// parses every byte cannot beat).
 //
 // The stream: a separate process (lib/watchStream.server.mjs, so its CPU is
 // not counted here) answers the LIST with an empty list and every WATCH with
-// the same pre-serialised newline-delimited events, about 450 bytes each
-// (PartialObjectMetadata ConfigMaps, 3 labels, 2 annotations), in 64 KiB
-// writes: 10,000 objects added, then modified in turn (so most events are
-// updates of cached objects). Sizes: 50,000 and 200,000 events (quick:
-// 20,000 and 50,000). Protean's informer runs with `streamingList: 'never'`
-// (the stream is a plain watch), metadata-only as always; client-node's caches
-// what it receives, here the same metadata.
+// the same pre-serialised newline-delimited events in 64 KiB writes: 10,000
+// objects added, then modified in turn (so most events are updates of cached
+// objects). Two event shapes (lib/watchEvents.mjs): 'server', what
+// kube-apiserver sends for a metadata-only watch of a ConfigMap (3 labels, 2
+// annotations, one managedFields entry; about 810 bytes), at 50,000 and
+// 200,000 events (quick: 20,000 and 50,000); and 'bare', the same without
+// managedFields (about 430 bytes), at the largest size. Protean's informer
+// runs with `streamingList: 'never'` (the stream is a plain watch),
+// metadata-only as always; client-node's caches what it receives, here the
+// same metadata.
 //
-// Method: per size and informer, one untimed warm-up run, then 5 timed runs
-// (quick: 3), each on a fresh informer: CPU time (process.cpuUsage, user +
-// system, GC threads included) from starting the informer to the handler
-// call of the last event; a forced GC before each run. Reported: the median
-// rate. JSON.parse: the same lines, 5 passes, median.
+// Method: per workload and informer, one untimed warm-up run, then 5 timed
+// runs (quick: 3), each on a fresh informer: CPU time (process.cpuUsage, user
+// + system, GC threads included) from starting the informer to the handler
+// call of the last event; a forced GC before each run. The three contenders
+// take turns run by run, so a change of machine load hits them alike.
+// Reported: the median rate of each. JSON.parse: the same lines, one pass per
+// run.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -32,14 +37,18 @@ import { watchEventLines } from './lib/watchEvents.mjs';
 const flags = parseArgs(process.argv.slice(2), ['quick', 'out']);
 const quick = flags.quick === true;
 const SIZES = quick ? [20_000, 50_000] : [50_000, 200_000];
+const LARGEST = SIZES.at(-1);
+const WORKLOADS = [...SIZES.map((events) => ({ shape: 'server', events })), { shape: 'bare', events: LARGEST }];
+const SHAPE_LABEL = { server: 'server-shaped', bare: 'no managedFields' };
 const OBJECTS = 10_000;
 const RUNS = quick ? 3 : 5;
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' };
 
-/** Starts the stream server for `events` events; resolves with its port and event size. */
-async function startServer(events) {
+/** Starts the stream server for `events` events of `shape`; resolves with its port and event size. */
+async function startServer(events, shape) {
   const script = fileURLToPath(new URL('./lib/watchStream.server.mjs', import.meta.url));
-  const child = spawn(process.execPath, [script, `--events=${events}`, `--objects=${OBJECTS}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const args = [script, `--events=${events}`, `--objects=${OBJECTS}`, `--shape=${shape}`];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const info = {};
   await new Promise((resolve, reject) => {
@@ -130,51 +139,58 @@ async function runParse(lines) {
 }
 
 const contenders = [
-  { measure: 'events/CPU-s, Protean KubernetesInformer', run: (ctx) => runProtean(ctx.kc, ctx.events) },
-  { measure: 'events/CPU-s, client-node makeInformer', run: (ctx) => runClientNode(ctx.kc, ctx.events) },
-  { measure: 'events/CPU-s, JSON.parse alone', run: (ctx) => runParse(ctx.lines) },
+  { name: 'Protean KubernetesInformer', run: (ctx) => runProtean(ctx.kc, ctx.events) },
+  { name: 'client-node makeInformer', run: (ctx) => runClientNode(ctx.kc, ctx.events) },
+  { name: 'JSON.parse alone', run: (ctx) => runParse(ctx.lines) },
 ];
+const measureOf = (contender, shape, bytes) => `events/CPU-s, ${contender.name} (${SHAPE_LABEL[shape]}, ${bytes} B)`;
 
 const rows = [];
 const details = [];
-let bytesPerEvent = 0;
-for (const events of SIZES) {
-  const server = await startServer(events);
-  bytesPerEvent = server.bytesPerEvent;
-  const ctx = { kc: kubeConfigFor(server.port), events, lines: watchEventLines(events, OBJECTS) };
+const ratios = [];
+for (const { shape, events } of WORKLOADS) {
+  const server = await startServer(events, shape);
+  const ctx = { kc: kubeConfigFor(server.port), events, lines: watchEventLines(events, OBJECTS, shape) };
   try {
-    for (const c of contenders) {
-      progress('ingest', `${c.measure}: ${events.toLocaleString('en-US')} events`);
-      await c.run(ctx);
-      const rates = [];
-      for (let i = 0; i < RUNS; i++) rates.push((events / (await c.run(ctx))) * 1000);
+    progress('ingest', `${SHAPE_LABEL[shape]} events: ${events.toLocaleString('en-US')}, warm-up`);
+    for (const c of contenders) await c.run(ctx);
+    const rates = contenders.map(() => []);
+    for (let i = 0; i < RUNS; i++) {
+      progress('ingest', `${SHAPE_LABEL[shape]} events: ${events.toLocaleString('en-US')}, run ${i + 1} of ${RUNS}`);
+      for (const [k, c] of contenders.entries()) rates[k].push((events / (await c.run(ctx))) * 1000);
+    }
+    const medians = rates.map(median);
+    for (const [k, c] of contenders.entries()) {
+      const measure = measureOf(c, shape, server.bytesPerEvent);
       rows.push({
-        measure: c.measure,
+        measure,
         size: `${events.toLocaleString('en-US')} events`,
         work: events,
-        value: median(rates),
+        value: medians[k],
         unit: 'events/s',
         cost: 'inverse',
       });
-      details.push({ measure: c.measure, events, rates });
+      details.push({ measure, shape, events, bytesPerEvent: server.bytesPerEvent, rates: rates[k] });
+    }
+    // The ratio of each run's pair (same moment, same load), then the median of those.
+    const perRun = (a, b) => median(rates[a].map((r, i) => r / rates[b][i]));
+    if (events === LARGEST) {
+      ratios.push(
+        `${SHAPE_LABEL[shape]} (${server.bytesPerEvent} B) at ${events.toLocaleString('en-US')} events: Protean / client-node = ${perRun(0, 1).toFixed(2)}; Protean / JSON.parse alone = ${perRun(0, 2).toFixed(2)} (medians of the per-run ratios)`,
+      );
     }
   } finally {
     await server.stop();
   }
 }
 
-const at = (measure, events) => rows.find((r) => r.measure === measure && r.work === events)?.value;
-const largest = SIZES.at(-1);
-const ours = at(contenders[0].measure, largest);
-const theirs = at(contenders[1].measure, largest);
-const parse = at(contenders[2].measure, largest);
 emitResult(flags, {
   name: 'ingest',
   title: 'Informer ingest: watch events per CPU-second',
   rows,
   notes: [
-    `one local stream of ${bytesPerEvent}-byte metadata-only events over ${OBJECTS.toLocaleString('en-US')} objects (added, then modified in turn), served by a separate process; CPU time from informer start to the last event's handler call, median of ${RUNS} runs after a warm-up run, fresh informer per run`,
-    `at ${largest.toLocaleString('en-US')} events: Protean / client-node = ${(ours / theirs).toFixed(2)}; Protean / JSON.parse alone = ${(ours / parse).toFixed(2)}`,
+    `one local stream of metadata-only events over ${OBJECTS.toLocaleString('en-US')} objects (added, then modified in turn), served by a separate process; CPU time from informer start to the last event's handler call, median of ${RUNS} runs after a warm-up run, fresh informer per run, contenders interleaved run by run`,
+    ...ratios,
   ],
   details,
 });

@@ -4,18 +4,18 @@
 // takes them, and then stays open (so an informer does not re-watch while it
 // is measured); every other GET gets an empty list at resourceVersion 1.
 //
-//   node watchStream.server.mjs --events=N --objects=M
+//   node watchStream.server.mjs --events=N --objects=M [--shape=server|bare]
 // prints `port <n>` and `bytes <event bytes>` on stdout once listening.
 import { createServer } from 'node:http';
 import { parseArgs } from './args.mjs';
 import { watchEventLines } from './watchEvents.mjs';
 
-const flags = parseArgs(process.argv.slice(2), ['events', 'objects']);
+const flags = parseArgs(process.argv.slice(2), ['events', 'objects', 'shape']);
 const EVENTS = Number(flags.events);
 const OBJECTS = Number(flags.objects);
 if (!(EVENTS > 0) || !(OBJECTS > 0)) throw new Error('watchStream.server.mjs needs --events=N --objects=M');
 
-const body = Buffer.from(watchEventLines(EVENTS, OBJECTS).join(''), 'utf8');
+const body = Buffer.from(watchEventLines(EVENTS, OBJECTS, flags.shape ?? 'server').join(''), 'utf8');
 const LIST = JSON.stringify({
   kind: 'PartialObjectMetadataList',
   apiVersion: 'meta.k8s.io/v1',

@@ -14,6 +14,7 @@ import {
   type ResourceEventHandler,
   type TimerHandle,
 } from '@protean/core';
+import { decodeWatchLine } from './decodeWatchLine.js';
 import { deliverRelist } from './deliverRelist.js';
 import { HandlerSet } from './HandlerSet.js';
 import { InformerHealthTracker } from './InformerHealthTracker.js';
@@ -25,22 +26,18 @@ import {
   type InformerSettings,
   type KubernetesInformerOptions,
 } from './KubernetesInformerOptions.js';
-import { KubernetesRequestError, type KubeStatus, type RequestVerb } from './KubernetesRequestError.js';
+import { KubernetesRequestError, type RequestVerb } from './KubernetesRequestError.js';
 import { LineSplitter } from './LineSplitter.js';
 import { listAll, type ListPage } from './listAll.js';
 import { MetadataStore } from './MetadataStore.js';
 import { resourcePath } from './resourcePath.js';
 import { RetryPolicy } from './RetryPolicy.js';
 import { refusesStreamingList } from './refusesStreamingList.js';
-import { trimMetadata } from './trimMetadata.js';
 
 /** Error of a second `run` call, or of a request attempted after stop. */
 class InformerStateError extends Error {
   override readonly name = 'InformerStateError';
 }
-
-/** The annotation of the bookmark that ends a streaming list's initial events. */
-const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
 /**
  * A metadata-only informer of one GVR over the Kubernetes API, with
@@ -355,32 +352,18 @@ export class KubernetesInformer implements Informer {
   }
 
   /** Applies one line of the watch stream to the cache and the handlers; a line that throws does not count as progress. */
-  private readonly onWatchLine = (line: string): void => {
-    let ev: WatchLine;
-    try {
-      ev = JSON.parse(line) as WatchLine;
-    } catch (err) {
-      throw new KubernetesRequestError(this.gvr, 'WATCH', `unparseable watch event: ${line.slice(0, 100)}`, {
-        reason: 'InvalidResponse',
-        cause: err,
-      });
-    }
+  private readonly onWatchLine = (text: string, start: number, end: number): void => {
+    const ev = decodeWatchLine(text, start, end, this.gvr, this.intern);
     if (ev.type === 'BOOKMARK') {
-      const meta = (ev.object as { metadata?: BookmarkMeta } | undefined)?.metadata;
-      const rv = meta?.resourceVersion;
       if (this.watchLines++ === 0) this.tracker.progressed();
-      if (typeof rv !== 'string' || rv === '') return;
+      const rv = ev.resourceVersion;
+      if (rv === undefined) return;
       if (this.initial === undefined) this.lastSyncRV = rv;
-      else if (meta?.annotations?.[INITIAL_EVENTS_END] === 'true') this.commitInitialEvents(rv);
+      else if (ev.initialEventsEnd) this.commitInitialEvents(rv);
       return;
     }
-    if (ev.type === 'ERROR') throw KubernetesRequestError.fromStatus(this.gvr, ev.object as KubeStatus | undefined);
-    const obj = trimMetadata(ev.object, this.intern);
-    if (obj === undefined || (ev.type !== 'ADDED' && ev.type !== 'MODIFIED' && ev.type !== 'DELETED')) {
-      throw new KubernetesRequestError(this.gvr, 'WATCH', `malformed watch event of type ${String(ev.type)}`, {
-        reason: 'InvalidResponse',
-      });
-    }
+    if (ev.type === 'ERROR') throw KubernetesRequestError.fromStatus(this.gvr, ev.status);
+    const obj = ev.object;
     if (this.watchLines++ === 0) this.tracker.progressed();
     const initial = this.initial;
     if (initial !== undefined) {
@@ -465,16 +448,6 @@ export class KubernetesInformer implements Informer {
       this.scheduleResync();
     }, period);
   }
-}
-
-interface WatchLine {
-  type?: string;
-  object?: unknown;
-}
-
-interface BookmarkMeta {
-  resourceVersion?: unknown;
-  annotations?: Record<string, unknown>;
 }
 
 function asRequestError(err: unknown, gvr: GroupVersionResource, verb: RequestVerb): KubernetesRequestError {

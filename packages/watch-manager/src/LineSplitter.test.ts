@@ -4,8 +4,9 @@ import { LineSplitter } from './LineSplitter.js';
 function split(chunks: Array<Buffer | string>): string[] {
   const lines: string[] = [];
   const s = new LineSplitter();
-  for (const c of chunks) s.push(c, (l) => lines.push(l));
-  s.end((l) => lines.push(l));
+  const onLine = (text: string, start: number, end: number): number => lines.push(text.slice(start, end));
+  for (const c of chunks) s.push(c, onLine);
+  s.end(onLine);
   return lines;
 }
 

@@ -1,37 +1,58 @@
 import { StringDecoder } from 'node:string_decoder';
 
 /**
- * Splits a byte stream of newline-delimited JSON into lines. A line may
- * arrive across any number of chunks, and a chunk may end inside a
- * multi-byte UTF-8 character; both are carried over to the next chunk.
- * Blank lines are skipped. Call {@link end} when the stream ends so a last
- * line without a trailing newline is not lost. After `onLine` throws, discard
- * the splitter: the lines after the failing one in that chunk are dropped.
+ * Receives one line of a {@link LineSplitter}: the characters of `text`
+ * from `start` to `end` (exclusive, without the newline). `text` is usually
+ * the whole decoded chunk, so a line costs no copy; slice it to keep it.
+ */
+export type LineHandler = (text: string, start: number, end: number) => void;
+
+/**
+ * Splits a byte stream of newline-delimited JSON into lines. Each chunk is
+ * decoded to one string, and lines are handed out as ranges of it. A line
+ * may arrive across any number of chunks (it is then joined into a string
+ * of its own), and a chunk may end inside a multi-byte UTF-8 character;
+ * both are carried over to the next chunk. Blank lines are skipped. Call
+ * {@link end} when the stream ends so a last line without a trailing
+ * newline is not lost. After `onLine` throws, discard the splitter: the
+ * lines after the failing one in that chunk are dropped.
  */
 export class LineSplitter {
   private readonly decoder = new StringDecoder('utf8');
   private pending = '';
 
   /** Feeds one chunk; calls `onLine` for every line it completes, in order. */
-  push(chunk: Buffer | string, onLine: (line: string) => void): void {
-    const text = this.pending + (typeof chunk === 'string' ? chunk : this.decoder.write(chunk));
-    let start = 0;
-    for (let nl = text.indexOf('\n', start); nl >= 0; nl = text.indexOf('\n', start)) {
-      const line = text.slice(start, nl);
-      start = nl + 1;
-      if (!isBlank(line)) onLine(line);
+  push(chunk: Buffer | string, onLine: LineHandler): void {
+    const text = typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
+    let nl = text.indexOf('\n');
+    if (nl < 0) {
+      this.pending += text;
+      return;
     }
-    this.pending = text.slice(start);
+    if (this.pending === '') {
+      emit(text, 0, nl, onLine);
+    } else {
+      const first = this.pending + text.slice(0, nl);
+      this.pending = '';
+      emit(first, 0, first.length, onLine);
+    }
+    let start = nl + 1;
+    for (nl = text.indexOf('\n', start); nl >= 0; nl = text.indexOf('\n', start)) {
+      emit(text, start, nl, onLine);
+      start = nl + 1;
+    }
+    this.pending = start < text.length ? text.slice(start) : '';
   }
 
   /** Flushes what is left after the last newline. */
-  end(onLine: (line: string) => void): void {
+  end(onLine: LineHandler): void {
     const rest = this.pending + this.decoder.end();
     this.pending = '';
-    if (!isBlank(rest)) onLine(rest);
+    emit(rest, 0, rest.length, onLine);
   }
 }
 
-function isBlank(s: string): boolean {
-  return s.trim().length === 0;
+function emit(text: string, start: number, end: number, onLine: LineHandler): void {
+  // A watch event starts with '{'; anything else is checked for being blank (String.prototype.trim's whitespace).
+  if (start < end && (text.charCodeAt(start) === 123 || text.slice(start, end).trim().length > 0)) onLine(text, start, end);
 }
