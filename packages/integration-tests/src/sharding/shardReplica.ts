@@ -34,6 +34,7 @@ import {
 } from '@protean/core';
 import { queueModule } from '@protean/queue';
 import {
+  applyShardChange,
   detectShardSelectorSupport,
   fnv1a64,
   KubeMemberLeaseClient,
@@ -42,6 +43,7 @@ import {
   shardSelector,
   ShardMembership,
   type HashRange,
+  type ShardChange,
 } from '@protean/sharding';
 import { KubernetesInformerSource, watchManagerModule } from '@protean/watch-manager';
 import { Container } from 'inversify';
@@ -206,29 +208,25 @@ async function main(): Promise<void> {
   });
   const running = controller.start(abort.signal);
 
+  // The README's listener: gate first (stop taking, drain), then the informers; the latest change is the one in force.
+  const listener = applyShardChange({ gate, source });
   let applied = false;
-  let applying = Promise.resolve();
-  // Changes are applied one after the other, in the order they came.
-  const apply = (ranges: readonly HashRange[]): Promise<void> =>
-    (applying = applying.then(async () => {
-      // Stop taking and drain what is lost, then move the informers.
-      await gate.setRanges(ranges);
-      source.setRanges(ranges);
-      logger.info({ ranges: ranges.map(hex), members: membership.members() }, 'share applied');
-    }));
-  const membershipRun = membership.run(abort.signal, async ({ members, ranges }) => {
-    if (!applied && members.length < startWithMembers) return;
+  const apply = async (change: ShardChange): Promise<void> => {
     applied = true;
-    await apply(ranges);
-  });
+    await listener(change);
+    logger.info({ ranges: change.ranges.map(hex), members: change.members }, 'share applied');
+  };
+  // Before enough members are live a change is not applied (nothing is reconciled, so the promise may settle at once).
+  const membershipRun = membership.run(abort.signal, (change) =>
+    !applied && change.members.length < startWithMembers ? undefined : apply(change),
+  );
   const deadline = Date.now() + 60_000;
   while (!applied && !abort.signal.aborted) {
     if (Date.now() > deadline) throw new Error(`shardReplica: fewer than ${startWithMembers} live members after 60 s`);
-    // A change that came before enough members were live was not applied: apply the current share once they are.
-    if (membership.members().length >= startWithMembers) {
-      applied = true;
-      await apply(membership.ranges());
-    } else await new Promise((r) => setTimeout(r, 50));
+    // The change that made enough members live may have left this replica's ranges as they were: apply the current ones.
+    if (membership.members().length >= startWithMembers)
+      await apply({ members: membership.members(), assignment: membership.assignment() ?? new Map(), ranges: membership.ranges() });
+    else await new Promise((r) => setTimeout(r, 50));
   }
   await controller.register(PARENTS, gate.wrap(handler));
   logger.info({ mode }, 'replica registered its parents');
