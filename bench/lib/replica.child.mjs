@@ -25,7 +25,14 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { coordinatorModule } from '@protean/coordinator';
 import { coreModule, DynamicController, TOKENS } from '@protean/core';
 import { queueModule } from '@protean/queue';
-import { KubeMemberLeaseClient, ShardedInformerSource, ShardGate, ShardMembership, shardSelector } from '@protean/sharding';
+import {
+  applyShardChange,
+  KubeMemberLeaseClient,
+  ShardedInformerSource,
+  ShardGate,
+  ShardMembership,
+  shardSelector,
+} from '@protean/sharding';
 import { KubernetesInformerSource, watchManagerModule } from '@protean/watch-manager';
 import { Container } from 'inversify';
 import { pino } from 'pino';
@@ -103,27 +110,23 @@ async function init(msg) {
 
   const abort = new AbortController();
   const running = controller.start(abort.signal);
+  // Gate first (stop taking, drain), then the informers; the latest change is the one in force.
+  const listener = applyShardChange({ gate, source });
   let applied = false;
-  let applying = Promise.resolve();
-  const apply = (ranges) =>
-    (applying = applying.then(async () => {
-      // Stop taking and drain what is lost, then move the informers.
-      await gate.setRanges(ranges);
-      source.setRanges(ranges);
-    }));
-  // The first share is applied once all the replicas of this run are live, so the informers are built for it.
-  const membershipRun = membership.run(abort.signal, async ({ members, ranges }) => {
-    if (!applied && members.length < msg.members) return;
+  const apply = (change) => {
     applied = true;
-    await apply(ranges);
-  });
+    return listener(change);
+  };
+  // The first share is applied once all the replicas of this run are live, so the informers are built for it.
+  const membershipRun = membership.run(abort.signal, (change) =>
+    !applied && change.members.length < msg.members ? undefined : apply(change),
+  );
   const deadline = Date.now() + 60_000;
   while (!applied) {
     if (Date.now() > deadline) throw new Error(`${msg.identity}: fewer than ${msg.members} live members after 60 s`);
-    if (membership.members().length >= msg.members) {
-      applied = true;
-      await apply(membership.ranges());
-    } else await sleep(50);
+    if (membership.members().length >= msg.members)
+      await apply({ members: membership.members(), assignment: membership.assignment() ?? new Map(), ranges: membership.ranges() });
+    else await sleep(50);
   }
   await controller.register(msg.parent, gate.wrap(handler));
 
