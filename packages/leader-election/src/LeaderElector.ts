@@ -136,12 +136,14 @@ export class LeaderElector implements Leadership {
     const { client, namespace, leaseName, clock, retryPeriodMs } = this.o;
     if (client.watch === undefined) return;
     let lastFailure = '';
+    let failures = 0;
     while (!stop.aborted) {
       this.watching = true;
       const openedAt = clock.now();
       try {
         await client.watch(namespace, { name: leaseName }, (event) => this.onWatchEvent(event.type, event.lease), stop);
         lastFailure = '';
+        failures = 0;
         // A server that ends watches at once would make this loop spin: open the next one a retry period later.
         if (clock.now() - openedAt < retryPeriodMs) await sleep(clock, retryPeriodMs, stop);
       } catch (err) {
@@ -150,7 +152,9 @@ export class LeaderElector implements Leadership {
         if (message !== lastFailure) this.log.info({ err: message }, 'watching the lease failed; polling it until the watch is back');
         lastFailure = message;
         this.wake();
-        await sleep(clock, retryPeriodMs, stop);
+        // Retry a retry period later, backing off to a lease duration while it keeps failing (e.g. no RBAC for watch).
+        if (clock.now() - openedAt >= retryPeriodMs) failures = 0; // it had been open a while: a break, not a refusal
+        await sleep(clock, Math.min(retryPeriodMs * 2 ** failures++, this.o.leaseDurationMs), stop);
       }
     }
     this.watching = false;

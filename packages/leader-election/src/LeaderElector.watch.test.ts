@@ -121,7 +121,8 @@ describe('LeaderElector watching its lease', () => {
     // random 0.5, jitter 1.2: a try every 3.2 s.
     expect(gets() - before).toBe(2);
     shared.watchFailing = false;
-    await advance(2_100);
+    // Failed opens back off (2, 4, 8 s ... up to a lease duration): both are watching again by the next try.
+    await advance(8_000);
     expect(shared.watchCount()).toBe(2);
     // A watch that breaks is opened again; a release is then seen at once.
     shared.breakWatches();

@@ -467,6 +467,7 @@ export class ShardMembership {
     const watch = this.client.watch?.bind(this.client);
     if (watch === undefined) return;
     let lastFailure = '';
+    let failures = 0;
     while (!stop.aborted) {
       this.watching = true;
       const openedAt = this.clock.now();
@@ -480,6 +481,7 @@ export class ShardMembership {
           stop,
         );
         lastFailure = '';
+        failures = 0;
         // A server that ends watches at once would make this loop spin: open the next one a retry period later.
         if (this.clock.now() - openedAt < this.retryPeriodMs) await sleepOrWake(this.clock, this.retryPeriodMs, stop).done;
       } catch (err) {
@@ -487,7 +489,9 @@ export class ShardMembership {
         const message = errorMessage(err);
         if (message !== lastFailure) this.log.info({ err: message }, 'watching the shard group failed; polling every retry period');
         lastFailure = message;
-        await sleepOrWake(this.clock, this.retryPeriodMs, stop).done;
+        // Retry a retry period later, backing off to a lease duration while it keeps failing (e.g. no RBAC for watch).
+        if (this.clock.now() - openedAt >= this.retryPeriodMs) failures = 0; // it had been open a while: a break, not a refusal
+        await sleepOrWake(this.clock, Math.min(this.retryPeriodMs * 2 ** failures++, this.leaseDurationMs), stop).done;
       }
     }
     this.watching = false;
