@@ -210,11 +210,13 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
     const out: InstanceWatches[] = [];
     for (const byInstance of this.instances.values()) {
       for (const state of byInstance.values()) {
-        const entries = new Set([...state.committed.values(), ...state.pending.values()]);
         const watches: DeclaredWatch[] = [];
-        for (const entry of entries) if (entry.indexed) watches.push(declaredWatch(entry));
+        for (const entry of state.committed.values()) if (entry.indexed) watches.push(declaredWatch(entry));
+        for (const [nodeId, entry] of state.pending) {
+          if (entry.indexed && state.committed.get(nodeId) !== entry) watches.push(declaredWatch(entry));
+        }
         if (watches.length === 0) continue;
-        watches.sort(compareWatches);
+        if (watches.length > 1) watches.sort(compareWatches);
         out.push({ parent: state.parentKey, namespace: state.instance.namespace, name: state.instance.name, watches });
       }
     }
