@@ -124,7 +124,7 @@ describe('KubeConnectionPool over HTTP/2', () => {
 
   it('keeps a quiet but live session: its PINGs are answered and its streams go on', async () => {
     const s = await server('h2');
-    const p = pool(kubeConfigFor(s.url, pki, { token: 't' }), { readIdleTimeoutMs: 20, pingTimeoutMs: 200 });
+    const p = pool(kubeConfigFor(s.url, pki, { token: 't' }), { readIdleTimeoutMs: 20, pingTimeoutMs: 5000 });
     const watch = await p.request(get('/hold'));
     await firstChunk(watch.body);
     await waitFor(() => s.pings() >= 5, 'five PINGs of the quiet session');
