@@ -3,8 +3,10 @@ import { FakeClock } from '@protean/core/testing';
 import { assignShards } from './assignShards.js';
 import { HASH_SPACE_END, type HashRange } from './HashRange.js';
 import { FakeMemberLeaseClient } from './MemberLeaseClient.js';
-import { memberLeaseName, SHARD_GROUP_LABEL, ShardMembership, type ShardChange } from './ShardMembership.js';
+import { ShardMembership, type ShardChange } from './ShardMembership.js';
+import { memberLeaseName, SHARD_GROUP_LABEL } from './ShardMembershipOptions.js';
 import { ShardingConfigError } from './ShardingConfigError.js';
+import { holdsOf } from './rangeClaims.js';
 
 const KEYS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'team-delta', 'payments'];
 const signal = new AbortController().signal;
@@ -155,6 +157,31 @@ describe('ShardMembership', () => {
     await r0.step(signal);
     await r0.step(signal);
     expect(r0.ranges()).toEqual([{ start: 0n, end: HASH_SPACE_END }]);
+  });
+
+  it('reports each handoff step with the other member: waiting for its hold, released to it, acquired from it', async () => {
+    const client = new FakeMemberLeaseClient();
+    const clock = new FakeClock();
+    const [r0, r1] = group(client, clock, ['r0', 'r1']) as [ShardMembership, ShardMembership];
+    const seen: string[] = [];
+    for (const m of [r0, r1]) m.onTransition((t) => seen.push(`${m.identity} ${t.kind} ${t.others.join(',')}`));
+    const stop = new AbortController();
+    const tick = async (ms: number): Promise<void> => {
+      for (let t = 0; t < ms; t += 10) await clock.advanceAsync(10);
+    };
+    const running = [r0.run(stop.signal)];
+    await tick(100);
+    expect(r0.ranges()).toEqual([{ start: 0n, end: HASH_SPACE_END }]);
+    running.push(r1.run(stop.signal));
+    await tick(200);
+    expect(seen).toEqual(['r0 acquired ', 'r1 waiting r0', 'r0 released r1', 'r1 acquired r0']);
+    expect(r1.ranges()).toEqual(assignShards(['r0', 'r1'], KEYS).get('r1'));
+    const lease = client.read('ctl-system', r0.leaseName)!;
+    expect(holdsOf(lease)).toEqual(r0.ranges());
+    stop.abort();
+    await tick(100);
+    await Promise.all(running);
+    expect(holdsOf(client.read('ctl-system', r0.leaseName)!)).toEqual([]);
   });
 
   it('names leases validly and refuses bad options', () => {

@@ -2,40 +2,14 @@ import { errorMessage, realClock, silentLogger, type Clock, type Logger, type Ti
 import { formatMicroTime, LeaseRequestError, type Lease } from '@protean/leader-election';
 import { assignShards, keysPerMember, type ShardAssignment } from './assignShards.js';
 import { deadlineSignal, sleepOrWake } from './clockWait.js';
-import { fnv1a64 } from './fnv1a64.js';
 import type { HashRange } from './HashRange.js';
 import type { MemberLeaseClient } from './MemberLeaseClient.js';
 import { MemberLeaseView, type LiveMember } from './MemberLeaseView.js';
 import { withHolds } from './rangeClaims.js';
 import { describeRanges, intersectRanges, normalizeRanges, sameRanges, subtractRanges, unionRanges } from './rangeSet.js';
 import { ShardingConfigError } from './ShardingConfigError.js';
+import { memberLeaseName, SHARD_GROUP_LABEL, type ShardMembershipOptions } from './ShardMembershipOptions.js';
 import type { ShardMembershipStatus, ShardTransition, ShardTransitionKind } from './ShardStatus.js';
-
-/** The label every member lease of a shard group carries; its value is the group. */
-export const SHARD_GROUP_LABEL = 'sharding.protean.dev/group';
-
-/** Options of a {@link ShardMembership}. */
-export interface ShardMembershipOptions {
-  readonly client: MemberLeaseClient;
-  /** Where the member leases live. */
-  readonly namespace: string;
-  /** The shard group (one per controller); the label value of its leases and the prefix of their names. */
-  readonly group: string;
-  /** This replica's identity: unique per process. */
-  readonly identity: string;
-  /** The keys present (namespaces, or uids) the split balances; default none (equal fractions). */
-  readonly keys?: () => readonly string[];
-  /** A member lease whose record did not change for this long, as this replica saw it, is dead. Default 15 000. */
-  readonly leaseDurationMs?: number;
-  /** This replica drops its own share when it could not renew for this long. Default 10 000, below `leaseDurationMs`. */
-  readonly renewDeadlineMs?: number;
-  /** Renew, list and recompute every period. Default 2 000. */
-  readonly retryPeriodMs?: number;
-  readonly clock?: Clock;
-  /** Wall-clock milliseconds for the lease's MicroTime fields. Default `Date.now`. */
-  readonly wallClock?: () => number;
-  readonly logger?: Logger;
-}
 
 /** What {@link ShardMembership} hands to its listener when the ranges this replica may reconcile changed. */
 export interface ShardChange {
@@ -343,6 +317,10 @@ export class ShardMembership {
     const wanted = subtractRanges(target, this.active);
     const free = subtractRanges(intersectRanges(wanted, provenHolds), heldByOthers);
     this.pending = subtractRanges(wanted, free);
+    // Who held what is acquired now, as last seen waiting (empty when it was free at once).
+    const previousHolders = [
+      ...new Set(this.waitingFor.filter((w) => intersectRanges([w.range], free).length > 0).flatMap((w) => w.holders)),
+    ].sort();
     this.noteWaiting(others, now);
     let change: ShardChange | undefined;
     const next = unionRanges(kept, free);
@@ -356,7 +334,7 @@ export class ShardMembership {
             'giving up ranges no longer assigned: draining their passes before releasing them',
           );
       }
-      if (free.length > 0) this.transition('acquired', free, [], now);
+      if (free.length > 0) this.transition('acquired', free, previousHolders, now);
       change = this.setActive(next);
     }
     // Holds to publish (a range to start, or one drained): step again at once rather than a retry period later.
@@ -405,15 +383,25 @@ export class ShardMembership {
     if (holders.length > 0) this.transition('waiting', this.pending, holders, now);
   }
 
-  private transition(kind: ShardTransitionKind, ranges: readonly HashRange[], holders: readonly string[], atMs: number): void {
+  private transition(kind: ShardTransitionKind, ranges: readonly HashRange[], others: readonly string[], atMs: number): void {
     this.counts[kind]++;
     const described = describeRanges(ranges);
-    if (kind === 'acquired') this.log.info({ ranges: described }, 'acquired ranges: no other member holds them; reconciling');
+    if (kind === 'acquired')
+      this.log.info(
+        { ranges: described, from: others },
+        others.length === 0
+          ? 'acquired ranges: no other member holds them; reconciling'
+          : `acquired ranges from ${others.join(', ')}: their hold is gone; reconciling`,
+      );
     else if (kind === 'waiting')
-      this.log.info({ ranges: described, holders }, `waiting for ${holders.join(', ')}'s hold on assigned ranges`);
-    else if (kind === 'released') this.log.info({ ranges: described }, 'released ranges: their passes drained');
+      this.log.info({ ranges: described, holders: others }, `waiting for ${others.join(', ')}'s hold on assigned ranges`);
+    else if (kind === 'released')
+      this.log.info(
+        { ranges: described, to: others },
+        `released ranges${others.length === 0 ? '' : ` to ${others.join(', ')}`}: their passes drained`,
+      );
     else this.log.info({ ranges: described }, 'lost ranges: could not renew the member lease for the renew deadline; stopped reconciling');
-    const t: ShardTransition = { kind, ranges, holders, atMs };
+    const t: ShardTransition = { kind, ranges, others, atMs };
     for (const l of this.transitionListeners) {
       try {
         l(t);
@@ -429,7 +417,12 @@ export class ShardMembership {
     this.published = holds;
     if (released.length > 0) {
       this.givenUp = subtractRanges(this.givenUp, released);
-      this.transition('released', released, [], this.clock.now());
+      // To whom, as this replica's assignment says (empty when nobody is assigned it, e.g. after a lost renewal).
+      const to = [...(this.current ?? new Map<string, readonly HashRange[]>())]
+        .filter(([m, r]) => m !== this.identity && intersectRanges(r, released).length > 0)
+        .map(([m]) => m)
+        .sort();
+      this.transition('released', released, to, this.clock.now());
     }
   }
 
@@ -584,16 +577,4 @@ export class ShardMembership {
       deadline.dispose();
     }
   }
-}
-
-/** The lease name of `identity` in `group`: `<group>-<identity, sanitized>-<fnv1a64 of identity>`, a valid object name. */
-export function memberLeaseName(group: string, identity: string): string {
-  const readable = identity
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-  const hash = fnv1a64(identity).toString(16).padStart(16, '0');
-  return readable === '' ? `${group}-${hash}` : `${group}-${readable}-${hash}`;
 }

@@ -5,16 +5,18 @@ export type ShardTransitionKind = 'acquired' | 'waiting' | 'released' | 'lost';
 
 /**
  * One step of the handoff protocol on this replica, as logged at info:
- * - `acquired`: no other member holds the range any more; this replica started reconciling it;
- * - `waiting`: the range is assigned here, but `holders` still hold (part of) it;
- * - `released`: the range is no longer assigned here; its passes drained and the release was published;
+ * - `acquired`: no other member holds the range any more; this replica started reconciling it
+ *   (`others`: the members it waited for, empty when it was free at once);
+ * - `waiting`: the range is assigned here, but `others` still hold (part of) it;
+ * - `released`: the range is no longer assigned here; its passes drained and the release was published
+ *   (`others`: the members it is assigned to now);
  * - `lost`: this replica could not renew its lease for the renew deadline and stopped reconciling the range.
  */
 export interface ShardTransition {
   readonly kind: ShardTransitionKind;
   readonly ranges: readonly HashRange[];
-  /** With `waiting`: the other members whose unexpired leases still hold an overlapping range. */
-  readonly holders: readonly string[];
+  /** The other members involved; see the kinds. */
+  readonly others: readonly string[];
   /** Clock ms. */
   readonly atMs: number;
 }

@@ -10,5 +10,6 @@ export * from './ShardedInformerSource.js';
 export * from './ShardingConfigError.js';
 export * from './MemberLeaseClient.js';
 export * from './ShardMembership.js';
+export * from './ShardMembershipOptions.js';
 export type * from './ShardStatus.js';
 export * from './ShardGate.js';
