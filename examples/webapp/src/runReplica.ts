@@ -60,7 +60,7 @@ export async function runReplica(deps: ReplicaDeps): Promise<void> {
     logger,
   });
   const { controller } = composeController({ kubeConfig, logger, informerSource: source, processMetrics: false });
-  membership.onTransition((t) => send({ type: 'transition', kind: t.kind, ranges: t.ranges, holders: t.holders }));
+  membership.onTransition((t) => send({ type: 'transition', kind: t.kind, ranges: t.ranges, holders: t.others }));
   // Epoch milliseconds at sub-millisecond resolution: comparable across the replica processes of one machine.
   const nowMs = (): number => performance.timeOrigin + performance.now();
   const started = new Map<string, number>();
