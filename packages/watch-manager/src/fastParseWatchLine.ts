@@ -10,9 +10,6 @@ const PREFIXES = TYPES.map(
   (type) => `{"type":"${type}","object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":`,
 );
 const MANAGED_FIELDS = ',"managedFields":[';
-/** A backslash or a control character: a string without either ends at its next quote. */
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const ESCAPE_OR_CONTROL = /[\\\u0000-\u001f]/;
 
 /**
  * The fast path of watch-line decoding, for the lines kube-apiserver writes
@@ -50,11 +47,7 @@ export function fastParseWatchLine(s: string, start = 0, end = s.length): FastPa
   if (s.charCodeAt(metaEnd - 1) === CLOSE_BRACE && s.charCodeAt(metaEnd - 2) === CLOSE_BRACKET) {
     const comma = nextMatch(managedFieldsSearch, s, metaStart);
     const value = comma + MANAGED_FIELDS.length - 1;
-    if (
-      comma > metaStart &&
-      comma < metaEnd &&
-      skipValue(s, value, metaEnd, !ESCAPE_OR_CONTROL.test(s.slice(value, metaEnd))) === metaEnd - 1
-    ) {
+    if (comma > metaStart && comma < metaEnd && skipValue(s, value, metaEnd) === metaEnd - 1) {
       const before = s.charCodeAt(comma - 1);
       if (before !== OPEN_BRACE && !isWhitespace(before)) text = `${s.slice(metaStart, comma)}}`;
     }
@@ -150,14 +143,14 @@ const AFTER_VALUE = 5;
  * {@link MAX_DEPTH}. One loop with an explicit stack (a bit per level, set
  * for objects), so skipping costs no call per token.
  */
-function skipValue(s: string, i: number, n: number, plain: boolean): number {
+function skipValue(s: string, i: number, n: number): number {
   let depth = 0;
   let objects = 0;
   let state = VALUE;
   for (; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c === QUOTE) {
-      i = plain ? s.indexOf('"', i + 1) : stringClose(s, i, n);
+      i = stringClose(s, i, n);
       if (i < 0) return -1;
       if (state === OBJECT_FIRST || state === KEY) {
         state = COLON_NEXT;
@@ -200,6 +193,8 @@ function skipValue(s: string, i: number, n: number, plain: boolean): number {
 function stringClose(s: string, i: number, n: number): number {
   for (let j = i + 1; j < n; j++) {
     const c = s.charCodeAt(j);
+    // Most characters: neither a quote, a backslash nor a control character.
+    if (c > QUOTE && c !== BACKSLASH) continue;
     if (c === QUOTE) return j;
     if (c < 32) return -1;
     if (c === BACKSLASH) {
