@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { silentLogger } from '@protean/core';
-import { FakeClock, flushMicrotasks } from '@protean/core/testing';
+import { FakeClock, flushMicrotasks, Random } from '@protean/core/testing';
 import { FakeLeaseClient } from './FakeLeaseClient.js';
 import type { Lease } from './Lease.js';
 import type { LeaseClient, LeaseWatchEvent, LeaseWatchSelector } from './LeaseClient.js';
@@ -13,8 +13,20 @@ const NAME = 'ctl';
 
 /** One replica's view of the shared fake: `dead` makes every call of it fail, as a killed process makes none. */
 class ReplicaClient implements LeaseClient {
-  dead = false;
+  private isDead = false;
+  private cut = new AbortController();
   constructor(private readonly inner: FakeLeaseClient) {}
+  /** While true, every call fails and open watches have ended. */
+  get dead(): boolean {
+    return this.isDead;
+  }
+  set dead(value: boolean) {
+    if (value && !this.isDead) {
+      this.cut.abort();
+      this.cut = new AbortController();
+    }
+    this.isDead = value;
+  }
   get(namespace: string, name: string, signal: AbortSignal): Promise<Lease | undefined> {
     return this.dead ? this.fail('get') : this.inner.get(namespace, name, signal);
   }
@@ -25,7 +37,11 @@ class ReplicaClient implements LeaseClient {
     return this.dead ? this.fail('update') : this.inner.update(lease, signal);
   }
   watch(namespace: string, selector: LeaseWatchSelector, onEvent: (e: LeaseWatchEvent) => void, signal: AbortSignal): Promise<void> {
-    return this.dead ? this.fail('watch') : this.inner.watch(namespace, selector, onEvent, signal);
+    if (this.dead) return this.fail('watch');
+    const cut = this.cut.signal;
+    return this.inner.watch(namespace, selector, onEvent, AbortSignal.any([signal, cut])).then(() => {
+      if (cut.aborted) throw new LeaseRequestError('watch', `${NS}/${NAME}`, 'the watch connection broke', { reason: 'NetworkError' });
+    });
   }
   private fail(verb: 'get' | 'create' | 'update' | 'watch'): Promise<never> {
     return Promise.reject(new LeaseRequestError(verb, `${NS}/${NAME}`, 'request failed: connect ECONNREFUSED', { reason: 'NetworkError' }));
@@ -46,8 +62,12 @@ async function advance(ms: number): Promise<void> {
   await flushMicrotasks();
 }
 
-/** A replica leading from its first term until `stop` aborts; `ledAt` is when its term started. */
-function replica(shared: FakeLeaseClient, identity: string): { client: ReplicaClient; stop: AbortController; ledAt: number[] } {
+/** A replica leading from its first term until `stop` aborts; `ledAt` is when its term started, `terms` each term's span. */
+function replica(
+  shared: FakeLeaseClient,
+  identity: string,
+  random: () => number = () => 0.5,
+): { client: ReplicaClient; stop: AbortController; ledAt: number[]; terms: { start: number; end?: number }[] } {
   const client = new ReplicaClient(shared);
   const elector = new LeaderElector({
     namespace: NS,
@@ -56,19 +76,23 @@ function replica(shared: FakeLeaseClient, identity: string): { client: ReplicaCl
     identity,
     clock,
     wallClock: () => EPOCH + clock.now(),
-    random: () => 0.5,
+    random,
     logger: silentLogger(),
   });
   const stop = new AbortController();
   stops.push(stop);
   const ledAt: number[] = [];
+  const terms: { start: number; end?: number }[] = [];
   void elector
     .run(stop.signal, async (term) => {
       ledAt.push(clock.now());
+      const t: { start: number; end?: number } = { start: clock.now() };
+      terms.push(t);
       await new Promise<void>((resolve) => term.addEventListener('abort', () => resolve(), { once: true }));
+      t.end = clock.now();
     })
     .catch(() => undefined);
-  return { client, stop, ledAt };
+  return { client, stop, ledAt, terms };
 }
 
 describe('LeaderElector watching its lease', () => {
@@ -133,4 +157,25 @@ describe('LeaderElector watching its lease', () => {
     expect(shared.read(NS, NAME)!.spec?.holderIdentity).toBe('b');
     expect(b.ledAt).toHaveLength(1);
   });
+
+  for (const seed of [1, 2, 3]) {
+    it(`never has two terms open at once with watches under random partitions and heals (seed ${seed})`, async () => {
+      const random = new Random(seed);
+      const shared = new FakeLeaseClient();
+      const replicas = ['a', 'b', 'c'].map((id) => replica(shared, id, () => random.next()));
+      for (let event = 0; event < 12; event++) {
+        await advance(1_000 + random.int(20_000));
+        const r = random.pick(replicas);
+        r.client.dead = !r.client.dead; // partition or heal
+      }
+      for (const r of replicas) r.client.dead = false;
+      await advance(20_000);
+      const intervals = replicas
+        .flatMap((r) => r.terms.map((t) => [t.start, t.end ?? Number.POSITIVE_INFINITY] as const))
+        .sort((x, y) => x[0] - y[0]);
+      expect(intervals.length).toBeGreaterThanOrEqual(2);
+      for (let i = 1; i < intervals.length; i++) expect(intervals[i]![0]).toBeGreaterThan(intervals[i - 1]![1]);
+      expect(replicas.filter((r) => r.terms.length > 0 && r.terms.at(-1)!.end === undefined).length).toBe(1);
+    });
+  }
 });
