@@ -9,7 +9,8 @@ import { withHolds } from './rangeClaims.js';
 import { describeRanges, intersectRanges, normalizeRanges, sameRanges, subtractRanges, unionRanges } from './rangeSet.js';
 import { ShardingConfigError } from './ShardingConfigError.js';
 import { memberLeaseName, SHARD_GROUP_LABEL, type ShardMembershipOptions } from './ShardMembershipOptions.js';
-import type { ShardMembershipStatus, ShardTransition, ShardTransitionKind } from './ShardStatus.js';
+import type { ShardMembershipStatus, ShardTransition } from './ShardStatus.js';
+import { ShardTransitionLog } from './ShardTransitionLog.js';
 
 /** What {@link ShardMembership} hands to its listener when the ranges this replica may reconcile changed. */
 export interface ShardChange {
@@ -110,8 +111,7 @@ export class ShardMembership {
   private wakeUp: (() => void) | undefined;
   private wakeRequested = false;
   private lastWaiting = '';
-  private readonly counts: Record<ShardTransitionKind, number> = { acquired: 0, waiting: 0, released: 0, lost: 0 };
-  private readonly transitionListeners = new Set<(t: ShardTransition) => void>();
+  private readonly transitions: ShardTransitionLog;
 
   constructor(options: ShardMembershipOptions) {
     if (options?.client === undefined) throw new ShardingConfigError('client: is required');
@@ -143,6 +143,7 @@ export class ShardMembership {
     this.leaseName = memberLeaseName(options.group, options.identity);
     this.view = new MemberLeaseView(this.leaseName, this.leaseDurationMs);
     this.log = (options.logger ?? silentLogger()).child({ component: 'sharding', group: this.group, identity: this.identity });
+    this.transitions = new ShardTransitionLog(this.log);
   }
 
   /** The live members in identity order, as of the last step. */
@@ -176,14 +177,13 @@ export class ShardMembership {
       renewing: this.isRenewing(now),
       watching: this.watching,
       keysPerMember: this.current === undefined ? new Map() : keysPerMember(this.current, keys),
-      transitions: { ...this.counts },
+      transitions: this.transitions.counts(),
     };
   }
 
   /** Calls `listener` on every transition (also logged at info); returns the unsubscribe function. */
   onTransition(listener: (transition: ShardTransition) => void): () => void {
-    this.transitionListeners.add(listener);
-    return () => this.transitionListeners.delete(listener);
+    return this.transitions.subscribe(listener);
   }
 
   /**
@@ -327,14 +327,14 @@ export class ShardMembership {
     if (!sameRanges(next, this.active)) {
       if (lost.length > 0) {
         this.givenUp = unionRanges(this.givenUp, lost);
-        if (!renewing) this.transition('lost', lost, [], now);
+        if (!renewing) this.transitions.record('lost', lost, [], now);
         else
           this.log.info(
             { ranges: describeRanges(lost) },
             'giving up ranges no longer assigned: draining their passes before releasing them',
           );
       }
-      if (free.length > 0) this.transition('acquired', free, previousHolders, now);
+      if (free.length > 0) this.transitions.record('acquired', free, previousHolders, now);
       change = this.setActive(next);
     }
     // Holds to publish (a range to start, or one drained): step again at once rather than a retry period later.
@@ -380,35 +380,7 @@ export class ShardMembership {
     if (key === this.lastWaiting) return;
     this.lastWaiting = key;
     const holders = [...new Set(this.waitingFor.flatMap((w) => w.holders))].sort();
-    if (holders.length > 0) this.transition('waiting', this.pending, holders, now);
-  }
-
-  private transition(kind: ShardTransitionKind, ranges: readonly HashRange[], others: readonly string[], atMs: number): void {
-    this.counts[kind]++;
-    const described = describeRanges(ranges);
-    if (kind === 'acquired')
-      this.log.info(
-        { ranges: described, from: others },
-        others.length === 0
-          ? 'acquired ranges: no other member holds them; reconciling'
-          : `acquired ranges from ${others.join(', ')}: their hold is gone; reconciling`,
-      );
-    else if (kind === 'waiting')
-      this.log.info({ ranges: described, holders: others }, `waiting for ${others.join(', ')}'s hold on assigned ranges`);
-    else if (kind === 'released')
-      this.log.info(
-        { ranges: described, to: others },
-        `released ranges${others.length === 0 ? '' : ` to ${others.join(', ')}`}: their passes drained`,
-      );
-    else this.log.info({ ranges: described }, 'lost ranges: could not renew the member lease for the renew deadline; stopped reconciling');
-    const t: ShardTransition = { kind, ranges, others, atMs };
-    for (const l of this.transitionListeners) {
-      try {
-        l(t);
-      } catch (err) {
-        this.log.warn({ err: errorMessage(err) }, 'a shard transition listener threw');
-      }
-    }
+    if (holders.length > 0) this.transitions.record('waiting', this.pending, holders, now);
   }
 
   /** Records what the lease now says it holds; ranges given up that left it are released. */
@@ -422,7 +394,7 @@ export class ShardMembership {
         .filter(([m, r]) => m !== this.identity && intersectRanges(r, released).length > 0)
         .map(([m]) => m)
         .sort();
-      this.transition('released', released, to, this.clock.now());
+      this.transitions.record('released', released, to, this.clock.now());
     }
   }
 
@@ -450,7 +422,7 @@ export class ShardMembership {
     this.assigned = [];
     if (this.active.length > 0) {
       this.givenUp = unionRanges(this.givenUp, this.active);
-      this.transition('lost', this.active, [], this.clock.now());
+      this.transitions.record('lost', this.active, [], this.clock.now());
       this.setActive([]);
     }
     this.wake();
