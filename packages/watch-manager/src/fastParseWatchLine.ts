@@ -64,18 +64,26 @@ export function fastParseWatchLine(s: string, start = 0, end = s.length): FastPa
 /** Which of {@link PREFIXES} the line starts with, or -1. */
 function typeIndex(s: string, start: number): number {
   // '{"type":"' is 9 characters; the type's first letter tells the candidates apart.
+  let type: number;
   switch (s.charCodeAt(start + 9)) {
     case 65: // A
-      return s.startsWith(PREFIXES[0] as string, start) ? 0 : -1;
+      type = 0;
+      break;
     case 77: // M
-      return s.startsWith(PREFIXES[1] as string, start) ? 1 : -1;
+      type = 1;
+      break;
     case 68: // D
-      return s.startsWith(PREFIXES[2] as string, start) ? 2 : -1;
+      type = 2;
+      break;
     case 66: // B
-      return s.startsWith(PREFIXES[3] as string, start) ? 3 : -1;
+      type = 3;
+      break;
     default:
       return -1;
   }
+  const prefix = PREFIXES[type] as string;
+  // A slice and a comparison: several times cheaper here than startsWith with a long prefix.
+  return s.slice(start, start + prefix.length) === prefix ? type : -1;
 }
 
 function isWhitespace(c: number): boolean {
