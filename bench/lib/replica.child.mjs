@@ -2,9 +2,9 @@
 // process so its CPU is its own. A DynamicController composed as an
 // application composes it (core, queue, watch-manager, coordinator modules)
 // with sharding as packages/sharding/README.md wires it: ShardMembership (one
-// member Lease), a ShardedInformerSource whose Kubernetes informers send the
-// shardSelector of the owned ranges (the server has the gate on), and a
-// ShardGate around the handler; the shard key is the namespace.
+// member Lease), kubeShardInformerSource in 'server' mode (its Kubernetes
+// informers send the shardSelector of the owned ranges; the server has the
+// gate on), and a ShardGate around the handler; the shard key is the namespace.
 //
 // The handler watches its namespace's `trigger` ConfigMap by name (so the
 // ConfigMap informer is sharded too), reads the round from the trigger's
@@ -15,7 +15,7 @@
 //   child  → { type: 'ready' }                         share applied (once `members` are live), parents registered
 //   parent → { type: 'report', id }
 //   child  → { type: 'report', id, members, ranges, cached, rounds, cpuMs }
-//            cached: objects per resource in the running Kubernetes informers;
+//            cached: objects per resource in the running Kubernetes informers (source.cachedObjects());
 //            rounds: { [round]: { passes, firstStart, lastEnd } } (ms, performance.timeOrigin + now)
 //   parent → { type: 'progress', id, round }
 //   child  → { type: 'report', id, round: { passes, firstStart, lastEnd }, cpuMs }   cheap, polled during a round
@@ -25,15 +25,8 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { coordinatorModule } from '@protean/coordinator';
 import { coreModule, DynamicController, TOKENS } from '@protean/core';
 import { queueModule } from '@protean/queue';
-import {
-  applyShardChange,
-  KubeMemberLeaseClient,
-  ShardedInformerSource,
-  ShardGate,
-  ShardMembership,
-  shardSelector,
-} from '@protean/sharding';
-import { KubernetesInformerSource, watchManagerModule } from '@protean/watch-manager';
+import { applyShardChange, KubeMemberLeaseClient, kubeShardInformerSource, ShardGate, ShardMembership } from '@protean/sharding';
+import { watchManagerModule } from '@protean/watch-manager';
 import { Container } from 'inversify';
 import { pino } from 'pino';
 import { CONFIGMAPS, ROUND_ANNOTATION, TRIGGER, burn } from './replicaWorkload.mjs';
@@ -41,26 +34,6 @@ import { CONFIGMAPS, ROUND_ANNOTATION, TRIGGER, burn } from './replicaWorkload.m
 const gvrKey = (g) => `${g.group}/${g.version}/${g.resource}`;
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-/** What a server-side shard with no range asks for, as kubeShardInformerSource does: [0, 1). */
-const NOTHING = [{ start: 0n, end: 1n }];
-
-/** Records every Kubernetes informer the inner source creates and whether it runs, to count what the replica caches. */
-function countingSource(inner, created) {
-  return {
-    createInformer(gvr, opts) {
-      const informer = inner.createInformer(gvr, opts);
-      const entry = { informer, running: false };
-      created.push(entry);
-      const run = informer.run.bind(informer);
-      informer.run = (signal) => {
-        entry.running = true;
-        run(signal);
-      };
-      return informer;
-    },
-  };
-}
-
 async function init(msg) {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromString(msg.kubeConfig);
@@ -68,16 +41,8 @@ async function init(msg) {
   // The split balances over the namespaces that hold parents (labelled so by the benchmark).
   const listed = await kubeConfig.makeApiClient(CoreV1Api).listNamespace({ labelSelector: msg.keysSelector });
   const namespaces = listed.items.map((n) => n.metadata.name).sort();
-  const created = [];
   const key = 'namespace';
-  const source = new ShardedInformerSource(
-    (ranges) =>
-      countingSource(
-        new KubernetesInformerSource({ kubeConfig, logger, shardSelector: shardSelector(key, ranges.length === 0 ? NOTHING : ranges) }),
-        created,
-      ),
-    { key },
-  );
+  const source = kubeShardInformerSource({ kubeConfig, logger, key, ranges: [], mode: 'server' });
   const gate = new ShardGate({ key });
   const membership = new ShardMembership({
     client: new KubeMemberLeaseClient(kubeConfig),
@@ -117,7 +82,7 @@ async function init(msg) {
     applied = true;
     return listener(change);
   };
-  // The first share is applied once all the replicas of this run are live, so the informers are built for it.
+  // The first share is applied once all the replicas of this run are live, so no rebalance (and relist) falls in a measured round.
   const membershipRun = membership.run(abort.signal, (change) =>
     !applied && change.members.length < msg.members ? undefined : apply(change),
   );
@@ -132,10 +97,10 @@ async function init(msg) {
 
   const report = (id) => {
     const cached = {};
-    for (const { informer, running: started } of created) {
-      if (!started || informer.isStopped()) continue;
-      const k = gvrKey(informer.gvr);
-      cached[k] = (cached[k] ?? 0) + informer.list().length;
+    let liveInformers = 0;
+    for (const c of source.cachedObjects()) {
+      cached[gvrKey(c.gvr)] = c.objects.length;
+      liveInformers += c.informers;
     }
     const cpu = process.cpuUsage();
     return {
@@ -145,7 +110,7 @@ async function init(msg) {
       members: [...membership.members()],
       ranges: gate.ranges().map((r) => [r.start.toString(16), r.end.toString(16)]),
       cached,
-      liveInformers: created.filter((c) => c.running && !c.informer.isStopped()).length,
+      liveInformers,
       rounds: Object.fromEntries(rounds),
       cpuMs: (cpu.user + cpu.system) / 1000,
       sink,

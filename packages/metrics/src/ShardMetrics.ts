@@ -30,10 +30,23 @@ export interface ShardMembershipSource {
   onTransition(listener: (transition: { readonly kind: string }) => void): () => void;
 }
 
+/**
+ * What a replica's informers cache, per resource: `ShardedInformerSource`
+ * of `@protean/sharding` (e.g. from `kubeShardInformerSource`) is one.
+ */
+export interface ShardCacheSource {
+  cachedObjects(): readonly {
+    readonly gvr: { readonly group: string; readonly version: string; readonly resource: string };
+    readonly objects: readonly unknown[];
+  }[];
+}
+
 /** Options of {@link instrumentSharding}. */
 export interface ShardMetricsOptions {
   /** How the replica's informers filter (`detectShardSelectorSupport`'s mode), for `dynamic_controller_shard_selector_mode`. */
   readonly mode?: 'server' | 'client';
+  /** The replica's sharded informer source, for `dynamic_controller_shard_cached_objects`. */
+  readonly cache?: ShardCacheSource;
 }
 
 const SPACE = 1n << 64n;
@@ -51,6 +64,8 @@ const SPACE = 1n << 64n;
  * - `dynamic_controller_shard_keys{group,member}`: keys (e.g. namespaces) per member of the current assignment;
  * - `dynamic_controller_shard_renewing{group,identity}` and `dynamic_controller_shard_watching{group,identity}`: 1 or 0;
  * - `dynamic_controller_shard_selector_mode{mode}`: 1 for the filtering mode (`server` or `client`), when given;
+ * - `dynamic_controller_shard_cached_objects{group,identity,resource}`: objects the informers of `options.cache` hold per
+ *   resource (`group/version/resource`), before the client-side filter, when given;
  * - `dynamic_controller_shard_transitions_total{group,identity,transition}`: `acquired`, `waiting`, `released`, `lost`.
  *
  * Returns a function that stops counting transitions and removes the metrics.
@@ -127,6 +142,19 @@ export function instrumentSharding(registry: Registry, membership: ShardMembersh
       'With sharding: 1 for how the informers filter: server (shardSelector) or client',
       ['mode'],
       (g) => g.set({ mode }, 1),
+    );
+  }
+  if (options.cache !== undefined) {
+    const cache = options.cache;
+    gauge(
+      'dynamic_controller_shard_cached_objects',
+      "With sharding: objects this replica's informers cache per resource (server-side filtering: about its share; client-side: everything)",
+      ['group', 'identity', 'resource'],
+      (g, s) => {
+        for (const c of cache.cachedObjects()) {
+          g.set({ group: s.group, identity, resource: `${c.gvr.group}/${c.gvr.version}/${c.gvr.resource}` }, c.objects.length);
+        }
+      },
     );
   }
   const transitionsName = 'dynamic_controller_shard_transitions_total';

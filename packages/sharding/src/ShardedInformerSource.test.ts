@@ -186,24 +186,112 @@ describe('ShardedInformerSource', () => {
     expect(ids('add')).toEqual(inShare('r1').sort());
     expect(informer.list().map((o) => `${o.metadata.namespace}/${o.metadata.name}`)).toEqual(expect.arrayContaining(inShare('r1')));
 
-    // Widening with an informer that lists at once: objects in both shares arrive as updates, none as deletes.
+    // Widening with an informer that lists at once: objects in both shares, unchanged, are not delivered again; none as deletes.
     autoSync = true;
     seen.length = 0;
     const both = [...rangesOf('r0'), ...rangesOf('r1')].sort((a, b) => (a.start < b.start ? -1 : 1));
     source.setRanges(both);
+    clock.advance(50);
     expect(built).toHaveLength(3);
     expect(ids('add')).toEqual(inShare('r0').sort());
-    expect(ids('update')).toEqual(inShare('r1').sort());
+    expect(ids('update')).toEqual([]);
     expect(ids('delete')).toEqual([]);
 
-    // Narrowing keeps the informer.
+    // Narrowing re-selects too: what left is deleted at once, what stays is not delivered again.
     seen.length = 0;
     source.setRanges(rangesOf('r0'));
-    expect(built).toHaveLength(3);
+    expect(ids('delete')).toEqual(inShare('r1').sort());
+    clock.advance(50);
+    expect(built).toHaveLength(4);
+    expect(built[2]!.isStopped()).toBe(true);
+    expect(seen.filter((e) => e[0] !== 'delete')).toEqual([]);
     expect(ids('delete')).toEqual(inShare('r1').sort());
     const ns = inShare('r0')[0]!.split('/')[0]!;
-    built[2]!.add(fakeObject({ namespace: ns, name: 'new' }));
+    built[3]!.add(fakeObject({ namespace: ns, name: 'new' }));
     expect(seen.at(-1)).toEqual(['add', `${ns}/new`, false]);
+  });
+
+  it('with a factory, a shrunk share narrows the server-side cache of running informers and builds later informers for it', () => {
+    const fake = cluster();
+    const clock = new FakeClock();
+    const builtFor: (readonly HashRange[])[] = [];
+    const factory: RangeInformerSourceFactory = (ranges) => ({
+      createInformer: (g) => {
+        builtFor.push(ranges);
+        return new FakeInformer(g, {
+          listObjects: () => fake.objects(g).filter((o) => inRanges(fnv1a64(o.metadata.namespace ?? ''), ranges)),
+        });
+      },
+    });
+    const source = new ShardedInformerSource(factory, { key: 'namespace', clock });
+    source.setRanges([FULL_RANGE]);
+    const first = running(source);
+    const seen: Seen[] = [];
+    first.addEventHandler(recorder(seen));
+    expect(seen).toHaveLength(NAMESPACES.length);
+    const keys = (objs: readonly { metadata: { namespace?: string; name: string } }[]): string[] =>
+      objs.map((o) => `${o.metadata.namespace}/${o.metadata.name}`).sort();
+    expect(keys(source.cachedObjects()[0]!.objects)).toHaveLength(NAMESPACES.length);
+
+    // Shrink to r0's share: what left is deleted at once; once the narrower informer listed, only the share is cached.
+    seen.length = 0;
+    source.setRanges(rangesOf('r0'));
+    expect(seen.map((e) => e[0])).toEqual(new Array(NAMESPACES.length - inShare('r0').length).fill('delete'));
+    clock.advance(50);
+    expect(builtFor.at(-1)).toEqual(rangesOf('r0'));
+    expect(seen.filter((e) => e[0] !== 'delete')).toEqual([]);
+    const cached = source.cachedObjects();
+    expect(cached).toHaveLength(1);
+    expect(cached[0]!.informers).toBe(1);
+    expect(keys(cached[0]!.objects)).toEqual(inShare('r0').sort());
+    expect(keys(first.list())).toEqual(inShare('r0').sort());
+
+    // An informer first created after the shrink (a child informer) is built for the current share.
+    const secrets = { group: '', version: 'v1', resource: 'secrets' };
+    for (const ns of NAMESPACES) fake.add(secrets, { namespace: ns, name: 's' });
+    const later = source.createInformer(secrets, { resyncPeriodMs: 0 });
+    later.run(new AbortController().signal);
+    expect(builtFor.at(-1)).toEqual(rangesOf('r0'));
+    expect(source.cachedObjects().find((c) => c.gvr.resource === 'secrets')!.objects).toHaveLength(inShare('r0').length);
+  });
+
+  it('counts what the inner informers cache per resource, both informers while a re-selected one lists, and skips stopped ones', () => {
+    const fake = cluster();
+    const clock = new FakeClock();
+    const built: FakeInformer[] = [];
+    const factory: RangeInformerSourceFactory = (ranges) => ({
+      createInformer: (g) => {
+        const informer = new FakeInformer(g, {
+          autoSync: built.length === 0,
+          listObjects: () => fake.objects(g).filter((o) => inRanges(fnv1a64(o.metadata.namespace ?? ''), ranges)),
+        });
+        built.push(informer);
+        return informer;
+      },
+    });
+    const source = new ShardedInformerSource(factory, { key: 'namespace', ranges: rangesOf('r0'), clock });
+    expect(source.cachedObjects()).toEqual([]);
+    const stop = new AbortController();
+    const informer = source.createInformer(gvr, { resyncPeriodMs: 0 });
+    expect(source.cachedObjects()).toEqual([{ gvr, objects: [], informers: 0 }]);
+    informer.run(stop.signal);
+    expect(source.cachedObjects()[0]!.objects).toHaveLength(inShare('r0').length);
+    source.setRanges(rangesOf('r1'));
+    const during = source.cachedObjects()[0]!;
+    expect(during.informers).toBe(2);
+    // The old informer still holds r0's share; the new one has listed nothing yet.
+    expect(during.objects).toHaveLength(inShare('r0').length);
+    built[1]!.markSynced();
+    clock.advance(50);
+    expect(source.cachedObjects()[0]!.informers).toBe(1);
+    expect(source.cachedObjects()[0]!.objects).toHaveLength(inShare('r1').length);
+    stop.abort();
+    expect(source.cachedObjects()).toEqual([]);
+
+    // Client-side: the inner informers cache everything.
+    const client = new ShardedInformerSource(cluster(), { key: 'namespace', ranges: rangesOf('r2') });
+    running(client);
+    expect(client.cachedObjects()[0]!.objects).toHaveLength(NAMESPACES.length);
   });
 
   it('refuses a bad key or bad ranges', () => {

@@ -2,6 +2,7 @@ import {
   DeletedFinalStateUnknown,
   realClock,
   type Clock,
+  gvrKey,
   namespacedNameKey,
   type GroupVersionResource,
   type HandlerRegistration,
@@ -34,6 +35,15 @@ export interface ShardedInformerSourceOptions {
  */
 export type RangeInformerSourceFactory = (ranges: readonly HashRange[]) => InformerSource;
 
+/** What one resource's informers of a {@link ShardedInformerSource} cache (see {@link ShardedInformerSource.cachedObjects}). */
+export interface ShardCachedObjects {
+  readonly gvr: GroupVersionResource;
+  /** The objects the running inner informers hold, unfiltered (during a re-selection the old and the new informer's both). */
+  readonly objects: readonly PartialObjectMetadata[];
+  /** Running inner informers of the resource: one per informer, two while a re-selected one lists. */
+  readonly informers: number;
+}
+
 /** How often a re-selected informer's sync is checked. */
 const SWAP_POLL_MS = 50;
 
@@ -52,12 +62,15 @@ const SWAP_POLL_MS = 50;
  * The inner source is either one source (whose informers list and cache
  * everything: the client-side mode) or a {@link RangeInformerSourceFactory}
  * (the server-side mode: its informers cache only the ranges they were
- * built for). With a factory, a range change that adds hashes builds each
- * informer anew from `factory(newRanges)`, runs it, and once it has
- * listed moves the handlers over: objects in both shares arrive as
- * updates, entering ones as adds, leaving ones as deletes; until then
- * `list` and `get` answer from the old informer, narrowed to the new
- * ranges. A change that only removes hashes keeps the informers.
+ * built for). With a factory, every range change (widening or
+ * shrinking) builds each informer anew from `factory(newRanges)`, runs it,
+ * and once it has listed moves the handlers over: objects in both shares
+ * arrive as updates only if they changed meanwhile (same
+ * `resourceVersion`: nothing is delivered), entering ones as adds,
+ * leaving ones as deletes (at once, when the change is applied, as the
+ * client-side filter does); until then `list` and `get` answer from the
+ * old informer, narrowed to the new ranges. Informers created after a
+ * change are built for the current ranges.
  *
  * Easy to get wrong: in the client-side mode the inner informers still
  * list and cache everything; only the server-side selector saves memory.
@@ -109,14 +122,36 @@ export class ShardedInformerSource implements InformerSource {
   /** Replaces the owned ranges and tells every informer's handlers what left and what entered. */
   setRanges(ranges: readonly HashRange[]): void {
     validateRanges(ranges);
-    const widens = this.factory !== undefined && !covers(this.current, ranges);
+    // Server-side, the selector must follow the share both ways: wider to see what entered, narrower to stop caching what left.
+    const reselect = this.factory !== undefined && !(covers(this.current, ranges) && covers(ranges, this.current));
     this.current = freeze(ranges);
-    if (widens) this.inner = this.factory!(this.current);
+    if (reselect) this.inner = undefined; // built for the new ranges by the first informer that needs it
     for (const informer of this.informers) {
       if (informer.isStopped()) this.informers.delete(informer);
-      else if (widens) informer.reselect();
+      else if (reselect) informer.reselect();
       else informer.refilter();
     }
+  }
+
+  /**
+   * What the inner (Kubernetes) informers cache now, per resource, before
+   * the client-side filter: the replica's memory. Server-side, after the
+   * re-selection that follows a change, the share; client-side,
+   * everything. Stopped informers are not counted.
+   */
+  cachedObjects(): ShardCachedObjects[] {
+    const byGvr = new Map<string, { gvr: GroupVersionResource; objects: PartialObjectMetadata[]; informers: number }>();
+    for (const informer of this.informers) {
+      if (informer.isStopped()) continue;
+      const k = gvrKey(informer.gvr);
+      let entry = byGvr.get(k);
+      if (entry === undefined) byGvr.set(k, (entry = { gvr: informer.gvr, objects: [], informers: 0 }));
+      for (const held of informer.cached()) {
+        entry.informers++;
+        entry.objects.push(...held);
+      }
+    }
+    return [...byGvr.values()];
   }
 
   /** True when `obj`'s shard key hashes into the owned ranges. */
@@ -145,6 +180,11 @@ function covers(outer: readonly HashRange[], inner: readonly HashRange[]): boole
   });
 }
 
+/** True when both carry the same, known `resourceVersion`. */
+function sameVersion(a: PartialObjectMetadata, b: PartialObjectMetadata): boolean {
+  return a.metadata.resourceVersion !== undefined && a.metadata.resourceVersion === b.metadata.resourceVersion;
+}
+
 function freeze(ranges: readonly HashRange[]): readonly HashRange[] {
   return Object.freeze(ranges.map((r) => Object.freeze({ start: r.start, end: r.end })));
 }
@@ -168,12 +208,13 @@ class FilteredHandler implements ResourceEventHandler {
 
   onAdd(obj: PartialObjectMetadata, isInInitialList: boolean): void {
     const key = keyOf(obj);
-    this.unconfirmed?.delete(key);
+    // The new informer's list during a move re-delivers what the handler saw: an unchanged object is not news.
+    const moving = this.unconfirmed?.delete(key) === true;
     if (!this.owns(obj)) return this.retract(key);
     const old = this.shown.get(key);
     this.shown.set(key, obj);
-    if (old !== undefined) this.handler.onUpdate?.(old, obj);
-    else this.handler.onAdd?.(obj, this.unconfirmed === undefined && isInInitialList);
+    if (old === undefined) this.handler.onAdd?.(obj, this.unconfirmed === undefined && isInInitialList);
+    else if (!(moving && sameVersion(old, obj))) this.handler.onUpdate?.(old, obj);
   }
 
   onUpdate(_old: PartialObjectMetadata, obj: PartialObjectMetadata): void {
@@ -306,6 +347,15 @@ export class ShardedInformer implements Informer {
 
   health(): InformerHealth {
     return this.inner.health?.() ?? { synced: this.inner.hasSynced(), idleMs: undefined, relists: 0, failing: undefined };
+  }
+
+  /** What the running inner informers hold, unfiltered: the current one's list, and a re-selected one's while it lists. */
+  cached(): PartialObjectMetadata[][] {
+    const held: PartialObjectMetadata[][] = [];
+    if (this.signal === undefined) return held; // not running: the inner informer holds nothing
+    if (!this.inner.isStopped()) held.push(this.inner.list());
+    if (this.next !== undefined) held.push(this.next.informer.list());
+    return held;
   }
 
   /** Called by the source after a range change that keeps the inner informer. */

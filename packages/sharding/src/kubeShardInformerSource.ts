@@ -22,9 +22,10 @@ const NOTHING: readonly HashRange[] = [{ start: 0n, end: 1n }];
  * informers list and watch everything and the filter hides what is not
  * owned. In `'server'` mode they list and watch with the `shardSelector`
  * of the ranges, so the server sends only the share; when `setRanges`
- * widens the share, each informer is rebuilt with the new selector and
- * the handlers move to it once it has listed (see
- * {@link ShardedInformerSource}).
+ * changes the share (wider or narrower), each informer is rebuilt with
+ * the new selector and the handlers move to it once it has listed (see
+ * {@link ShardedInformerSource}). `cachedObjects()` of the result counts
+ * what the Kubernetes informers hold.
  */
 export function kubeShardInformerSource(options: KubeShardInformerSourceOptions): ShardedInformerSource {
   const { key, ranges, mode, ...rest } = options;

@@ -47,6 +47,8 @@ export interface ReplicaReport {
   /** Per `gvrKey`, the keys the controller's (filtered) informer shows its handlers. */
   readonly shown: Readonly<Record<string, readonly string[]>>;
   readonly liveRawInformers: number;
+  /** True when the controller's parent and ConfigMap informers both exist and have synced. */
+  readonly synced: boolean;
 }
 
 /** Parses the audit file's text; throws naming the line that is not an audit line. */

@@ -1,8 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
 import { silentLogger } from '@protean/core';
-import { Deferred, FakeClock, flushMicrotasks } from '@protean/core/testing';
+import { Deferred, FakeClock, FakeInformer, FakeInformerSource, flushMicrotasks } from '@protean/core/testing';
 import { instrumentSharding, MetricsServer, shardReadiness } from '@protean/metrics';
-import { FakeMemberLeaseClient, ShardMembership, type ShardChange } from '@protean/sharding';
+import {
+  FakeMemberLeaseClient,
+  fnv1a64,
+  inRanges,
+  ShardedInformerSource,
+  ShardMembership,
+  type RangeInformerSourceFactory,
+  type ShardChange,
+} from '@protean/sharding';
 import { Registry } from 'prom-client';
 
 const KEYS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'team-delta', 'payments'];
@@ -106,6 +114,50 @@ describe('shard metrics and readiness on a ShardMembership', () => {
     expect(await registryA.getMetricsAsJSON()).toEqual([]);
     stopA.abort();
     stopB.abort();
+    await advance(clock, 5_000);
+    await Promise.all([runningA, runningB]);
+  });
+
+  it("exports the objects the replica's informers cache per resource, following a server-side share as it shrinks", async () => {
+    const client = new FakeMemberLeaseClient();
+    const clock = new FakeClock();
+    const a = member(client, clock, 'a');
+    const b = member(client, clock, 'b');
+    const configmaps = { group: '', version: 'v1', resource: 'configmaps' };
+    const webapps = { group: 'example.com', version: 'v1', resource: 'webapps' };
+    const cluster = new FakeInformerSource();
+    for (const ns of KEYS) {
+      cluster.add(configmaps, { namespace: ns, name: 'cm' });
+      cluster.add(webapps, { namespace: ns, name: 'app' });
+    }
+    // A filtering server: each informer lists only the ranges it was built for.
+    const factory: RangeInformerSourceFactory = (ranges) => ({
+      createInformer: (g) =>
+        new FakeInformer(g, { listObjects: () => cluster.objects(g).filter((o) => inRanges(fnv1a64(o.metadata.namespace ?? ''), ranges)) }),
+    });
+    const source = new ShardedInformerSource(factory, { key: 'namespace', clock });
+    const registry = new Registry();
+    instrumentSharding(registry, a, { mode: 'server', cache: source });
+    const stop = new AbortController();
+    for (const g of [configmaps, webapps]) source.createInformer(g, { resyncPeriodMs: 0 }).run(stop.signal);
+    const runningA = a.run(stop.signal, (c: ShardChange) => source.setRanges(c.ranges));
+    await advance(clock, 100);
+    expect(await sample(registry, 'dynamic_controller_shard_cached_objects')).toEqual({
+      'webapp,a,/v1/configmaps': KEYS.length,
+      'webapp,a,example.com/v1/webapps': KEYS.length,
+    });
+
+    // b joins: a's share shrinks and so does what it caches, to exactly the keys it keeps.
+    const runningB = b.run(stop.signal);
+    await advance(clock, 500);
+    const kept = KEYS.filter((k) => inRanges(fnv1a64(k), a.ranges())).length;
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(KEYS.length);
+    expect(await sample(registry, 'dynamic_controller_shard_cached_objects')).toEqual({
+      'webapp,a,/v1/configmaps': kept,
+      'webapp,a,example.com/v1/webapps': kept,
+    });
+    stop.abort();
     await advance(clock, 5_000);
     await Promise.all([runningA, runningB]);
   });

@@ -10,42 +10,28 @@
 // child informer is sharded too), then takes 5-20 ms, and appends a
 // `start` and an `end` line per pass to the shared audit file. Over the
 // IPC channel the test asks for a `report`: the owned ranges, the live
-// members and, per resource, the keys each informer caches (the raw
-// Kubernetes informers, not the filtered view) and shows its handlers.
+// members and, per resource, the keys its Kubernetes informers cache
+// (`cachedObjects()` of the source, not the filtered view) and the keys
+// the filtered view shows.
 // SIGTERM stops it gracefully (drain, release the member lease).
 import 'reflect-metadata';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { coordinatorModule } from '@protean/coordinator';
-import {
-  coreModule,
-  createLogger,
-  DynamicController,
-  gvrKey,
-  TOKENS,
-  type GroupVersionResource,
-  type Handler,
-  type HandlerRegistration,
-  type Informer,
-  type InformerOptions,
-  type InformerSource,
-  type NamespacedName,
-  type ResourceEventHandler,
-} from '@protean/core';
+import { coreModule, createLogger, DynamicController, gvrKey, TOKENS, type Handler } from '@protean/core';
 import { queueModule } from '@protean/queue';
 import {
   applyShardChange,
   detectShardSelectorSupport,
   fnv1a64,
   KubeMemberLeaseClient,
-  ShardedInformerSource,
+  kubeShardInformerSource,
   ShardGate,
-  shardSelector,
   ShardMembership,
   type HashRange,
   type ShardChange,
 } from '@protean/sharding';
-import { KubernetesInformerSource, watchManagerModule } from '@protean/watch-manager';
+import { watchManagerModule } from '@protean/watch-manager';
 import { Container } from 'inversify';
 import { CHILD_SUFFIX, CONFIGMAPS, PARENTS, type AuditLine, type ReplicaReport } from './shardAudit.js';
 
@@ -63,59 +49,6 @@ function optionalMs(name: string): number | undefined {
   return n;
 }
 
-/** What a server-side shard with no range asks for, as kubeShardInformerSource does: `[0, 1)`. */
-const NOTHING: readonly HashRange[] = [{ start: 0n, end: 1n }];
-
-/** A raw informer and whether it was started (re-selection builds informers that may be dropped before they run). */
-class CountedInformer implements Informer {
-  running = false;
-  constructor(readonly inner: Informer) {}
-  get gvr(): GroupVersionResource {
-    return this.inner.gvr;
-  }
-  run(signal: AbortSignal): void {
-    this.running = true;
-    this.inner.run(signal);
-  }
-  hasSynced(): boolean {
-    return this.inner.hasSynced();
-  }
-  isStopped(): boolean {
-    return this.inner.isStopped();
-  }
-  addEventHandler(handler: ResourceEventHandler): HandlerRegistration {
-    return this.inner.addEventHandler(handler);
-  }
-  removeEventHandler(registration: HandlerRegistration): void {
-    this.inner.removeEventHandler(registration);
-  }
-  list(): ReturnType<Informer['list']> {
-    return this.inner.list();
-  }
-  get(key: NamespacedName): ReturnType<Informer['get']> {
-    return this.inner.get(key);
-  }
-  setWatchErrorHandler(fn: (err: Error) => void): void {
-    this.inner.setWatchErrorHandler(fn);
-  }
-  health(): ReturnType<NonNullable<Informer['health']>> {
-    return this.inner.health?.() ?? { synced: this.inner.hasSynced(), idleMs: undefined, relists: 0, failing: undefined };
-  }
-}
-
-/** Records every raw informer its inner source creates, so the replica can count what it caches. */
-class CountingSource implements InformerSource {
-  constructor(
-    private readonly inner: InformerSource,
-    private readonly created: CountedInformer[],
-  ) {}
-  createInformer(gvr: GroupVersionResource, opts: InformerOptions): Informer {
-    const informer = new CountedInformer(this.inner.createInformer(gvr, opts));
-    this.created.push(informer);
-    return informer;
-  }
-}
-
 const keyOf = (o: { metadata: { namespace?: string; name: string } }): string => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 const hex = (r: HashRange): [string, string] => [r.start.toString(16), r.end.toString(16)];
 
@@ -124,8 +57,6 @@ async function main(): Promise<void> {
   const auditFile = required('REPLICA_AUDIT');
   const leaseNamespace = required('REPLICA_LEASE_NAMESPACE');
   const group = required('REPLICA_GROUP');
-  // Apply the first share only once this many members are live, so the first informers are built for it (see the test).
-  const startWithMembers = Number(process.env['REPLICA_START_WITH_MEMBERS'] ?? '1');
   const leaseDurationMs = optionalMs('REPLICA_LEASE_DURATION_MS');
   const renewDeadlineMs = optionalMs('REPLICA_RENEW_DEADLINE_MS');
   const retryPeriodMs = optionalMs('REPLICA_RETRY_PERIOD_MS');
@@ -137,23 +68,8 @@ async function main(): Promise<void> {
   // The split balances over the namespaces present at start; every replica lists the same ones.
   const namespaces = (await kubeConfig.makeApiClient(CoreV1Api).listNamespace()).items.map((n) => n.metadata!.name!).sort();
 
-  const raw: CountedInformer[] = [];
   const key = 'namespace';
-  const source =
-    mode === 'server'
-      ? new ShardedInformerSource(
-          (ranges) =>
-            new CountingSource(
-              new KubernetesInformerSource({
-                kubeConfig,
-                logger,
-                shardSelector: shardSelector(key, ranges.length === 0 ? NOTHING : ranges),
-              }),
-              raw,
-            ),
-          { key },
-        )
-      : new ShardedInformerSource(new CountingSource(new KubernetesInformerSource({ kubeConfig, logger }), raw), { key });
+  const source = kubeShardInformerSource({ kubeConfig, logger, key, ranges: [], mode });
   const gate = new ShardGate({ key });
   const membership = new ShardMembership({
     client: new KubeMemberLeaseClient(kubeConfig),
@@ -210,24 +126,10 @@ async function main(): Promise<void> {
 
   // The README's listener: gate first (stop taking, drain), then the informers; the latest change is the one in force.
   const listener = applyShardChange({ gate, source });
-  let applied = false;
-  const apply = async (change: ShardChange): Promise<void> => {
-    applied = true;
+  const membershipRun = membership.run(abort.signal, async (change: ShardChange) => {
     await listener(change);
     logger.info({ ranges: change.ranges.map(hex), members: change.members }, 'share applied');
-  };
-  // Before enough members are live a change is not applied (nothing is reconciled, so the promise may settle at once).
-  const membershipRun = membership.run(abort.signal, (change) =>
-    !applied && change.members.length < startWithMembers ? undefined : apply(change),
-  );
-  const deadline = Date.now() + 60_000;
-  while (!applied && !abort.signal.aborted) {
-    if (Date.now() > deadline) throw new Error(`shardReplica: fewer than ${startWithMembers} live members after 60 s`);
-    // The change that made enough members live may have left this replica's ranges as they were: apply the current ones.
-    if (membership.members().length >= startWithMembers)
-      await apply({ members: membership.members(), assignment: membership.assignment() ?? new Map(), ranges: membership.ranges() });
-    else await new Promise((r) => setTimeout(r, 50));
-  }
+  });
   await controller.register(PARENTS, gate.wrap(handler));
   logger.info({ mode }, 'replica registered its parents');
 
@@ -235,13 +137,16 @@ async function main(): Promise<void> {
     if (msg?.type !== 'report') return;
     const cached: Record<string, string[]> = {};
     const shown: Record<string, string[]> = {};
-    for (const informer of raw) {
-      if (!informer.running || informer.isStopped()) continue;
-      (cached[gvrKey(informer.gvr)] ??= []).push(...informer.list().map(keyOf));
+    let liveRawInformers = 0;
+    let synced = true;
+    for (const c of source.cachedObjects()) {
+      (cached[gvrKey(c.gvr)] ??= []).push(...c.objects.map(keyOf));
+      liveRawInformers += c.informers;
     }
     for (const gvr of [PARENTS, CONFIGMAPS]) {
       const view = controller.informer(gvr);
       if (view !== undefined) shown[gvrKey(gvr)] = view.list().map(keyOf);
+      synced &&= view?.hasSynced() === true;
     }
     const report: ReplicaReport = {
       id: msg.id ?? 0,
@@ -251,7 +156,8 @@ async function main(): Promise<void> {
       ranges: gate.ranges().map(hex),
       cached,
       shown,
-      liveRawInformers: raw.filter((i) => i.running && !i.isStopped()).length,
+      liveRawInformers,
+      synced,
     };
     process.send?.(report);
   });
