@@ -45,7 +45,8 @@
 // modes run (today's code always opens one connection per request) and the
 // option is not passed. Modes are interleaved run by run; medians of the runs
 // are reported (2 runs per mode, quick 1; --runs=N, --modes=a,b; the median of
-// an even count is the mean of the middle two).
+// an even count is the mean of the middle two). --kinds=, --objects= (per kind)
+// and --updates= change the sizes, for experiments.
 import { execFileSync, fork } from 'node:child_process';
 import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -59,12 +60,19 @@ import { cpuMsOf, findPid, resetPeakRss, statusBytes, tcpConnectionsTo } from '.
 import { emitResult, progress } from './lib/report.mjs';
 import { sleep } from './lib/stats.mjs';
 
-const flags = parseArgs(process.argv.slice(2), ['quick', 'out', 'modes', 'runs']);
+const flags = parseArgs(process.argv.slice(2), ['quick', 'out', 'modes', 'runs', 'kinds', 'objects', 'updates']);
 const quick = flags.quick === true;
-const KINDS = quick ? 20 : 200;
-const OBJECTS_PER_KIND = quick ? 100 : 500;
+/** A positive integer flag, or `fallback` when it is not given. */
+function sizeFlag(name, fallback) {
+  if (flags[name] === undefined) return fallback;
+  const n = Number(flags[name]);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be an integer >= 1, got ${JSON.stringify(flags[name])}`);
+  return n;
+}
+const KINDS = sizeFlag('kinds', quick ? 20 : 200);
+const OBJECTS_PER_KIND = sizeFlag('objects', quick ? 100 : 500);
 const PARENTS = quick ? 2 : 4;
-const UPDATES = quick ? 2_000 : 20_000;
+const UPDATES = sizeFlag('updates', quick ? 2_000 : 20_000);
 const RUNS = flags.runs === undefined ? (quick ? 1 : 2) : Number(flags.runs);
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`--runs must be an integer >= 1, got ${JSON.stringify(flags.runs)}`);
 const CRD_CONCURRENCY = 32;
