@@ -232,6 +232,7 @@ describe('decodeWatchLine', () => {
     ['invalid JSON in managedFields: mismatched brackets', line('{"name":"a","managedFields":[{]}]}')],
     ['invalid JSON: managedFields right after the brace', line('{,"managedFields":[]}')],
     ['invalid JSON: unclosed metadata before managedFields', line('{"name":"a","labels":{"b":"c","managedFields":[]}')],
+    ['invalid JSON: a bracket where metadata should close', line('{"name":"a","managedFields":[1]]')],
     ['invalid JSON: an extra brace at the end', `${line('{"name":"a","managedFields":[]}')}}`],
     ['not a JSON object', 'null'],
     ['a JSON array', '[1]'],
@@ -252,6 +253,19 @@ describe('decodeWatchLine', () => {
         metadata: { name: 'a', namespace: 'n', labels: { app: 'web' } },
       },
     });
+  });
+
+  it('takes the fast path for the lines kube-apiserver v1.36.3 wrote for a metadata-only watch of ConfigMaps', () => {
+    // Copied from the real server's response (Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1).
+    const added =
+      '{"type":"ADDED","object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"config-000001","namespace":"team-1","uid":"998bc501-2197-4ea8-b051-ade5aa634333","resourceVersion":"203","creationTimestamp":"2026-12-01T10:05:08Z","labels":{"app":"app-1","app.kubernetes.io/managed-by":"protean-bench","tier":"api"},"annotations":{"protean.dev/checksum":"sha256-3f0a9c2b7e","protean.dev/revision":"1"},"managedFields":[{"manager":"kubernetes-client-javascript","operation":"Update","apiVersion":"v1","time":"2026-12-01T10:05:08Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:config.yaml":{}},"f:metadata":{"f:annotations":{".":{},"f:protean.dev/checksum":{},"f:protean.dev/revision":{}},"f:labels":{".":{},"f:app":{},"f:app.kubernetes.io/managed-by":{},"f:tier":{}}}}}]}}}';
+    const bookmark =
+      '{"type":"BOOKMARK","object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"203","annotations":{"k8s.io/initial-events-end":"true"}}}}';
+    for (const text of [added, bookmark]) {
+      expect(fastParseWatchLine(text)).toBeDefined();
+      expect(fast(text)).toEqual(byParse(text));
+    }
+    expect(fastParseWatchLine(added)?.metadata).not.toHaveProperty('managedFields');
   });
 
   it('decodes a stream cut into random chunks, multi-byte characters split across them, as the plain parse of each line', () => {
