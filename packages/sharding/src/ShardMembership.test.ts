@@ -195,5 +195,16 @@ describe('ShardMembership', () => {
     expect(() => new ShardMembership({ ...base, leaseDurationMs: 1500 })).toThrow(/whole seconds/);
     expect(() => new ShardMembership({ ...base, renewDeadlineMs: 15_000 })).toThrow(/renewDeadlineMs/);
     expect(() => new ShardMembership({ ...base, retryPeriodMs: 10_000 })).toThrow(/retryPeriodMs/);
+    // Each message names the values, and which of them were defaults.
+    expect(() => new ShardMembership({ ...base, identity: '' })).toThrow('identity: must be a non-empty string, got ""');
+    expect(() => new ShardMembership({ ...base, leaseDurationMs: 1500 })).toThrow(
+      'leaseDurationMs: must be a positive number of whole seconds, got 1500',
+    );
+    expect(() => new ShardMembership({ ...base, leaseDurationMs: 5000 })).toThrow(
+      'renewDeadlineMs: must be less than leaseDurationMs (5000), got 10000 (the default)',
+    );
+    expect(() => new ShardMembership({ ...base, renewDeadlineMs: 1000 })).toThrow(
+      'retryPeriodMs: must be positive and less than renewDeadlineMs (1000), got 2000 (the default)',
+    );
   });
 });

@@ -122,16 +122,24 @@ export class ShardMembership {
       throw new ShardingConfigError(`group: must be a DNS label of at most 40 characters, got ${JSON.stringify(options.group)}`);
     }
     if (typeof options.identity !== 'string' || options.identity === '')
-      throw new ShardingConfigError('identity: must be a non-empty string');
+      throw new ShardingConfigError(`identity: must be a non-empty string, got ${JSON.stringify(options.identity)}`);
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
     this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
     this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
+    // A value the caller left out is named as the default, so a bound broken by a default is not a puzzle.
+    const shown = (value: number, given: number | undefined): string => `${value}${given === undefined ? ' (the default)' : ''}`;
+    const lease = shown(this.leaseDurationMs, options.leaseDurationMs);
+    const renew = shown(this.renewDeadlineMs, options.renewDeadlineMs);
     if (this.leaseDurationMs % 1000 !== 0 || this.leaseDurationMs <= 0) {
-      throw new ShardingConfigError('leaseDurationMs: must be a positive number of whole seconds');
+      throw new ShardingConfigError(`leaseDurationMs: must be a positive number of whole seconds, got ${lease}`);
     }
-    if (!(this.renewDeadlineMs < this.leaseDurationMs)) throw new ShardingConfigError('renewDeadlineMs: must be less than leaseDurationMs');
+    if (!(this.renewDeadlineMs < this.leaseDurationMs)) {
+      throw new ShardingConfigError(`renewDeadlineMs: must be less than leaseDurationMs (${lease}), got ${renew}`);
+    }
     if (!(this.retryPeriodMs > 0 && this.retryPeriodMs < this.renewDeadlineMs)) {
-      throw new ShardingConfigError('retryPeriodMs: must be positive and less than renewDeadlineMs');
+      throw new ShardingConfigError(
+        `retryPeriodMs: must be positive and less than renewDeadlineMs (${renew}), got ${shown(this.retryPeriodMs, options.retryPeriodMs)}`,
+      );
     }
     this.client = options.client;
     this.namespace = options.namespace;
