@@ -18,6 +18,8 @@ import type { TlsSettings } from './tlsIdentity.js';
 export interface ConnectionSettings extends SessionTimings {
   readonly connectTimeoutMs: number;
   readonly http2: boolean;
+  readonly streamWindowBytes: number;
+  readonly connectionWindowBytes: number;
   /** Counts every new TCP connection (each TLS handshake). */
   readonly onConnectionOpened: () => void;
 }
@@ -165,8 +167,13 @@ export class ApiServerConnection {
       return undefined;
     }
     this.protocol = 'h2';
-    const session = http2.connect(this.origin, { createConnection: () => socket, settings: { enablePush: false } });
+    const session = http2.connect(this.origin, {
+      createConnection: () => socket,
+      settings: { enablePush: false, initialWindowSize: this.settings.streamWindowBytes },
+    });
     await settingsOf(session, this.origin, this.settings.connectTimeoutMs);
+    // The session's own window starts at 64 KiB whatever SETTINGS say; only a WINDOW_UPDATE widens it.
+    session.setLocalWindowSize(this.settings.connectionWindowBytes);
     const h2 = new H2Session(session, socket, this.origin, this.settings, (s) => {
       const i = this.sessions.indexOf(s);
       if (i >= 0) this.sessions.splice(i, 1);

@@ -50,6 +50,21 @@ describe('KubeConnectionPool over HTTP/2', () => {
     expect(s.connections()).toBe(1);
   });
 
+  it('opens wide flow-control windows, so many streams on one session are not throttled to 64 KiB', async () => {
+    const s = await server('h2');
+    await pool(kubeConfigFor(s.url, pki, { token: 't' })).send(get('/a'));
+    await waitFor(() => (s.flowWindows()[0]?.sessionWindow ?? 0) > 65_535, 'the session window update');
+    expect(s.flowWindows()).toEqual([{ streamWindow: 4 * 1024 * 1024, sessionWindow: expect.any(Number) }]);
+    expect(s.flowWindows()[0]?.sessionWindow).toBeGreaterThan(32 * 1024 * 1024 - 65_536);
+
+    const narrow = await server('h2');
+    await pool(kubeConfigFor(narrow.url, pki, { token: 't' }), { streamWindowBytes: 65_535, connectionWindowBytes: 65_535 }).send(
+      get('/a'),
+    );
+    expect(narrow.flowWindows()).toEqual([{ streamWindow: 65_535, sessionWindow: expect.any(Number) }]);
+    expect(narrow.flowWindows()[0]?.sessionWindow).toBeLessThanOrEqual(65_535);
+  });
+
   it('sends the token of each request in its own headers, on the same session', async () => {
     const s = await server('h2');
     const kc = kubeConfigFor(s.url, pki, { token: 'token-1' });
@@ -279,6 +294,10 @@ describe('KubeConnectionPool errors and options', () => {
     const kc = kubeConfigFor('https://127.0.0.1:1', pki, { token: 't' });
     expect(() => new KubeConnectionPool(kc, { pingTimeoutMs: 0 })).toThrow('options.pingTimeoutMs must be a positive number');
     expect(() => new KubeConnectionPool(kc, { readIdleTimeoutMs: Number.NaN })).toThrow(RangeError);
+    expect(() => new KubeConnectionPool(kc, { streamWindowBytes: 1024 })).toThrow(
+      'options.streamWindowBytes must be an integer from 65535',
+    );
+    expect(() => new KubeConnectionPool(kc, { connectionWindowBytes: 2 ** 31 })).toThrow(RangeError);
   });
 
   it('speaks HTTP/1.1 only with http2: false, even to a server that offers h2', async () => {

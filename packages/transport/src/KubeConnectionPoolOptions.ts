@@ -17,6 +17,18 @@ export interface KubeConnectionPoolOptions {
   readonly connectTimeoutMs?: number;
   /** Offer HTTP/2 by ALPN. Default `true`; `false` speaks HTTP/1.1 keep-alive only. */
   readonly http2?: boolean;
+  /**
+   * HTTP/2 flow-control window of each stream, in bytes: how much the
+   * server may send on one list or watch before the client acknowledges
+   * it. Default 4 MiB (Node's own default, 64 KiB, throttles many watches
+   * sharing one connection).
+   */
+  readonly streamWindowBytes?: number;
+  /**
+   * HTTP/2 flow-control window of the whole session, in bytes, shared by
+   * all its streams. Default 32 MiB.
+   */
+  readonly connectionWindowBytes?: number;
 }
 
 /** {@link KubeConnectionPoolOptions} with every default filled in. */
@@ -26,7 +38,12 @@ export interface KubeConnectionPoolSettings {
   readonly idleTimeoutMs: number;
   readonly connectTimeoutMs: number;
   readonly http2: boolean;
+  readonly streamWindowBytes: number;
+  readonly connectionWindowBytes: number;
 }
+
+/** The largest flow-control window HTTP/2 allows (RFC 9113, 6.9.1). */
+const MAX_WINDOW_BYTES = 2 ** 31 - 1;
 
 /** Fills in the defaults of `options`, once; a duration that is not a positive number throws a `RangeError` naming it. */
 export function resolvePoolSettings(options: KubeConnectionPoolOptions = {}): KubeConnectionPoolSettings {
@@ -37,11 +54,22 @@ export function resolvePoolSettings(options: KubeConnectionPoolOptions = {}): Ku
     }
     return value;
   };
+  const windowSize = (name: keyof KubeConnectionPoolOptions, value: number | undefined, fallback: number): number => {
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 65_535 || value > MAX_WINDOW_BYTES) {
+      throw new RangeError(
+        `KubeConnectionPool: options.${name} must be an integer from 65535 to ${MAX_WINDOW_BYTES} bytes, got ${String(value)}`,
+      );
+    }
+    return value;
+  };
   return {
     readIdleTimeoutMs: duration('readIdleTimeoutMs', options.readIdleTimeoutMs, 30_000),
     pingTimeoutMs: duration('pingTimeoutMs', options.pingTimeoutMs, 15_000),
     idleTimeoutMs: duration('idleTimeoutMs', options.idleTimeoutMs, 90_000),
     connectTimeoutMs: duration('connectTimeoutMs', options.connectTimeoutMs, 30_000),
     http2: options.http2 ?? true,
+    streamWindowBytes: windowSize('streamWindowBytes', options.streamWindowBytes, 4 * 1024 * 1024),
+    connectionWindowBytes: windowSize('connectionWindowBytes', options.connectionWindowBytes, 32 * 1024 * 1024),
   };
 }

@@ -28,6 +28,8 @@ export interface TestServer {
   openConnections(): number;
   /** HTTP/2 PINGs received so far. */
   pings(): number;
+  /** Per HTTP/2 session: the client's per-stream window (its SETTINGS) and how much the session may still send (the session window). */
+  flowWindows(): { readonly streamWindow: number | undefined; readonly sessionWindow: number | undefined }[];
   /** Ends every response held open by `/hold`. */
   releaseHeld(): void;
   /** Responses held open now. */
@@ -49,6 +51,7 @@ export async function startServer(kind: ServerKind, pki: TestPki, options: { max
   const seen: SeenRequest[] = [];
   const held = new Set<{ end(): void }>();
   const sockets = new Set<net.Socket>();
+  const sessions = new Set<http2.ServerHttp2Session>();
   let accepted = 0;
   let pings = 0;
   const handler: Handler = (req, res) => {
@@ -91,7 +94,11 @@ export async function startServer(kind: ServerKind, pki: TestPki, options: { max
       // The HTTP/2 compatibility API has the same shape as far as this handler uses it.
       handler as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
     );
-    server.on('session', (session: http2.ServerHttp2Session) => session.on('ping', () => (pings += 1)));
+    server.on('session', (session: http2.ServerHttp2Session) => {
+      sessions.add(session);
+      session.on('close', () => sessions.delete(session));
+      session.on('ping', () => (pings += 1));
+    });
   } else if (kind === 'https1') {
     server = https.createServer({ ...tlsOpts, ALPNProtocols: ['http/1.1'] }, handler);
   } else {
@@ -110,6 +117,8 @@ export async function startServer(kind: ServerKind, pki: TestPki, options: { max
     connections: () => accepted,
     openConnections: () => sockets.size,
     pings: () => pings,
+    flowWindows: () =>
+      [...sessions].map((x) => ({ streamWindow: x.remoteSettings.initialWindowSize, sessionWindow: x.state.remoteWindowSize })),
     releaseHeld: () => {
       for (const h of [...held]) h.end();
     },
