@@ -60,6 +60,13 @@ export class FaultInjector implements ApiServerFaults {
     this.store.forgetHistory();
   }
 
+  timeOutStreamingLists(count: number): void {
+    if (!Number.isInteger(count) || count < 0) {
+      throw new RangeError(`timeOutStreamingLists: count must be a non-negative integer, got ${count}`);
+    }
+    this.hub.timeOutStreamingLists(count);
+  }
+
   /** True while stalled; the handler then parks the request with {@link park}. */
   isStalled(): boolean {
     return this.stalled;

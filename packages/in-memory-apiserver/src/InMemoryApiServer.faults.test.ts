@@ -101,6 +101,37 @@ describe('fault hooks', () => {
     await fresh.waitForEvents(1);
     expect(fresh.events[0]?.type).toBe('ADDED');
   });
+
+  it('timeOutStreamingLists ends the next streaming lists with an in-stream 504 Too large resource version; plain watches and later streams are served', async () => {
+    server.create(CM, { metadata: { name: 'a', namespace: 'x' } });
+    const rv = server.currentResourceVersion();
+    const stream = '/api/v1/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true';
+    server.faults.timeOutStreamingLists(1);
+    const plain = await watch('/api/v1/configmaps?watch=true');
+    await plain.waitForEvents(1);
+    expect(plain.events[0]?.type).toBe('ADDED');
+
+    const lagging = await watch(stream);
+    expect(await lagging.waitForOutcome()).toBe('end');
+    expect(lagging.events).toEqual([
+      {
+        type: 'ERROR',
+        object: expect.objectContaining({
+          kind: 'Status',
+          status: 'Failure',
+          code: 504,
+          reason: 'Timeout',
+          message: `Timeout: Too large resource version: ${rv}, current: ${Number(rv) - 1}`,
+          details: expect.objectContaining({ causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }] }),
+        }),
+      },
+    ]);
+
+    const served = await watch(stream);
+    await served.waitForEvents(2);
+    expect(served.events.map((e) => e.type)).toEqual(['ADDED', 'BOOKMARK']);
+    expect(() => server.faults.timeOutStreamingLists(-1)).toThrow('timeOutStreamingLists: count must be a non-negative integer, got -1');
+  });
 });
 
 describe('authentication', () => {

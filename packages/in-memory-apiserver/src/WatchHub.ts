@@ -35,6 +35,8 @@ function nonNegativeInt(query: URLSearchParams, name: string): number | undefine
 export class WatchHub implements StoreListener {
   private readonly streams = new Map<ResourceTable, Set<WatchStream>>();
   private stalled = false;
+  /** Streaming lists still to answer with an in-stream "Too large resource version" (see `timeOutStreamingLists`). */
+  private streamingListTimeouts = 0;
 
   constructor(
     private readonly store: ObjectStore,
@@ -88,9 +90,13 @@ export class WatchHub implements StoreListener {
     );
     if (this.stalled) stream.setStalled(true);
     const currentRv = this.store.currentRv();
-    if (sendInitial && fromRv !== undefined && fromRv > currentRv) {
+    const lagging = sendInitial && this.streamingListTimeouts > 0;
+    if (lagging) this.streamingListTimeouts--;
+    if (lagging || (sendInitial && fromRv !== undefined && fromRv > currentRv)) {
       // The real server waits a few seconds for the resourceVersion, then gives up in the stream.
-      const body = tooLargeResourceVersion(fromRv, currentRv).body;
+      // A lagging watch cache is one revision behind what it was asked for ("" asks for the latest).
+      const requested = fromRv ?? currentRv;
+      const body = tooLargeResourceVersion(requested, Math.max(0, Math.min(currentRv, requested - 1))).body;
       stream.sendError({ ...body, message: `Timeout: ${body.message ?? ''}` });
       stream.end();
       return;
@@ -153,6 +159,11 @@ export class WatchHub implements StoreListener {
 
   closeAll(): void {
     for (const s of this.all()) s.end(true);
+  }
+
+  /** The next `count` streaming lists end in an in-stream "Too large resource version" Timeout. */
+  timeOutStreamingLists(count: number): void {
+    this.streamingListTimeouts = count;
   }
 
   setStalled(stalled: boolean): void {

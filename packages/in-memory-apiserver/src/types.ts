@@ -157,4 +157,12 @@ export interface ApiServerFaults {
   stall(enabled: boolean): void;
   /** Forgets all watch history: any older resourceVersion now gets 410 Expired. */
   expireAll(): void;
+  /**
+   * The next `count` streaming lists (watches with `sendInitialEvents=true`)
+   * answer 200, then an in-stream `ERROR` 504 Timeout "Too large resource
+   * version" and end: what a kube-apiserver sends when its watch cache does
+   * not catch up with the requested (or, for "", the latest) resourceVersion
+   * within its freshness wait. Other requests do not count.
+   */
+  timeOutStreamingLists(count: number): void;
 }

@@ -1,9 +1,16 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { DeletedFinalStateUnknown, type GroupVersionResource, type PartialObjectMetadata, type ResourceEventHandler } from '@protean/core';
+import {
+  DeletedFinalStateUnknown,
+  gvrKey,
+  type GroupVersionResource,
+  type PartialObjectMetadata,
+  type ResourceEventHandler,
+} from '@protean/core';
 import { FakeClock, LogRecorder, waitFor } from '@protean/core/testing';
 import { InMemoryApiServer, type InMemoryApiServerOptions, type RequestRecord } from '@protean/in-memory-apiserver';
 import type { KubernetesInformer } from './KubernetesInformer.js';
 import { KubernetesInformerSource, type KubernetesInformerSourceOptions } from './KubernetesInformerSource.js';
+import { StreamingListSupport } from './StreamingListSupport.js';
 
 /*
  * Streaming lists (a watch with sendInitialEvents=true, client-go's
@@ -19,6 +26,7 @@ const CM_PATH = '/api/v1/configmaps';
 const BACKOFF_MS = 1_000;
 const STREAM_TIMEOUT_MS = 10_000;
 const FALLBACK_LOG = 'does not serve streaming lists';
+const TIMED_OUT_LOG = 'timed out on the streaming list';
 
 interface Seen {
   readonly what: string;
@@ -304,5 +312,111 @@ describe('KubernetesInformer: falling back to paginated LIST', () => {
     await waitFor(() => server!.openWatchCount() === 0);
     expect(r.informer.hasSynced()).toBe(false);
     expect(r.seen).toEqual([]);
+  });
+});
+
+describe('KubernetesInformer: a streaming list the server times out on (Too large resource version)', () => {
+  const kinds = (): string[] => requests().map((req) => (isStreaming(req) ? 'stream' : isWatch(req) ? 'watch' : 'list'));
+
+  it('pages a LIST at once for that list only, without remembering a fallback, and streams its next relist again', async () => {
+    await startServer();
+    logs = new LogRecorder('debug');
+    for (const name of ['a', 'b', 'c']) createConfigMap(name);
+    const support = new StreamingListSupport();
+    // The watch cache misses its freshness wait: an in-stream ERROR 504 Timeout before any initial event.
+    server!.faults.timeOutStreamingLists(1);
+    const r = run(source({ pageSize: 2, streamingListSupport: support }));
+    // No clock advance: a backoff would never end.
+    await synced(r);
+
+    expect(kinds()).toEqual(['stream', 'list', 'list', 'watch']);
+    const [first, second] = lists();
+    // The first list of all: resourceVersion 0 in pages, as any first LIST.
+    expect(first!.query.get('resourceVersion')).toBe('0');
+    expect(first!.query.get('limit')).toBe('2');
+    expect(second!.query.get('continue')).toEqual(expect.any(String));
+    expect(what(r).sort()).toEqual(['add a', 'add b', 'add c']);
+    expect(r.seen.map((s) => [s.initial, s.cacheSize])).toEqual([
+      [true, 3],
+      [true, 3],
+      [true, 3],
+    ]);
+    expect(r.informer.lastSyncResourceVersion()).toBe(server!.currentResourceVersion());
+    // Not a failure, not a refusal: nothing reported, no backoff, streaming still the mode.
+    expect(r.errors).toEqual([]);
+    expect(r.informer.health()).toMatchObject({ synced: true, failing: undefined, listMode: 'streaming' });
+    expect(support.refusals().size).toBe(0);
+    expect(logs.find(FALLBACK_LOG)).toEqual([]);
+    const logged = logs.find(TIMED_OUT_LOG);
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ level: 30, gvr: gvrKey(CONFIGMAPS), status: 504 });
+    expect(String(logged[0]!['err'])).toContain('Too large resource version');
+
+    // A 410 on the next plain watch: the relist streams again (from "") and tells the changes as a diff.
+    const from = r.seen.length;
+    server!.faults.failNext(1, 410, { match: (req) => isWatch(req) && !isStreaming(req) });
+    server!.faults.closeWatches();
+    // The closed watch saw no event: the next one waits for the short-watch backoff.
+    await waitFor(() => server!.openWatchCount() === 0 && clock.pendingTimers() === 1);
+    server!.delete(CONFIGMAPS, 'default', 'b');
+    createConfigMap('d');
+    clock.advance(BACKOFF_MS);
+    await waitFor(() => streams().length === 2 && r.seen.length === from + 2 && server!.openWatchCount() === 1);
+    expect(kinds()).toEqual(['stream', 'list', 'list', 'watch', 'watch', 'stream']);
+    expect(what(r, from)).toEqual(['delete tombstone:default/b', 'add d']);
+    expect(
+      r.informer
+        .list()
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['a', 'c', 'd']);
+    expect(r.informer.health().listMode).toBe('streaming');
+  });
+
+  it('a relist streamed from the last synced resourceVersion that times out pages a LIST from "" at once, and tells the changes as a diff', async () => {
+    await startServer();
+    logs = new LogRecorder('debug');
+    for (const name of ['keep', 'change', 'gone']) createConfigMap(name);
+    const r = run(source({ pageSize: 2 }));
+    await synced(r);
+    const syncedRv = r.informer.lastSyncResourceVersion();
+    const before = new Map(r.informer.list().map((o) => [o.metadata.name, o]));
+    const from = r.seen.length;
+
+    server!.faults.failNext(1, 500, { match: (req) => isWatch(req) && !isStreaming(req) });
+    server!.faults.timeOutStreamingLists(1);
+    server!.faults.closeWatches();
+    await waitFor(() => clock.pendingTimers() > 0 && r.errors.length === 1);
+    server!.delete(CONFIGMAPS, 'default', 'gone');
+    server!.patch(CONFIGMAPS, 'default', 'change', { metadata: { labels: { changed: 'yes' } } });
+    createConfigMap('new');
+    // The 500's backoff; nothing after it.
+    clock.advance(BACKOFF_MS);
+    await waitFor(() => r.seen.length === from + 3 && server!.openWatchCount() === 1);
+
+    expect(kinds()).toEqual(['stream', 'watch', 'stream', 'list', 'list', 'watch']);
+    expect(streams()[1]!.query.get('resourceVersion')).toBe(syncedRv);
+    // The server has not reached what the stream asked for: the LIST asks for "" (the latest), in pages.
+    const [first] = lists();
+    expect(first!.query.has('resourceVersion')).toBe(false);
+    expect(first!.query.get('limit')).toBe('2');
+    expect(what(r, from)).toEqual(['delete tombstone:default/gone', 'update change', 'add new']);
+    expect(r.informer.get({ namespace: 'default', name: 'keep' })).toBe(before.get('keep'));
+    expect(r.errors).toMatchObject([{ status: 500 }]);
+    expect(logs.find(TIMED_OUT_LOG)).toHaveLength(1);
+    expect(r.informer.health().listMode).toBe('streaming');
+  });
+
+  it('with streamingList: always, retries the timed-out streaming list with backoff and never lists', async () => {
+    await startServer();
+    createConfigMap('a');
+    server!.faults.timeOutStreamingLists(1);
+    const r = run(source({ streamingList: 'always' }));
+    await waitFor(() => r.errors.length === 1);
+    expect(r.errors[0]).toMatchObject({ status: 504, reason: 'Timeout' });
+    clock.advance(BACKOFF_MS);
+    await synced(r);
+    expect(kinds()).toEqual(['stream', 'stream']);
+    expect(lists()).toEqual([]);
   });
 });

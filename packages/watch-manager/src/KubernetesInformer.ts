@@ -57,7 +57,10 @@ class InformerStateError extends Error {
  * the paginated LIST, remembered per group version (`StreamingListSupport`)
  * and logged once, when the server answers the streaming request with a
  * 4xx other than 401/403/404/408/409/410/429, or the stream ends or
- * `streamingListTimeoutMs` passes without that bookmark.
+ * `streamingListTimeoutMs` passes without that bookmark. A streaming list
+ * the server times out on ("Too large resource version", a watch cache
+ * behind the revision asked for) is done as a paginated LIST at once, that
+ * time only: the next list streams again.
  *
  * Easy to get wrong: `run` returns at once and the informer keeps retrying
  * on its own until its signal aborts; failures reach the watch error
@@ -91,6 +94,10 @@ export class KubernetesInformer implements Informer {
   private readonly tracker: InformerHealthTracker;
   private lastSyncRV = '';
   private rvUnavailable = false;
+  /** The next list is a paginated LIST even where streaming lists are served: the streaming one just timed out. */
+  private listOnce = false;
+  /** A streaming list has timed out on the server before (logged at info the first time, at debug after). */
+  private streamTimedOut = false;
   private paginatedResult = false;
   private current: KubeRequest | undefined;
   private sleepTimer: TimerHandle | undefined;
@@ -185,14 +192,15 @@ export class KubernetesInformer implements Informer {
   private async loop(): Promise<void> {
     while (!this.stopped) {
       let delayMs: number;
-      const streaming = this.needList && this.streams();
+      const streaming = this.needList && this.streams() && !this.listOnce;
+      this.listOnce = false;
       try {
         if (this.needList && !streaming) await this.listAndReplace();
         delayMs = await this.watch(streaming);
       } catch (err) {
         if (this.stopped) break;
         const failure = asRequestError(err, this.gvr, this.needList && !streaming ? 'LIST' : 'WATCH');
-        if (streaming && this.needList && this.fallBack(failure)) continue;
+        if (streaming && this.needList && (this.listInstead(failure) || this.fallBack(failure))) continue;
         this.report(failure);
         const step = this.retry.onFailure(failure);
         if (step.forgetResourceVersion) this.rvUnavailable = true;
@@ -218,6 +226,28 @@ export class KubernetesInformer implements Informer {
         'the API server does not serve streaming lists (sendInitialEvents) for this group version; using paginated LIST from now on',
       );
     }
+    return true;
+  }
+
+  /**
+   * A streaming list the server timed out on before its end bookmark ("Too
+   * large resource version": its watch cache did not catch up with the
+   * revision asked for within its freshness wait, which a streaming list,
+   * unlike a LIST, cannot fall back to etcd from) is done as a paginated
+   * LIST at once, this time only, as client-go does: making progress beats
+   * waiting. The LIST asks what any LIST would, except a resourceVersion
+   * the server has not reached: that one it forgets and asks for "". True
+   * if it did.
+   */
+  private listInstead(err: KubernetesRequestError): boolean {
+    if (this.settings.streamingList !== 'auto' || err.verb !== 'WATCH' || !err.resourceVersionTooLarge) return false;
+    if (this.lastSyncRV !== '') this.rvUnavailable = true;
+    this.listOnce = true;
+    const fields = { err: err.message, status: err.status };
+    const msg = 'the API server timed out on the streaming list; listing with paginated LIST this time';
+    if (this.streamTimedOut) this.log.debug(fields, msg);
+    else this.log.info(fields, msg);
+    this.streamTimedOut = true;
     return true;
   }
 

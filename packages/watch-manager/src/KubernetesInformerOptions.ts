@@ -33,8 +33,10 @@ export interface KubernetesInformerOptions extends RetryPolicyOptions {
    * How the informer lists: `'auto'` (the default) streams the list through
    * a watch (`sendInitialEvents=true`, client-go's WatchList) and falls back
    * to the paginated LIST when the server does not serve that form (see
-   * `streamingListTimeoutMs`); `'always'` only streams (a refusal is retried
-   * as any failure); `'never'` only pages LISTs.
+   * `streamingListTimeoutMs`), or, for that list only, when the server times
+   * out on it in the stream (504 "Too large resource version"); `'always'`
+   * only streams (a refusal is retried as any failure); `'never'` only pages
+   * LISTs.
    */
   readonly streamingList?: StreamingListMode;
   /**
