@@ -3,6 +3,7 @@ import { gvrKey, namespacedNameKey, type GroupVersionResource } from '../gvr.js'
 import { validateGroupVersionResource, validateNamespace, validateObjectName } from '../gvrValidation.js';
 import type { ExplainTarget, Explanation } from './ControllerStatus.js';
 import { ExplainError } from './ExplainError.js';
+import { validateLabelKey, validateLabelValue } from '../selector/validation.js';
 
 /** What {@link explainRouting} reads. */
 export interface ExplainSources {
@@ -67,6 +68,18 @@ function copyLabels(labels: unknown, described: string): Record<string, string> 
   for (const [k, v] of Object.entries(labels)) {
     if (typeof v !== 'string') {
       throw new TypeError(`DynamicController.explain(${described}): label ${JSON.stringify(k)} must be a string, got ${typeof v}`);
+    }
+    // No object can carry such a label, so an answer for it would only mislead a test.
+    const keyProblem = validateLabelKey(k);
+    if (keyProblem !== undefined)
+      throw new ExplainError('invalid-labels', described, `label key ${JSON.stringify(k)} is invalid: ${keyProblem}`);
+    const valueProblem = validateLabelValue(v);
+    if (valueProblem !== undefined) {
+      throw new ExplainError(
+        'invalid-labels',
+        described,
+        `label ${JSON.stringify(k)} has an invalid value ${JSON.stringify(v)}: ${valueProblem}`,
+      );
     }
     out[k] = v;
   }

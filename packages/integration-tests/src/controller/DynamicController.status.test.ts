@@ -195,6 +195,12 @@ describe('DynamicController.explain and routesOf', () => {
       "cannot explain the routing of /v1/configmaps default/nope: it is not in the /v1/configmaps informer's cache; pass labels",
     );
     expect(() => t.controller.explain({ gvr: configmaps, namespace: 'default', name: 'a/b', labels: {} })).toThrow(/invalid name "a\/b"/);
+    const badKey = (): unknown => t.controller.explain({ gvr: configmaps, namespace: 'default', name: 'x', labels: { 'bad key': 'v' } });
+    expect(badKey).toThrow(ExplainError);
+    expect(badKey).toThrow(/^cannot explain the routing of \/v1\/configmaps default\/x: label key "bad key" is invalid/);
+    expect(() => routesOf(t.controller, { gvr: configmaps, namespace: 'default', name: 'x', labels: { app: 'two\nlines' } })).toThrow(
+      /cannot explain the routing of \/v1\/configmaps default\/x: label "app" has an invalid value "two\\nlines"/,
+    );
     // With labels given, no informer is needed.
     expect(routesOf(t.controller, { gvr: secrets, namespace: 'default', name: 's', labels: {} })).toEqual([]);
   });
