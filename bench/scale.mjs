@@ -55,7 +55,7 @@ import { fileURLToPath } from 'node:url';
 import { startKubeApiServer } from '@protean/envtest';
 import { KubernetesInformerSource } from '@protean/watch-manager';
 import { parseArgs } from './lib/args.mjs';
-import { createAll, keepAliveClient, kubeBinDir, statusOf } from './lib/cluster.mjs';
+import { createAll, crdManifest, keepAliveClient, kubeBinDir, statusOf } from './lib/cluster.mjs';
 import { cpuMsOf, findPid, resetPeakRss, statusBytes, tcpConnectionsTo } from './lib/procfs.mjs';
 import { emitResult, progress } from './lib/report.mjs';
 import { sleep } from './lib/stats.mjs';
@@ -133,36 +133,20 @@ function detectConnectionOption(kubeConfig) {
   return { available: false, how: 'no @protean/transport dependency and an unknown connection value is accepted silently' };
 }
 
-function crdManifest(gvr, kind) {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${gvr.resource}.${gvr.group}` },
-    spec: {
-      group: gvr.group,
-      scope: 'Namespaced',
-      names: { plural: gvr.resource, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
-      versions: [
-        {
-          name: gvr.version,
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: { spec: { type: 'object', properties: { index: { type: 'integer' }, seq: { type: 'integer' } } } },
-            },
-          },
-        },
-      ],
-    },
-  };
-}
+/** The kinds' schema: a spec of two integers. */
+const KIND_SCHEMA = {
+  type: 'object',
+  properties: { spec: { type: 'object', properties: { index: { type: 'integer' }, seq: { type: 'integer' } } } },
+};
 
 /** Creates the CRDs and waits until each is Established and a LIST of it answers. */
 async function defineKinds(client, kinds) {
   await createAll(0, kinds.length, CRD_CONCURRENCY, (i) =>
-    client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crdManifest(kinds[i].gvr, kinds[i].kind)),
+    client.request(
+      'POST',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      crdManifest(kinds[i].gvr, kinds[i].kind, KIND_SCHEMA),
+    ),
   );
   const names = new Set(kinds.map((k) => `${k.gvr.resource}.${k.gvr.group}`));
   const deadline = performance.now() + 300_000;

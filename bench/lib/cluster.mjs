@@ -56,8 +56,8 @@ export async function createAll(from, to, concurrency, create) {
   await Promise.all(Array.from({ length: concurrency }, runOne));
 }
 
-/** A namespaced CRD `<plural>.<group>`, v1, whose objects may hold any fields. */
-function crdManifest(gvr, kind) {
+/** A namespaced CRD `<plural>.<group>`, v1, with `schema` (default: objects may hold any fields). */
+export function crdManifest(gvr, kind, schema = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }) {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -71,7 +71,7 @@ function crdManifest(gvr, kind) {
           name: gvr.version,
           served: true,
           storage: true,
-          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          schema: { openAPIV3Schema: schema },
         },
       ],
     },
