@@ -2,13 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { applyOwned, KubeClient, reconcileFinalizer, type KubeObject } from '@protean/client';
 import type { GroupVersionResource, Handler } from '@protean/core';
 import { startKubeApiServer, waitUntil, type KubeApiServer } from '@protean/envtest';
+import { defineCrd } from './crdLifecycle.js';
+import type { E2eKind } from './kinds.js';
 import { startRealController, type RealController } from './startRealController.js';
 
 const GROUP = 'gc.protean.dev';
 const backups: GroupVersionResource = { group: GROUP, version: 'v1', resource: 'backups' };
 const configmaps: GroupVersionResource = { group: '', version: 'v1', resource: 'configmaps' };
 const namespaces: GroupVersionResource = { group: '', version: 'v1', resource: 'namespaces' };
-const crds: GroupVersionResource = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
+/** The Backup kind, as the e2e CRD helpers define it: `spec.cron` a string. */
+const BACKUPS: E2eKind = { kind: 'Backup', gvr: backups, specFields: ['cron'] };
 const FINALIZER = `${GROUP}/cleanup`;
 
 interface Backup extends KubeObject {
@@ -52,33 +55,7 @@ describe('owned children, finalizers and cascading deletion with a garbage colle
   beforeAll(async () => {
     server = await startKubeApiServer({ controllers: ['garbagecollector', 'namespace'] });
     client = new KubeClient({ kubeConfig: server.kubeConfig, fieldManager: 'backup-controller' });
-    await client.create(crds, {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `backups.${GROUP}` },
-      spec: {
-        group: GROUP,
-        scope: 'Namespaced',
-        names: { plural: 'backups', singular: 'backup', kind: 'Backup', listKind: 'BackupList' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-          },
-        ],
-      },
-    });
-    await waitUntil(
-      () =>
-        client.list(backups).then(
-          () => true,
-          () => false,
-        ),
-      'backups to be served',
-      30_000,
-    );
+    await defineCrd(server.kubeConfig, BACKUPS);
     controller = await startRealController({ kubeConfig: server.kubeConfig });
     await controller.controller.register(backups, backupHandler());
   });

@@ -8,6 +8,8 @@ export const E2E_GROUP = 'e2e.protean.dev';
 export interface E2eKind {
   readonly kind: string;
   readonly gvr: GroupVersionResource;
+  /** The string fields of `spec` the schema keeps; default `['message']`. */
+  readonly specFields?: readonly string[];
 }
 
 function e2eKind(kind: string, plural: string): E2eKind {
@@ -24,7 +26,7 @@ export const CONFIGMAPS: GroupVersionResource = Object.freeze({ group: '', versi
 
 /**
  * The CRD of `kind`: namespaced, one served and stored version with a
- * status subresource, `spec.message` a string.
+ * status subresource, `spec.message` (or each of `kind.specFields`) a string.
  *
  * Easy to get wrong: client-node serializes the body through its model,
  * which drops keys it does not know; schema extensions must be spelled the
@@ -50,7 +52,10 @@ export function crdManifest(kind: E2eKind): V1CustomResourceDefinition {
             openAPIV3Schema: {
               type: 'object',
               properties: {
-                spec: { type: 'object', properties: { message: { type: 'string' } } },
+                spec: {
+                  type: 'object',
+                  properties: Object.fromEntries((kind.specFields ?? ['message']).map((field) => [field, { type: 'string' }])),
+                },
                 status: { type: 'object', x_kubernetes_preserve_unknown_fields: true },
               },
             },
