@@ -23,8 +23,10 @@ import { coordinatorModule } from '@protean/coordinator';
 import { queueModule } from '@protean/queue';
 import { InformerWatchManager, type InformerWatchManagerOptions } from '@protean/watch-manager';
 import { Container } from 'inversify';
-import { FakeInformerSource } from '@protean/core/testing';
-import { waitFor, type WaitForOptions } from '@protean/core/testing';
+import { FakeInformerSource, type WaitForOptions } from '@protean/core/testing';
+import { controllerWaitFor } from './controllerWaitFor.js';
+import type { FailedPass } from './FailedPass.js';
+import { FailedPassLog } from './FailedPassLog.js';
 
 /**
  * The config a test controller starts from: one worker, retries after 1 ms
@@ -42,11 +44,22 @@ export const testControllerConfig: Readonly<Partial<Config>> = Object.freeze({
   queueShutdownTimeoutMs: 5_000,
 });
 
+/**
+ * The default timeout of {@link TestController.waitFor}: 4 s, below Jest's
+ * default test timeout (5 s), so a condition that never holds fails with
+ * the test kit's message (the condition, the last failed pass) rather than
+ * Jest's generic "Exceeded timeout".
+ */
+export const testWaitForTimeoutMs = 4_000;
+
 /** Options of {@link createTestController}. */
 export interface TestControllerOptions<S extends InformerSource = FakeInformerSource> {
   /** Merged over {@link testControllerConfig}. */
   readonly config?: Partial<Config>;
-  /** Where informers come from. Default: a new {@link FakeInformerSource}. */
+  /**
+   * Where informers come from. Default: a new {@link FakeInformerSource}.
+   * The returned {@link TestController}'s `source` has this option's type.
+   */
   readonly source?: S;
   /**
    * The controller's and the queue's clock (`TOKENS.clock`). Default: real
@@ -54,9 +67,24 @@ export interface TestControllerOptions<S extends InformerSource = FakeInformerSo
    * shutdown timeout wait for `clock.advanceAsync(...)`.
    */
   readonly clock?: Clock;
-  /** Default: silent. Pass `new LogRecorder().logger` to assert on logs. */
+  /**
+   * The controller's logger. Default: silent (failed passes still reach the
+   * test output through `logFailures`). Pass `new LogRecorder().logger` to
+   * assert on logs.
+   */
   readonly logger?: Logger;
+  /** Bound to `TOKENS.controllerObserver` (default: none). Its hooks run as usual; failed passes are recorded before its `onHandlerError`. */
   readonly observer?: ControllerObserver;
+  /**
+   * Where each failed pass (a handler error, as `ControllerObserver.onHandlerError`
+   * reports it) is printed while the controller runs, as one line with the
+   * instance, the error and where it was thrown: `true` (default)
+   * `console.warn`, so Jest shows it under the test; `false` nowhere, for a
+   * test whose handler fails on purpose; a function receives each line.
+   * {@link TestController.lastFailedPass} and `waitFor`'s timeout message
+   * report the last one either way.
+   */
+  readonly logFailures?: boolean | ((line: string) => void);
   /**
    * Options of the InformerWatchManager built for the controller. Default: real
    * clock (sync polling never needs a fake clock advanced), 5 s sync
@@ -65,15 +93,25 @@ export interface TestControllerOptions<S extends InformerSource = FakeInformerSo
   readonly watchManager?: InformerWatchManagerOptions;
   /** Rebind tokens here (`container.rebind(TOKENS.x)...`); it runs before the controller is built. */
   readonly configure?: (container: Container) => void;
-  /** Default timeout of the returned `waitFor`. Default 5000. */
+  /** Default timeout of the returned `waitFor`. Default {@link testWaitForTimeoutMs} (4 s). */
   readonly waitForTimeoutMs?: number;
 }
 
-/** A DynamicController wired to fakes, with helpers to run it in a test. */
+/**
+ * A DynamicController wired to fakes, with helpers to run it in a test.
+ * `S` is the type of its informer source: {@link FakeInformerSource} (with
+ * `add`, `update`, `delete`, `informers(...)`) unless `options.source` gave
+ * another one, e.g. a `KubernetesInformerSource` over an in-memory API
+ * server, whose objects the test writes through the server instead.
+ */
 export interface TestController<S extends InformerSource = FakeInformerSource> {
+  /** The controller, built by the container (`container.get(DynamicController)`). */
   readonly controller: DynamicController;
+  /** The informer source bound to `TOKENS.informerSource`: `options.source`, else a new {@link FakeInformerSource}. */
   readonly source: S;
+  /** The Inversify container the controller was built from, with every token bound. */
   readonly container: Container;
+  /** The clock bound to `TOKENS.clock` (`options.clock`, else real time). */
   readonly clock: Clock;
   /** The queue the controller built, through whichever factory is bound. */
   readonly queue: RateLimitingQueue<ObjectIdentifiers>;
@@ -89,8 +127,16 @@ export interface TestController<S extends InformerSource = FakeInformerSource> {
   dispose(): Promise<void>;
   /** Shorthand for `controller.register`. */
   register(parent: GroupVersionResource, handler: Handler): Promise<void>;
-  /** {@link waitFor} with this controller's default timeout. */
+  /**
+   * `waitFor` with this controller's default timeout
+   * ({@link testWaitForTimeoutMs} unless `waitForTimeoutMs` says otherwise).
+   * Its `WaitForTimeoutError` names the condition, which timeout
+   * applied and how to raise it, and the last failed pass: the instance,
+   * the handler's error and the stack frame that threw it.
+   */
   waitFor(condition: () => boolean | Promise<boolean>, options?: WaitForOptions): Promise<void>;
+  /** The last pass whose handler failed, if one did (see `logFailures`). */
+  lastFailedPass(): FailedPass | undefined;
 }
 
 /**
@@ -98,17 +144,32 @@ export interface TestController<S extends InformerSource = FakeInformerSource> {
  * does, through an Inversify container: `coreModule` (test config, silent
  * logger), `queueModule` (the real queue), `coordinatorModule` (the real
  * IndexedWatchCoordinator), a real InformerWatchManager over `source` bound to
- * `TOKENS.watchManagerFactory`, and `source` (a {@link FakeInformerSource}
- * by default) bound to `TOKENS.informerSource`.
+ * `TOKENS.watchManagerFactory`, and `source` bound to `TOKENS.informerSource`.
+ * This overload: `options.source` given, so `t.source` has its type (a
+ * `KubernetesInformerSource`, a `FakeInformerSource` subclass, ...).
+ *
+ * A failing handler shows in the test output: each failed pass is printed
+ * with `console.warn` (`logFailures`), and `t.waitFor`'s timeout message
+ * carries the last one.
  *
  * Easy to get wrong: `register` needs a started controller, so `await
  * t.start()` first, and `await t.dispose()` (or `stop()`) after each test,
  * or the workers keep the test process alive.
  */
-export function createTestController(options?: TestControllerOptions<FakeInformerSource>): TestController<FakeInformerSource>;
 export function createTestController<S extends InformerSource>(
   options: TestControllerOptions<S> & { readonly source: S },
 ): TestController<S>;
+/**
+ * {@link createTestController} over a new {@link FakeInformerSource}, the
+ * in-memory "cluster" a test fills with `t.source.add(...)`.
+ */
+export function createTestController(options?: TestControllerOptions<FakeInformerSource>): TestController<FakeInformerSource>;
+/**
+ * {@link createTestController} with options whose `source` may be unset
+ * (a helper passing its own options on): `t.source` is that source or a
+ * new {@link FakeInformerSource}, so narrow it before using either's members.
+ */
+export function createTestController<S extends InformerSource>(options: TestControllerOptions<S>): TestController<S | FakeInformerSource>;
 export function createTestController(options: TestControllerOptions<InformerSource> = {}): TestController<InformerSource> {
   const source = options.source ?? new FakeInformerSource();
   const clock = options.clock ?? realClock;
@@ -131,6 +192,12 @@ export function createTestController(options: TestControllerOptions<InformerSour
   if (options.observer !== undefined) container.rebind(TOKENS.controllerObserver).toConstantValue(options.observer);
   options.configure?.(container);
 
+  const logFailures = options.logFailures ?? true;
+  // console.warn: Jest shows it under the test that printed it.
+  const failures = new FailedPassLog(logFailures === true ? (line) => console.warn(line) : logFailures === false ? undefined : logFailures);
+  // Whichever observer ends up bound (the default, options.observer, one bound in configure) gets failures recorded first.
+  container.onActivation(TOKENS.controllerObserver, (_ctx, observer) => failures.observe(observer));
+
   // Decorate whichever factories end up bound, to hand the built queue and watch manager to the test.
   let queue: RateLimitingQueue<ObjectIdentifiers> | undefined;
   let watchManager: WatchManager | undefined;
@@ -150,7 +217,13 @@ export function createTestController(options: TestControllerOptions<InformerSour
   if (queue === undefined || watchManager === undefined) {
     throw new Error('createTestController: the controller did not build its queue and watch manager');
   }
-  const defaultWait: WaitForOptions = { timeoutMs: options.waitForTimeoutMs ?? 5000 };
+  failures.attach(controller);
+  const wait = controllerWaitFor(
+    failures,
+    options.waitForTimeoutMs === undefined
+      ? { timeoutMs: testWaitForTimeoutMs, from: 'kit' }
+      : { timeoutMs: options.waitForTimeoutMs, from: 'option' },
+  );
   let abort: AbortController | undefined;
   let running: Promise<void> | undefined;
 
@@ -183,6 +256,7 @@ export function createTestController(options: TestControllerOptions<InformerSour
       await stop().catch(() => {});
     },
     register: (parent, handler) => controller.register(parent, handler),
-    waitFor: (condition, waitOptions) => waitFor(condition, { ...defaultWait, ...waitOptions }),
+    waitFor: wait,
+    lastFailedPass: () => failures.last(),
   };
 }
