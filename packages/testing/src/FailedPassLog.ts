@@ -39,8 +39,11 @@ export class FailedPassLog {
    */
   observe(inner: ControllerObserver): ControllerObserver {
     const onHandlerError = (gvr: GroupVersionResource, err: unknown, thrownSync: boolean): void => {
-      this.record(gvr, err);
-      inner.onHandlerError?.(gvr, err, thrownSync);
+      try {
+        this.record(gvr, err);
+      } finally {
+        inner.onHandlerError?.(gvr, err, thrownSync);
+      }
     };
     return new Proxy<ControllerObserver>(
       {},
