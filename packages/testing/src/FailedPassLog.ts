@@ -24,6 +24,11 @@ export class FailedPassLog {
     this.controller = controller;
   }
 
+  /** The controller it reports on, once attached. */
+  attached(): DynamicController | undefined {
+    return this.controller;
+  }
+
   /** Failed passes so far. */
   count(): number {
     return this.seq;
@@ -89,6 +94,15 @@ export class FailedPassLog {
     if (this.print !== undefined && this.controller?.isStarted() !== false)
       this.print(`createTestController: a pass failed: ${describeFailedPass(completed)}`);
   }
+}
+
+/**
+ * `logFailures: true`: the line goes to `console.warn`, which Jest prints
+ * under the running test, with this function as the place that logged it.
+ */
+export function warnFailedPass(line: string): void {
+  // A handler failed in this test (the line above says where); createTestController({ logFailures: false }) silences it.
+  console.warn(line);
 }
 
 function instanceKey(item: { readonly namespace: string; readonly name: string }): string {

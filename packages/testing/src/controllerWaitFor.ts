@@ -28,7 +28,7 @@ export function controllerWaitFor(
       if (!(err instanceof WaitForTimeoutError)) throw err;
       const lines = [err.message];
       if (options.timeoutMs === undefined) lines.push(timeoutNote(defaults));
-      lines.push(failureNote(failures, failedBefore));
+      lines.push(...runningNote(failures), failureNote(failures, failedBefore));
       throw new WaitForTimeoutError(lines.join('\n  '), err.cause === undefined ? undefined : { cause: err.cause });
     }
   };
@@ -40,6 +40,19 @@ function timeoutNote({ timeoutMs, from }: WaitForDefault): string {
         'raise it with t.waitFor(condition, { timeoutMs }) or createTestController({ waitForTimeoutMs })'
     : `${timeoutMs}ms is this controller's waitForTimeoutMs; raise it there or with t.waitFor(condition, { timeoutMs })`;
 }
+
+/** The passes still running when the wait gave up: a handler that never returns shows here. */
+function runningNote(failures: FailedPassLog): string[] {
+  const inFlight = failures.attached()?.queueStatus().inFlight ?? [];
+  if (inFlight.length === 0) return [];
+  const shown = inFlight
+    .slice(0, MAX_RUNNING_SHOWN)
+    .map((p) => `${p.parent} ${p.namespace === '' ? p.name : `${p.namespace}/${p.name}`} (for ${Math.round(p.ageMs)}ms)`);
+  const more = inFlight.length > MAX_RUNNING_SHOWN ? `, and ${inFlight.length - MAX_RUNNING_SHOWN} more` : '';
+  return [`${inFlight.length === 1 ? '1 pass' : `${inFlight.length} passes`} still running: ${shown.join(', ')}${more}`];
+}
+
+const MAX_RUNNING_SHOWN = 5;
 
 function failureNote(failures: FailedPassLog, failedBefore: number): string {
   const last = failures.last();

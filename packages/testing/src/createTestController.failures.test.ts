@@ -181,6 +181,27 @@ describe('createTestController: a failing handler shows in the test output', () 
     expect(lines).toEqual([]);
   });
 
+  it('names the passes still running when the wait gives up, for a handler that never returns', async () => {
+    t = createTestController();
+    t.source.add(webapps, { name: 'shop', namespace: 'prod' });
+    const entered = new Deferred();
+    const release = new Deferred();
+    await t.start();
+    await t.register(webapps, async () => {
+      entered.resolve();
+      await release.promise;
+    });
+    await entered.promise;
+    try {
+      const message = await timeoutMessage(t.waitFor(() => false, { timeoutMs: 20 }));
+      expect(message).toMatch(
+        /^condition not met within 20ms: false\n {2}1 pass still running: demo\.protean\.dev\/v1\/webapps prod\/shop \(for \d+ms\)\n {2}no pass of this controller failed$/,
+      );
+    } finally {
+      release.resolve();
+    }
+  });
+
   it(`waits ${testWaitForTimeoutMs}ms by default, below Jest's 5 s test timeout, and says how to raise it`, async () => {
     expect(testWaitForTimeoutMs).toBeLessThan(5_000);
     t = createTestController();

@@ -26,7 +26,7 @@ import { Container } from 'inversify';
 import { FakeInformerSource, type WaitForOptions } from '@protean/core/testing';
 import { controllerWaitFor } from './controllerWaitFor.js';
 import type { FailedPass } from './FailedPass.js';
-import { FailedPassLog } from './FailedPassLog.js';
+import { FailedPassLog, warnFailedPass } from './FailedPassLog.js';
 
 /**
  * The config a test controller starts from: one worker, retries after 1 ms
@@ -193,8 +193,7 @@ export function createTestController(options: TestControllerOptions<InformerSour
   options.configure?.(container);
 
   const logFailures = options.logFailures ?? true;
-  // console.warn: Jest shows it under the test that printed it.
-  const failures = new FailedPassLog(logFailures === true ? (line) => console.warn(line) : logFailures === false ? undefined : logFailures);
+  const failures = new FailedPassLog(logFailures === true ? warnFailedPass : logFailures === false ? undefined : logFailures);
   // Whichever observer ends up bound (the default, options.observer, one bound in configure) gets failures recorded first.
   container.onActivation(TOKENS.controllerObserver, (_ctx, observer) => failures.observe(observer));
 
