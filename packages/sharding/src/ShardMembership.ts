@@ -1,5 +1,5 @@
 import { errorMessage, realClock, silentLogger, type Clock, type Logger, type TimerHandle } from '@protean/core';
-import { formatMicroTime, LeaseRequestError, type Lease } from '@protean/leader-election';
+import { formatMicroTime, LeaseRequestError, LeaseValidity, type Lease } from '@protean/leader-election';
 import { assignShards, keysPerMember, type ShardAssignment } from './assignShards.js';
 import { deadlineSignal, sleepOrWake } from './clockWait.js';
 import type { HashRange } from './HashRange.js';
@@ -62,6 +62,9 @@ interface ListenerCall {
  * `renewDeadlineMs` (counted from when its last successful renewal was
  * sent) tells the listener to stop everything at once, before any other
  * member can count its lease out (`leaseDurationMs` after that renewal).
+ * The deadline is a {@link LeaseValidity} on the monotonic clock, checked
+ * before every renewal too: a member that wakes from a freeze past it
+ * drops every range first and claims again through the handoff.
  * So two members never reconcile the same range at the same time, as long
  * as the listener's promise settles only once nothing outside the ranges
  * it was given runs, and handlers stop within
@@ -88,7 +91,8 @@ export class ShardMembership {
   private readonly log: Logger;
   private readonly view: MemberLeaseView;
   private own: Lease | undefined;
-  private lastRenewSentMs: number | undefined;
+  /** Until when this member's ranges may be acted on: its last successful renewal's start plus the renew deadline. */
+  private readonly validity: LeaseValidity;
   private deadlineTimer: TimerHandle | undefined;
   private live: readonly string[] = [];
   private current: ShardAssignment | undefined;
@@ -149,6 +153,7 @@ export class ShardMembership {
     this.clock = options.clock ?? realClock;
     this.wallClock = options.wallClock ?? Date.now;
     this.leaseName = memberLeaseName(options.group, options.identity);
+    this.validity = new LeaseValidity(this.clock, this.renewDeadlineMs);
     this.view = new MemberLeaseView(this.leaseName, this.leaseDurationMs);
     this.log = (options.logger ?? silentLogger()).child({ component: 'sharding', group: this.group, identity: this.identity });
     this.transitions = new ShardTransitionLog(this.log);
@@ -203,6 +208,9 @@ export class ShardMembership {
    * (logged).
    */
   async step(signal: AbortSignal): Promise<ShardChange | undefined> {
+    // Past the renew deadline (a freeze, say) nothing is renewed: every range is dropped first, whatever a late renewal
+    // would answer, and the write below joins again; a range comes back only through the handoff.
+    const dropped = !this.validity.isValid() && this.active.length + this.pending.length > 0 ? this.loseAll() : undefined;
     const holds = this.holds();
     const wrote = await this.renew(signal, holds);
     let leases: Lease[] | undefined;
@@ -220,7 +228,7 @@ export class ShardMembership {
     // Only a LIST made after this replica's lease was written proves a range free: a watch may lag.
     const change = this.recompute(others, leases !== undefined && wrote ? holds : [], now);
     if (leases !== undefined) for (const lease of this.view.gone(now)) await this.removeStale(lease, signal);
-    return change;
+    return change ?? dropped;
   }
 
   /**
@@ -285,7 +293,7 @@ export class ShardMembership {
         if (lease === undefined || (lease.spec?.holderIdentity ?? '') !== this.identity) return;
         const spec = { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: formatMicroTime(this.wallClock()) };
         this.own = await this.client.update(withHolds({ ...lease, spec }, []), signal);
-        this.lastRenewSentMs = undefined;
+        this.validity.end();
         this.clearDeadline();
         this.publish([]);
         this.log.info({ lease: this.leaseName }, 'released the member lease');
@@ -307,7 +315,7 @@ export class ShardMembership {
   }
 
   private isRenewing(now: number): boolean {
-    return this.lastRenewSentMs !== undefined && now - this.lastRenewSentMs < this.renewDeadlineMs;
+    return this.validity.isValid(now);
   }
 
   private recompute(others: readonly LiveMember[], provenHolds: readonly HashRange[], now: number): ShardChange | undefined {
@@ -406,16 +414,14 @@ export class ShardMembership {
     }
   }
 
-  private armDeadline(sentMs: number): void {
+  /** Arms a timer for the end of validity (a later renewal re-arms it; an overdue one fires at once). */
+  private armDeadline(): void {
     this.clearDeadline();
-    this.deadlineTimer = this.clock.setTimeout(
-      () => {
-        this.deadlineTimer = undefined;
-        if (this.lastRenewSentMs !== sentMs) return;
-        this.loseAll();
-      },
-      sentMs + this.renewDeadlineMs - this.clock.now(),
-    );
+    this.deadlineTimer = this.clock.setTimeout(() => {
+      this.deadlineTimer = undefined;
+      if (!this.validity.isValid()) this.loseAll();
+      else if (this.running) this.armDeadline();
+    }, this.validity.remainingMs());
   }
 
   private clearDeadline(): void {
@@ -424,16 +430,18 @@ export class ShardMembership {
   }
 
   /** The renew deadline passed: stop reconciling everything now, before any other member can count this lease out. */
-  private loseAll(): void {
+  private loseAll(): ShardChange | undefined {
     this.pending = [];
     this.waitingFor = [];
     this.assigned = [];
+    let change: ShardChange | undefined;
     if (this.active.length > 0) {
       this.givenUp = unionRanges(this.givenUp, this.active);
       this.transitions.record('lost', this.active, [], this.clock.now());
-      this.setActive([]);
+      change = this.setActive([]);
     }
     this.wake();
+    return change;
   }
 
   private async watchGroup(stop: AbortSignal): Promise<void> {
@@ -538,9 +546,9 @@ export class ShardMembership {
       } else {
         this.own = await this.client.update(withHolds({ ...this.own, spec: { ...this.own.spec, ...spec } }, holds), deadline.signal);
       }
-      this.lastRenewSentMs = sentMs;
+      this.validity.renewed(sentMs);
       // Under run() a timer enforces the renew deadline even while a request hangs; stepped by hand, the next step does.
-      if (this.running) this.armDeadline(sentMs);
+      if (this.running) this.armDeadline();
       this.publish(holds);
       return true;
     } catch (err) {

@@ -1,0 +1,351 @@
+import { silentLogger, type GroupVersionResource, type Handler, type ReconcileContext } from '@protean/core';
+import { FakeClock, flushMicrotasks, FreezableClock, NoopInstanceWatcher, type Random } from '@protean/core/testing';
+import { LeaseRequestError, type Lease, type LeaseWatchEvent, type LeaseWatchSelector } from '@protean/leader-election';
+import { applyShardChange } from './applyShardChange.js';
+import { fnv1a64 } from './fnv1a64.js';
+import { inRanges } from './HashRange.js';
+import { FakeMemberLeaseClient, type MemberLeaseClient } from './MemberLeaseClient.js';
+import { rangeFraction, unionRanges } from './rangeSet.js';
+import { ShardGate } from './ShardGate.js';
+import { ShardMembership } from './ShardMembership.js';
+
+// The simulated cluster of the shard handoff simulations (ShardHandoff.sim.test.ts, ShardFreeze.sim.test.ts).
+
+// client-go's timings, on a fake clock.
+export const LEASE_MS = 15_000;
+export const RENEW_DEADLINE_MS = 10_000;
+export const RETRY_MS = 2_000;
+export const TICK_MS = 10;
+export const GVR: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
+export const KEYS = Array.from({ length: 60 }, (_, i) => `team-${i}`);
+
+/** One replica's connection to the shared fake: a killed or partitioned replica makes no call, and its watches end. */
+export class ReplicaClient implements MemberLeaseClient {
+  dead = false;
+  /** While true, calls wait until their signal aborts (a stalled connection). */
+  hanging = false;
+  private cut = new AbortController();
+  /** Set while the process is frozen: requests and answers wait for the thaw, watch events are buffered. */
+  private frozen: { readonly thawed: Promise<void>; readonly thaw: () => void } | undefined;
+  private buffered: (() => void)[] = [];
+  constructor(private readonly inner: FakeMemberLeaseClient) {}
+  /** SIGSTOP: nothing reaches or leaves the process until {@link thaw}. */
+  freeze(): void {
+    let thaw!: () => void;
+    const thawed = new Promise<void>((resolve) => (thaw = resolve));
+    this.frozen = { thawed, thaw };
+  }
+  /** SIGCONT: answers and buffered watch events are delivered. */
+  thaw(): void {
+    const frozen = this.frozen;
+    this.frozen = undefined;
+    for (const deliver of this.buffered.splice(0)) deliver();
+    frozen?.thaw();
+  }
+  /** Cuts the replica off: calls fail, open watches break. */
+  sever(): void {
+    this.dead = true;
+    this.cut.abort();
+    this.cut = new AbortController();
+  }
+  heal(): void {
+    this.dead = false;
+  }
+  get(ns: string, name: string, signal: AbortSignal): Promise<Lease | undefined> {
+    return this.guard('get', () => this.inner.get(ns, name, signal), signal);
+  }
+  create(lease: Lease, signal: AbortSignal): Promise<Lease> {
+    return this.guard('create', () => this.inner.create(lease, signal), signal);
+  }
+  update(lease: Lease, signal: AbortSignal): Promise<Lease> {
+    return this.guard('update', () => this.inner.update(lease, signal), signal);
+  }
+  list(ns: string, selector: string, signal: AbortSignal): Promise<Lease[]> {
+    return this.guard('get', () => this.inner.list(ns, selector, signal), signal);
+  }
+  delete(ns: string, name: string, rv: string, signal: AbortSignal): Promise<boolean> {
+    return this.guard('update', () => this.inner.delete(ns, name, rv, signal), signal);
+  }
+  watch(ns: string, selector: LeaseWatchSelector, onEvent: (e: LeaseWatchEvent) => void, signal: AbortSignal): Promise<void> {
+    const cut = this.cut.signal;
+    return this.guard('watch', async () => {
+      const deliver = (e: LeaseWatchEvent): void => {
+        if (this.frozen !== undefined) this.buffered.push(() => onEvent(e));
+        else onEvent(e);
+      };
+      await this.inner.watch(ns, selector, deliver, AbortSignal.any([signal, cut]));
+      if (cut.aborted) throw new Error('the watch connection broke');
+    });
+  }
+  private async guard<T>(verb: 'get' | 'create' | 'update' | 'watch', call: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    await this.whileFrozen();
+    if (this.hanging && signal !== undefined) {
+      await new Promise<void>((resolve) =>
+        signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
+      throw new LeaseRequestError(verb, 'ns/lease', 'aborted', { reason: 'Aborted' });
+    }
+    if (this.dead) throw new LeaseRequestError(verb, 'ns/lease', 'request failed: connect ECONNREFUSED', { reason: 'NetworkError' });
+    const result = await call();
+    await this.whileFrozen();
+    // An answer that arrives after the cut is lost with the connection.
+    if (this.dead) throw new LeaseRequestError(verb, 'ns/lease', 'request failed: socket hang up', { reason: 'NetworkError' });
+    return result;
+  }
+  private async whileFrozen(): Promise<void> {
+    while (this.frozen !== undefined) await this.frozen.thawed;
+  }
+}
+
+export interface Pass {
+  readonly key: string;
+  readonly replica: string;
+  readonly start: number;
+  end?: number;
+  /** When the pass wrote its result (it writes at its end, unless its signal aborted first). */
+  wrote?: number;
+}
+
+export interface Replica {
+  readonly id: string;
+  /** The process's clock: frozen with the process. */
+  readonly clock: FreezableClock;
+  readonly client: ReplicaClient;
+  readonly membership: ShardMembership;
+  readonly gate: ShardGate;
+  readonly stop: AbortController;
+  readonly running: Promise<void>;
+  readonly inFlight: Map<string, Pass>;
+  /** Pending handler timers, cleared when the process dies. */
+  readonly timers: Set<() => void>;
+  alive: boolean;
+  stopping: boolean;
+}
+
+/**
+ * A cluster of sharded replicas on one fake clock and one fake Lease
+ * store. Each replica runs ShardMembership + ShardGate as an application
+ * does (applyShardChange), and a worker that, every tick, starts a pass of
+ * every key it does not have in flight; the gate decides whether the pass
+ * runs. Handlers are slow (up to `maxPassMs`) and stop `abortLatencyMs`
+ * after their signal aborts. Every pass is audited with its start and end.
+ */
+export class Cluster {
+  readonly clock = new FakeClock(0);
+  readonly store = new FakeMemberLeaseClient();
+  readonly replicas: Replica[] = [];
+  readonly passes: Pass[] = [];
+  private next = 0;
+
+  constructor(
+    private readonly random: Random,
+    private readonly opts: { maxPassMs: number; abortLatencyMs: number; watch: boolean; keys?: readonly string[] },
+  ) {
+    if (!opts.watch) this.store.watchFailing = true;
+  }
+
+  join(): Replica {
+    const id = `r${String(this.next++).padStart(2, '0')}`;
+    const client = new ReplicaClient(this.store);
+    const clock = new FreezableClock(this.clock);
+    const membership = new ShardMembership({
+      client,
+      namespace: 'ctl',
+      group: 'webapp',
+      identity: id,
+      keys: () => this.keys,
+      leaseDurationMs: LEASE_MS,
+      renewDeadlineMs: RENEW_DEADLINE_MS,
+      retryPeriodMs: RETRY_MS,
+      clock,
+      wallClock: () => Date.UTC(2026, 11, 1) + this.clock.now(),
+      logger: silentLogger(),
+    });
+    const gate = new ShardGate({ key: 'namespace' });
+    const stop = new AbortController();
+    const replica: Replica = {
+      id,
+      clock,
+      client,
+      membership,
+      gate,
+      stop,
+      running: membership.run(stop.signal, applyShardChange({ gate })),
+      inFlight: new Map(),
+      timers: new Set(),
+      alive: true,
+      stopping: false,
+    };
+    replica.running.catch(() => undefined);
+    this.replicas.push(replica);
+    return replica;
+  }
+
+  /** A graceful stop: the membership drains, then releases its lease; the worker stops taking new passes. */
+  leave(r: Replica): void {
+    r.stopping = true;
+    r.stop.abort();
+  }
+
+  /** SIGKILL: no more calls, no release, and every pass in flight ends now with the process. */
+  kill(r: Replica): void {
+    r.alive = false;
+    r.client.sever();
+    for (const pass of r.inFlight.values()) pass.end = this.clock.now();
+    r.inFlight.clear();
+    for (const cancel of r.timers) cancel();
+    r.timers.clear();
+  }
+
+  /** SIGSTOP: the replica's timers, requests and watch events wait; its monotonic clock keeps running. */
+  freeze(r: Replica): void {
+    r.clock.freeze();
+    r.client.freeze();
+  }
+
+  /** SIGCONT: what fell due meanwhile runs, answers and watch events first, then overdue timers in due order. */
+  thaw(r: Replica): void {
+    r.client.thaw();
+    r.clock.thaw();
+  }
+
+  live(): Replica[] {
+    return this.replicas.filter((r) => r.alive && !r.stopping);
+  }
+
+  /** The share of the hash space that some live replica reconciles now. */
+  coverage(): number {
+    return rangeFraction(unionRanges(...this.live().map((r) => r.membership.ranges())));
+  }
+
+  async advance(ms: number): Promise<void> {
+    for (let t = 0; t < ms; t += TICK_MS) {
+      // The workers take new items every 50 ms (the handoff itself runs on every tick).
+      if (this.clock.now() % 50 === 0) for (const r of this.replicas) if (r.alive && !r.stopping && !r.clock.frozen) this.work(r);
+      await this.clock.advanceAsync(TICK_MS);
+      await flushMicrotasks(40);
+    }
+  }
+
+  /** Advances until `done()` holds (checked every tick); returns how long it took. */
+  async until(done: () => boolean, limitMs: number): Promise<number> {
+    const from = this.clock.now();
+    while (!done()) {
+      if (this.clock.now() - from > limitMs) throw new Error(`not reached within ${limitMs} ms`);
+      await this.advance(TICK_MS);
+    }
+    return this.clock.now() - from;
+  }
+
+  /** Passes of one key by two replicas that overlap in time. */
+  overlaps(): string[] {
+    const byKey = new Map<string, Pass[]>();
+    for (const p of this.passes) (byKey.get(p.key) ?? byKey.set(p.key, []).get(p.key)!).push(p);
+    const found: string[] = [];
+    for (const [key, list] of byKey) {
+      const sorted = [...list].sort((a, b) => a.start - b.start);
+      for (let i = 0; i < sorted.length; i++) {
+        for (let j = i + 1; j < sorted.length && sorted[j]!.start < (sorted[i]!.end ?? Infinity); j++) {
+          if (sorted[j]!.replica !== sorted[i]!.replica)
+            found.push(
+              `${key}: ${sorted[i]!.replica} [${sorted[i]!.start}, ${sorted[i]!.end}) and ${sorted[j]!.replica} at ${sorted[j]!.start}`,
+            );
+        }
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Passes of one key by two replicas where one acted (started, or wrote)
+   * while the other's pass was between its start (its read) and its write:
+   * what a freeze can cause without overlapping writes, a stale overwrite.
+   */
+  actingOverlaps(): string[] {
+    const byKey = new Map<string, Pass[]>();
+    for (const p of this.passes) (byKey.get(p.key) ?? byKey.set(p.key, []).get(p.key)!).push(p);
+    const found: string[] = [];
+    for (const [key, list] of byKey) {
+      for (const a of list) {
+        if (a.wrote === undefined) continue;
+        for (const b of list) {
+          if (b.replica === a.replica) continue;
+          const acts = [b.start, ...(b.wrote === undefined ? [] : [b.wrote])];
+          if (acts.some((t) => t > a.start && t < a.wrote!))
+            found.push(`${key}: ${a.replica} read at ${a.start} and wrote at ${a.wrote}; ${b.replica} acted at ${acts.join(', ')}`);
+        }
+      }
+    }
+    return found;
+  }
+
+  async shutdown(): Promise<void> {
+    for (const r of this.replicas) if (r.alive && !r.stopping) this.leave(r);
+    await this.advance(2_000);
+  }
+
+  get keys(): readonly string[] {
+    return this.opts.keys ?? KEYS;
+  }
+
+  private work(r: Replica): void {
+    const handler: Handler = (item, ctx) => this.pass(r, item.namespace, ctx);
+    const wrapped = r.gate.wrap(handler);
+    for (const key of this.keys) {
+      if (r.inFlight.has(key) || !r.gate.owns(GVR, { namespace: key, name: 'app' })) continue;
+      const ctx: ReconcileContext = {
+        signal: new AbortController().signal,
+        gvr: GVR,
+        watcher: new NoopInstanceWatcher(),
+        logger: silentLogger(),
+      };
+      r.inFlight.set(key, { key, replica: r.id, start: -1 }); // reserved until the gate runs the handler
+      void wrapped({ namespace: key, name: 'app' }, ctx).finally(() => {
+        const pass = r.inFlight.get(key);
+        if (pass !== undefined && pass.start === -1) r.inFlight.delete(key);
+      });
+    }
+  }
+
+  private pass(r: Replica, key: string, ctx: ReconcileContext): Promise<void> {
+    const pass: Pass = { key, replica: r.id, start: r.clock.now() };
+    this.passes.push(pass);
+    r.inFlight.set(key, pass);
+    const duration = 1 + this.random.int(this.opts.maxPassMs);
+    return new Promise<void>((resolve) => {
+      let timer: ReturnType<FakeClock['setTimeout']> | undefined;
+      const finish = (): void => {
+        if (timer !== undefined) r.clock.clearTimeout(timer);
+        r.timers.delete(cancel);
+        if (r.alive) {
+          pass.end = r.clock.now();
+          if (!ctx.signal.aborted) pass.wrote = pass.end;
+          r.inFlight.delete(key);
+        }
+        resolve();
+      };
+      const cancel = (): void => {
+        if (timer !== undefined) r.clock.clearTimeout(timer);
+        resolve();
+      };
+      r.timers.add(cancel);
+      timer = r.clock.setTimeout(finish, duration);
+      ctx.signal.addEventListener(
+        'abort',
+        () => {
+          if (timer !== undefined) r.clock.clearTimeout(timer);
+          timer = r.clock.setTimeout(finish, this.random.int(this.opts.abortLatencyMs + 1));
+        },
+        { once: true },
+      );
+    });
+  }
+}
+
+/** Which live replicas reconcile `key` now. */
+export function ownerOfKey(cluster: Cluster, key: string): string[] {
+  return cluster
+    .live()
+    .filter((r) => inRanges(fnv1a64(key), r.membership.ranges()))
+    .map((r) => r.id);
+}
