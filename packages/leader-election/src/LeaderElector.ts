@@ -1,4 +1,4 @@
-import { errorMessage, type Leadership, type Logger } from '@protean/core';
+import { errorMessage, type Leadership, type Logger, type Validity } from '@protean/core';
 import { deadlineSignal, sleep } from './clockTimers.js';
 import type { Lease } from './Lease.js';
 import { LeaseValidity } from './LeaseValidity.js';
@@ -68,7 +68,7 @@ export class LeaderElector implements Leadership {
   constructor(options: LeaderElectorOptions) {
     this.o = resolveLeaderElectorOptions(options);
     this.identity = this.o.identity;
-    this.validity = new LeaseValidity(this.o.clock, this.o.renewDeadlineMs);
+    this.validity = new LeaseValidity(this.o.clock, this.o.renewDeadlineMs, `leadership of lease ${this.leaseKey}`);
     this.log = this.o.logger.child({ component: 'leader-election', lease: this.leaseKey, identity: this.identity });
   }
 
@@ -100,7 +100,7 @@ export class LeaderElector implements Leadership {
    * was released; rejects with `lead`'s error when it rejected (then the
    * lease is left to expire, since handlers may still run).
    */
-  async run(signal: AbortSignal, lead: (term: AbortSignal) => Promise<void>): Promise<void> {
+  async run(signal: AbortSignal, lead: (term: AbortSignal, validity: Validity) => Promise<void>): Promise<void> {
     if (this.running) throw new Error(`LeaderElector.run: already running for lease ${this.leaseKey}`);
     this.running = true;
     const watchStop = new AbortController();
@@ -226,14 +226,14 @@ export class LeaderElector implements Leadership {
     return false;
   }
 
-  private async leadTerm(signal: AbortSignal, lead: (term: AbortSignal) => Promise<void>): Promise<TermEnd> {
+  private async leadTerm(signal: AbortSignal, lead: (term: AbortSignal, validity: Validity) => Promise<void>): Promise<TermEnd> {
     this.leading = true;
     this.log.info({ leaseTransitions: this.observed?.lease.spec?.leaseTransitions }, 'acquired the lease; leading');
     const term = new AbortController();
     let outcome: { ok: true } | { ok: false; err: unknown } | undefined;
     let work: Promise<void>;
     try {
-      work = Promise.resolve(lead(term.signal));
+      work = Promise.resolve(lead(term.signal, this.validity));
     } catch (err) {
       work = Promise.reject(err);
     }

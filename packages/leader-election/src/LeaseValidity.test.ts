@@ -5,7 +5,7 @@ import { LeaseValidity } from './LeaseValidity.js';
 describe('LeaseValidity', () => {
   it('is valid until the renew deadline after the last successful renewal was sent, however late its answer came', () => {
     const clock = new FakeClock(1_000);
-    const validity = new LeaseValidity(clock, 10_000);
+    const validity = new LeaseValidity(clock, 10_000, 'leadership of lease ctl/webapp');
     expect(validity.isValid()).toBe(false);
     validity.renewed(1_000);
     clock.advance(9_999);
@@ -22,7 +22,7 @@ describe('LeaseValidity', () => {
 
   it('ends at once when the lease is released or lost', () => {
     const clock = new FakeClock(0);
-    const validity = new LeaseValidity(clock, 10_000);
+    const validity = new LeaseValidity(clock, 10_000, 'leadership of lease ctl/webapp');
     validity.renewed(0);
     validity.end();
     expect(validity.isValid()).toBe(false);

@@ -1,4 +1,4 @@
-import type { Clock } from '@protean/core';
+import type { Clock, Validity } from '@protean/core';
 
 /**
  * How long a lease held by this process may still be acted on: until the
@@ -16,13 +16,15 @@ import type { Clock } from '@protean/core';
  * the holder checks {@link isValid} before sending one, and past the
  * deadline acquires again through its normal path instead.
  */
-export class LeaseValidity {
+export class LeaseValidity implements Validity {
   private renewedAt: number | undefined;
 
   constructor(
     private readonly clock: Clock,
     /** How long after a renewal was sent the lease may be acted on. */
     readonly renewDeadlineMs: number,
+    /** Names the lease in `LeaseExpiredError`s, e.g. `leadership of lease ctl/webapp`. */
+    readonly description: string,
   ) {}
 
   /** A renewal (or the acquisition) sent at `sentAtMs` (clock ms) succeeded. Never moves validity backwards. */

@@ -1,4 +1,4 @@
-import { silentLogger, type GroupVersionResource, type Handler, type ReconcileContext } from '@protean/core';
+import { assertStillValid, silentLogger, type GroupVersionResource, type Handler, type ReconcileContext } from '@protean/core';
 import { FakeClock, flushMicrotasks, FreezableClock, NoopInstanceWatcher, type Random } from '@protean/core/testing';
 import { LeaseRequestError, type Lease, type LeaseWatchEvent, type LeaseWatchSelector } from '@protean/leader-election';
 import { applyShardChange } from './applyShardChange.js';
@@ -28,6 +28,8 @@ export class ReplicaClient implements MemberLeaseClient {
   /** Set while the process is frozen: requests and answers wait for the thaw, watch events are buffered. */
   private frozen: { readonly thawed: Promise<void>; readonly thaw: () => void } | undefined;
   private buffered: (() => void)[] = [];
+  /** Set to freeze the process right after the server carried out its next lease update, before the answer. */
+  freezeAfterNextUpdate: (() => void) | undefined;
   constructor(private readonly inner: FakeMemberLeaseClient) {}
   /** SIGSTOP: nothing reaches or leaves the process until {@link thaw}. */
   freeze(): void {
@@ -58,7 +60,17 @@ export class ReplicaClient implements MemberLeaseClient {
     return this.guard('create', () => this.inner.create(lease, signal), signal);
   }
   update(lease: Lease, signal: AbortSignal): Promise<Lease> {
-    return this.guard('update', () => this.inner.update(lease, signal), signal);
+    return this.guard(
+      'update',
+      async () => {
+        const written = await this.inner.update(lease, signal);
+        const freeze = this.freezeAfterNextUpdate;
+        this.freezeAfterNextUpdate = undefined;
+        freeze?.();
+        return written;
+      },
+      signal,
+    );
   }
   list(ns: string, selector: string, signal: AbortSignal): Promise<Lease[]> {
     return this.guard('get', () => this.inner.list(ns, selector, signal), signal);
@@ -102,8 +114,12 @@ export interface Pass {
   readonly replica: string;
   readonly start: number;
   end?: number;
-  /** When the pass wrote its result (it writes at its end, unless its signal aborted first). */
+  /** Whether the member's lease was valid (`status().renewing`) when the pass started. */
+  readonly startValid: boolean;
+  /** When the pass wrote its result (at its end, unless its signal aborted or `assertStillValid` refused). */
   wrote?: number;
+  /** Whether the member's lease was valid when the pass wrote. */
+  wroteValid?: boolean;
 }
 
 export interface Replica {
@@ -118,6 +134,8 @@ export interface Replica {
   readonly inFlight: Map<string, Pass>;
   /** Pending handler timers, cleared when the process dies. */
   readonly timers: Set<() => void>;
+  /** Answers that reached the process while it was frozen: on waking they run first, before any timer. */
+  readonly io: (() => void)[];
   alive: boolean;
   stopping: boolean;
 }
@@ -161,7 +179,7 @@ export class Cluster {
       wallClock: () => Date.UTC(2026, 11, 1) + this.clock.now(),
       logger: silentLogger(),
     });
-    const gate = new ShardGate({ key: 'namespace' });
+    const gate = new ShardGate({ key: 'namespace', validity: membership.validity });
     const stop = new AbortController();
     const replica: Replica = {
       id,
@@ -173,6 +191,7 @@ export class Cluster {
       running: membership.run(stop.signal, applyShardChange({ gate })),
       inFlight: new Map(),
       timers: new Set(),
+      io: [],
       alive: true,
       stopping: false,
     };
@@ -191,6 +210,7 @@ export class Cluster {
   kill(r: Replica): void {
     r.alive = false;
     r.client.sever();
+    r.io.length = 0;
     for (const pass of r.inFlight.values()) pass.end = this.clock.now();
     r.inFlight.clear();
     for (const cancel of r.timers) cancel();
@@ -205,6 +225,7 @@ export class Cluster {
 
   /** SIGCONT: what fell due meanwhile runs, answers and watch events first, then overdue timers in due order. */
   thaw(r: Replica): void {
+    for (const answer of r.io.splice(0)) answer();
     r.client.thaw();
     r.clock.thaw();
   }
@@ -299,7 +320,7 @@ export class Cluster {
         watcher: new NoopInstanceWatcher(),
         logger: silentLogger(),
       };
-      r.inFlight.set(key, { key, replica: r.id, start: -1 }); // reserved until the gate runs the handler
+      r.inFlight.set(key, { key, replica: r.id, start: -1, startValid: true }); // reserved until the gate runs the handler
       void wrapped({ namespace: key, name: 'app' }, ctx).finally(() => {
         const pass = r.inFlight.get(key);
         if (pass !== undefined && pass.start === -1) r.inFlight.delete(key);
@@ -307,34 +328,69 @@ export class Cluster {
     }
   }
 
+  /**
+   * One pass: it reads, and the answer comes back after up to `maxPassMs`
+   * (on the server's time: it arrives even while the process is frozen,
+   * and then runs first when it wakes); it then writes at once unless its
+   * signal aborted or `assertStillValid` refuses. After an abort the
+   * handler returns within `abortLatencyMs` (on the process's clock).
+   */
   private pass(r: Replica, key: string, ctx: ReconcileContext): Promise<void> {
-    const pass: Pass = { key, replica: r.id, start: r.clock.now() };
+    const pass: Pass = { key, replica: r.id, start: r.clock.now(), startValid: r.membership.status().renewing };
     this.passes.push(pass);
     r.inFlight.set(key, pass);
     const duration = 1 + this.random.int(this.opts.maxPassMs);
     return new Promise<void>((resolve) => {
-      let timer: ReturnType<FakeClock['setTimeout']> | undefined;
+      let answer: ReturnType<FakeClock['setTimeout']> | undefined;
+      let latency: ReturnType<FakeClock['setTimeout']> | undefined;
+      let settled = false;
+      const clear = (): void => {
+        if (answer !== undefined) this.clock.clearTimeout(answer);
+        if (latency !== undefined) r.clock.clearTimeout(latency);
+      };
       const finish = (): void => {
-        if (timer !== undefined) r.clock.clearTimeout(timer);
+        if (settled) return;
+        settled = true;
+        clear();
         r.timers.delete(cancel);
         if (r.alive) {
           pass.end = r.clock.now();
-          if (!ctx.signal.aborted) pass.wrote = pass.end;
           r.inFlight.delete(key);
         }
         resolve();
       };
+      // The handler's write: refused (not sent) once the lease the pass runs under ended, as @protean/client does.
+      const write = (): void => {
+        try {
+          assertStillValid(ctx, `a write of ${key}`);
+        } catch {
+          return;
+        }
+        pass.wrote = r.clock.now();
+        pass.wroteValid = r.membership.status().renewing;
+      };
       const cancel = (): void => {
-        if (timer !== undefined) r.clock.clearTimeout(timer);
+        settled = true;
+        clear();
         resolve();
       };
       r.timers.add(cancel);
-      timer = r.clock.setTimeout(finish, duration);
+      answer = this.clock.setTimeout(() => {
+        answer = undefined;
+        const continuation = (): void => {
+          if (settled || !r.alive) return;
+          if (!ctx.signal.aborted) write();
+          finish();
+        };
+        if (r.clock.frozen) r.io.push(continuation);
+        else continuation();
+      }, duration);
       ctx.signal.addEventListener(
         'abort',
         () => {
-          if (timer !== undefined) r.clock.clearTimeout(timer);
-          timer = r.clock.setTimeout(finish, this.random.int(this.opts.abortLatencyMs + 1));
+          if (answer !== undefined) this.clock.clearTimeout(answer);
+          answer = undefined;
+          latency = r.clock.setTimeout(finish, this.random.int(this.opts.abortLatencyMs + 1));
         },
         { once: true },
       );

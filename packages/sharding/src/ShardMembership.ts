@@ -91,8 +91,13 @@ export class ShardMembership {
   private readonly log: Logger;
   private readonly view: MemberLeaseView;
   private own: Lease | undefined;
-  /** Until when this member's ranges may be acted on: its last successful renewal's start plus the renew deadline. */
-  private readonly validity: LeaseValidity;
+  /**
+   * Until when this member's ranges may be acted on: its last successful
+   * renewal's start plus the renew deadline. Give it to the gate
+   * (`new ShardGate({ key, validity: membership.validity })`) so passes
+   * and writes stop at that instant, not when a timer gets to run.
+   */
+  readonly validity: LeaseValidity;
   private deadlineTimer: TimerHandle | undefined;
   private live: readonly string[] = [];
   private current: ShardAssignment | undefined;
@@ -153,7 +158,11 @@ export class ShardMembership {
     this.clock = options.clock ?? realClock;
     this.wallClock = options.wallClock ?? Date.now;
     this.leaseName = memberLeaseName(options.group, options.identity);
-    this.validity = new LeaseValidity(this.clock, this.renewDeadlineMs);
+    this.validity = new LeaseValidity(
+      this.clock,
+      this.renewDeadlineMs,
+      `shard ranges of member ${this.identity} (lease ${this.namespace}/${this.leaseName})`,
+    );
     this.view = new MemberLeaseView(this.leaseName, this.leaseDurationMs);
     this.log = (options.logger ?? silentLogger()).child({ component: 'sharding', group: this.group, identity: this.identity });
     this.transitions = new ShardTransitionLog(this.log);
