@@ -45,8 +45,9 @@ interface ListenerCall {
  * `assignShards(live members, keys)`. A member is live while its lease
  * names a holder and its record changed within its lease duration,
  * measured on this replica's clock from when it saw the change (clocks
- * across nodes need not agree; a lease seen for the first time counts as
- * just renewed). Leases of members gone for good (released, or unchanged
+ * across nodes need not agree; a lease seen for the first time is dated
+ * by its `renewTime`, `maxClockSkewMs` younger, so a joiner agrees with
+ * the survivors). Leases of members gone for good (released, or unchanged
  * for two lease durations) are deleted, guarded by their resourceVersion.
  *
  * Handoff: every lease carries, in the annotation
@@ -86,6 +87,7 @@ export class ShardMembership {
   private readonly leaseDurationMs: number;
   private readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
+  private readonly maxClockSkewMs: number;
   private readonly clock: Clock;
   private readonly wallClock: () => number;
   private readonly log: Logger;
@@ -150,6 +152,12 @@ export class ShardMembership {
         `retryPeriodMs: must be positive and less than renewDeadlineMs (${renew}), got ${shown(this.retryPeriodMs, options.retryPeriodMs)}`,
       );
     }
+    this.maxClockSkewMs = options.maxClockSkewMs ?? 2_000;
+    if (!(this.maxClockSkewMs >= 0 && this.maxClockSkewMs <= this.leaseDurationMs)) {
+      throw new ShardingConfigError(
+        `maxClockSkewMs: must be between 0 and leaseDurationMs (${lease}), got ${shown(this.maxClockSkewMs, options.maxClockSkewMs)}`,
+      );
+    }
     this.client = options.client;
     this.namespace = options.namespace;
     this.group = options.group;
@@ -163,7 +171,7 @@ export class ShardMembership {
       this.renewDeadlineMs,
       `shard ranges of member ${this.identity} (lease ${this.namespace}/${this.leaseName})`,
     );
-    this.view = new MemberLeaseView(this.leaseName, this.leaseDurationMs);
+    this.view = new MemberLeaseView(this.leaseName, this.leaseDurationMs, this.wallClock, this.maxClockSkewMs);
     this.log = (options.logger ?? silentLogger()).child({ component: 'sharding', group: this.group, identity: this.identity });
     this.transitions = new ShardTransitionLog(this.log);
   }
