@@ -153,6 +153,8 @@ export class Cluster {
   readonly store = new FakeMemberLeaseClient();
   readonly replicas: Replica[] = [];
   readonly passes: Pass[] = [];
+  /** When each replica was frozen (`to` is Infinity while it still is). */
+  readonly frozenSpans: { readonly replica: string; readonly from: number; to: number }[] = [];
   private next = 0;
 
   constructor(
@@ -221,10 +223,12 @@ export class Cluster {
   freeze(r: Replica): void {
     r.clock.freeze();
     r.client.freeze();
+    this.frozenSpans.push({ replica: r.id, from: this.clock.now(), to: Infinity });
   }
 
   /** SIGCONT: what fell due meanwhile runs, answers and watch events first, then overdue timers in due order. */
   thaw(r: Replica): void {
+    for (const span of this.frozenSpans) if (span.replica === r.id && span.to === Infinity) span.to = this.clock.now();
     for (const answer of r.io.splice(0)) answer();
     r.client.thaw();
     r.clock.thaw();
@@ -261,7 +265,10 @@ export class Cluster {
   /** Passes of one key by two replicas that overlap in time. */
   overlaps(): string[] {
     const byKey = new Map<string, Pass[]>();
-    for (const p of this.passes) (byKey.get(p.key) ?? byKey.set(p.key, []).get(p.key)!).push(p);
+    // A pass its process was frozen in cannot be stopped by anyone: what it may still do is audited by actingOverlaps.
+    const frozenIn = (p: Pass): boolean =>
+      this.frozenSpans.some((s) => s.replica === p.replica && s.from < (p.end ?? Infinity) && s.to > p.start);
+    for (const p of this.passes) if (!frozenIn(p)) (byKey.get(p.key) ?? byKey.set(p.key, []).get(p.key)!).push(p);
     const found: string[] = [];
     for (const [key, list] of byKey) {
       const sorted = [...list].sort((a, b) => a.start - b.start);
@@ -275,6 +282,16 @@ export class Cluster {
       }
     }
     return found;
+  }
+
+  /** Passes that started, or wrote, while their member's lease was no longer valid. */
+  outsideValidity(): string[] {
+    return this.passes
+      .filter((p) => !p.startValid || (p.wrote !== undefined && p.wroteValid === false))
+      .map(
+        (p) =>
+          `${p.key} by ${p.replica}: started at ${p.start}${p.startValid ? '' : ' (invalid)'}, wrote at ${p.wrote ?? '-'}${p.wroteValid === false ? ' (invalid)' : ''}`,
+      );
   }
 
   /**

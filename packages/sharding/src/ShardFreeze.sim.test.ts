@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Random } from '@protean/core/testing';
 import { intersectRanges } from './rangeSet.js';
-import { Cluster, KEYS, LEASE_MS, TICK_MS, type Pass, type Replica } from './ShardCluster.testkit.js';
+import { Cluster, KEYS, LEASE_MS, TICK_MS, type Replica } from './ShardCluster.testkit.js';
 
 /** Advances `ms`, returning every tick at which two awake live replicas were both allowed to reconcile one range. */
 async function auditRanges(cluster: Cluster, ms: number): Promise<string[]> {
@@ -27,16 +27,6 @@ async function settledPair(
   await cluster.until(() => cluster.coverage() === 1 && a.membership.members().length === 2 && b.membership.ranges().length > 0, 30_000);
   await cluster.advance(2_500);
   return { cluster, a, b };
-}
-
-/** Passes of `r` that started, or wrote, while its lease was no longer valid. */
-function outsideValidity(passes: readonly Pass[], r: Replica): string[] {
-  return passes
-    .filter((p) => p.replica === r.id && (!p.startValid || (p.wrote !== undefined && p.wroteValid === false)))
-    .map(
-      (p) =>
-        `${p.key}: started at ${p.start}${p.startValid ? '' : ' (invalid)'}, wrote at ${p.wrote ?? '-'}${p.wroteValid === false ? ' (invalid)' : ''}`,
-    );
 }
 
 describe('a replica frozen (SIGSTOP) past its lease (fake clock, fake leases)', () => {
@@ -68,7 +58,7 @@ describe('a replica frozen (SIGSTOP) past its lease (fake clock, fake leases)', 
       (p) => p.replica === b.id && inFlight.includes(p.key) && p.start < cluster.clock.now() - 25_000,
     );
     expect(frozenPasses.length).toBeGreaterThanOrEqual(3);
-    expect(outsideValidity(cluster.passes, b)).toEqual([]);
+    expect(cluster.outsideValidity()).toEqual([]);
     expect(cluster.actingOverlaps()).toEqual([]);
     await cluster.shutdown();
   });
@@ -83,7 +73,7 @@ describe('a replica frozen (SIGSTOP) past its lease (fake clock, fake leases)', 
     expect(cluster.clock.now() % 50).toBe(0);
     cluster.thaw(b);
     await cluster.advance(5_000);
-    expect(outsideValidity(cluster.passes, b)).toEqual([]);
+    expect(cluster.outsideValidity()).toEqual([]);
     expect(cluster.actingOverlaps()).toEqual([]);
     await cluster.shutdown();
   });
@@ -96,7 +86,7 @@ describe('a replica frozen (SIGSTOP) past its lease (fake clock, fake leases)', 
     expect(a.membership.members()).toEqual([a.id]);
     cluster.thaw(b);
     expect(await auditRanges(cluster, 5_000)).toEqual([]);
-    expect(outsideValidity(cluster.passes, b)).toEqual([]);
+    expect(cluster.outsideValidity()).toEqual([]);
     expect(cluster.actingOverlaps()).toEqual([]);
     await cluster.until(() => cluster.coverage() === 1 && b.membership.ranges().length > 0, 30_000);
     await cluster.shutdown();
