@@ -82,9 +82,14 @@ export class LeaderElector implements Leadership {
     return this.o;
   }
 
-  /** True from acquiring the lease until the term ends: lost, or (after a stop) drained and released. */
+  /**
+   * True from acquiring the lease until the term ends (lost, or after a
+   * stop drained and released), and only while the term's validity lasts:
+   * read from the clock, so a leader woken from a freeze past its renew
+   * deadline says false before its timer has ended the term.
+   */
   isLeader(): boolean {
-    return this.leading;
+    return this.leading && this.validity.isValid();
   }
 
   /** The holder named by the lease as last read or written (`''` when released), `undefined` before the first read. */

@@ -188,6 +188,8 @@ describe('a leader frozen past its lease between a read and a write (fake clock)
     await advance(LEASE_MS + 5_000);
     expect(b.elector.isLeader()).toBe(true);
     thaw(a);
+    // Awake, before any of its timers ran: it does not claim to lead next to b.
+    expect(a.elector.isLeader()).toBe(false);
     await advance(3_000);
     const late = server.writes.filter((w) => w.replica === a.id && w.atMs >= frozenAt);
     expect(late).toEqual([]);
