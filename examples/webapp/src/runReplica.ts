@@ -49,7 +49,6 @@ export async function runReplica(deps: ReplicaDeps): Promise<void> {
   send({ type: 'started', mode: support.mode, reason: support.reason, keys });
 
   const source = kubeShardInformerSource({ kubeConfig, key: 'namespace', ranges: [], mode: support.mode, logger });
-  const gate = new ShardGate({ key: 'namespace' });
   const membership = new ShardMembership({
     client: new KubeMemberLeaseClient(kubeConfig),
     namespace: config.leaseNamespace,
@@ -59,6 +58,7 @@ export async function runReplica(deps: ReplicaDeps): Promise<void> {
     ...config.timings,
     logger,
   });
+  const gate = new ShardGate({ key: 'namespace', validity: membership.validity });
   const { controller } = composeController({ kubeConfig, logger, informerSource: source, processMetrics: false });
   membership.onTransition((t) => send({ type: 'transition', kind: t.kind, ranges: t.ranges, holders: t.others }));
   // Epoch milliseconds at sub-millisecond resolution: comparable across the replica processes of one machine.

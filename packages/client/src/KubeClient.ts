@@ -1,4 +1,4 @@
-import type { GroupVersionResource } from '@protean/core';
+import { assertStillValid, type GroupVersionResource } from '@protean/core';
 import pRetry from 'p-retry';
 import { ApplyConflictError } from './ApplyConflictError.js';
 import { isConflict } from './errorPredicates.js';
@@ -56,7 +56,9 @@ const PATCH_TYPES = { merge: 'application/merge-patch+json', json: 'application/
  *
  * Failures are a {@link KubeApiError} (status, reason, server message), an
  * {@link ApplyConflictError} (fields and their managers), a
- * `KubeTransportError` (no response), or the signal's reason. Works with
+ * `KubeTransportError` (no response), a `LeaseExpiredError` (a write with
+ * a pass's signal whose lease, a leader term or a shard member's ranges,
+ * ended: refused before it is sent), or the signal's reason. Works with
  * `@kubernetes/client-node` 1.4 and 2.x: it needs only `KubeConfig`.
  *
  * Easy to get wrong: objects are plain JSON (timestamps are strings), and a
@@ -342,6 +344,9 @@ export class KubeClient {
     };
     return retryRequest(
       async () => {
+        // A write made with a pass's ctx.signal is sent only while the lease the pass runs under is valid, checked
+        // right here (each attempt): after a freeze the handler's continuation runs before the lease's timers.
+        if (call.method !== 'GET') assertStillValid(call.signal, `${description.method} ${description.target}`);
         const res = await this.transport.send(request);
         if (res.status >= 200 && res.status < 300) return (res.body.trim() === '' ? {} : JSON.parse(res.body)) as T;
         const error = KubeApiError.fromResponse(description, res);

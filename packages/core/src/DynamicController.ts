@@ -4,6 +4,7 @@ import { realClock, type Clock } from './clock.js';
 import { resolveConfig, type Config } from './config.js';
 import type {
   Leadership,
+  Validity,
   WatchCoordinator,
   WatchCoordinatorFactory,
   RateLimitingQueue,
@@ -191,7 +192,10 @@ export class DynamicController {
     this.state = 'running';
     const leadership = this.leadership;
     // With a leadership the workers run only in the terms it leads; the informers sync either way (a warm standby).
-    const workers = leadership === undefined ? this.workers.run(this.config.workers) : leadership.run(signal, (term) => this.lead(term));
+    const workers =
+      leadership === undefined
+        ? this.workers.run(this.config.workers)
+        : leadership.run(signal, (term, validity) => this.lead(term, validity));
     if (leadership === undefined) this.log.info({ workers: this.config.workers }, 'dynamic controller started');
     else
       this.log.info(
@@ -459,11 +463,11 @@ export class DynamicController {
    * term waits for the handlers it started. Items still queued stay for the
    * next term; the informers keep running.
    */
-  private async lead(term: AbortSignal): Promise<void> {
+  private async lead(term: AbortSignal, validity?: Validity): Promise<void> {
     if (this.state !== 'running' || term.aborted) return;
     const identity = this.leadership?.identity ?? '';
     const signal = AbortSignal.any([term, this.handlerAbort.signal]);
-    const pool = this.workers.derive(this.terms.view(signal), signal);
+    const pool = this.workers.derive(this.terms.view(signal), signal, validity);
     this.leading = true;
     this.enqueueCached();
     this.log.info({ identity, workers: this.config.workers, queued: this.queue.len() }, 'leading: workers started');

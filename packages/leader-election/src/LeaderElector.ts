@@ -1,6 +1,7 @@
-import { errorMessage, type Leadership, type Logger } from '@protean/core';
+import { errorMessage, type Leadership, type Logger, type Validity } from '@protean/core';
 import { deadlineSignal, sleep } from './clockTimers.js';
 import type { Lease } from './Lease.js';
+import { LeaseValidity } from './LeaseValidity.js';
 import { heldLease, holderOf, leaseRecordKey, newLease, releasedLease, type LeaseWrite } from './leaseRecords.js';
 import { resolveLeaderElectorOptions, type LeaderElectorOptions, type ResolvedLeaderElectorOptions } from './LeaderElectorOptions.js';
 
@@ -58,8 +59,8 @@ export class LeaderElector implements Leadership {
   private observed: Observed | undefined;
   private leading = false;
   private running = false;
-  /** When (clock ms) the last successful write of ours was sent. */
-  private lastRenewAt = 0;
+  /** Until when (clock ms) the current term may be acted on: its last successful write's start plus the renew deadline. */
+  private readonly validity: LeaseValidity;
   private watching = false;
   /** Ends the candidate's current wait early (a watched change). */
   private wakeUp: (() => void) | undefined;
@@ -67,6 +68,7 @@ export class LeaderElector implements Leadership {
   constructor(options: LeaderElectorOptions) {
     this.o = resolveLeaderElectorOptions(options);
     this.identity = this.o.identity;
+    this.validity = new LeaseValidity(this.o.clock, this.o.renewDeadlineMs, `leadership of lease ${this.leaseKey}`);
     this.log = this.o.logger.child({ component: 'leader-election', lease: this.leaseKey, identity: this.identity });
   }
 
@@ -80,9 +82,14 @@ export class LeaderElector implements Leadership {
     return this.o;
   }
 
-  /** True from acquiring the lease until the term ends: lost, or (after a stop) drained and released. */
+  /**
+   * True from acquiring the lease until the term ends (lost, or after a
+   * stop drained and released), and only while the term's validity lasts:
+   * read from the clock, so a leader woken from a freeze past its renew
+   * deadline says false before its timer has ended the term.
+   */
   isLeader(): boolean {
-    return this.leading;
+    return this.leading && this.validity.isValid();
   }
 
   /** The holder named by the lease as last read or written (`''` when released), `undefined` before the first read. */
@@ -98,7 +105,7 @@ export class LeaderElector implements Leadership {
    * was released; rejects with `lead`'s error when it rejected (then the
    * lease is left to expire, since handlers may still run).
    */
-  async run(signal: AbortSignal, lead: (term: AbortSignal) => Promise<void>): Promise<void> {
+  async run(signal: AbortSignal, lead: (term: AbortSignal, validity: Validity) => Promise<void>): Promise<void> {
     if (this.running) throw new Error(`LeaderElector.run: already running for lease ${this.leaseKey}`);
     this.running = true;
     const watchStop = new AbortController();
@@ -195,7 +202,7 @@ export class LeaderElector implements Leadership {
     while (!signal.aborted) {
       const attempt = await this.attempt(this.o.renewDeadlineMs, signal);
       if (attempt.kind === 'held') {
-        this.lastRenewAt = attempt.sentAt;
+        this.validity.renewed(attempt.sentAt);
         return true;
       }
       if (attempt.kind === 'failed' && !signal.aborted) {
@@ -224,14 +231,14 @@ export class LeaderElector implements Leadership {
     return false;
   }
 
-  private async leadTerm(signal: AbortSignal, lead: (term: AbortSignal) => Promise<void>): Promise<TermEnd> {
+  private async leadTerm(signal: AbortSignal, lead: (term: AbortSignal, validity: Validity) => Promise<void>): Promise<TermEnd> {
     this.leading = true;
     this.log.info({ leaseTransitions: this.observed?.lease.spec?.leaseTransitions }, 'acquired the lease; leading');
     const term = new AbortController();
     let outcome: { ok: true } | { ok: false; err: unknown } | undefined;
     let work: Promise<void>;
     try {
-      work = Promise.resolve(lead(term.signal));
+      work = Promise.resolve(lead(term.signal, this.validity));
     } catch (err) {
       work = Promise.reject(err);
     }
@@ -247,18 +254,19 @@ export class LeaderElector implements Leadership {
         this.log.info('stopping: waiting for the work to drain before releasing the lease');
         term.abort(signal.reason);
       }
-      const deadline = this.lastRenewAt + this.o.renewDeadlineMs;
+      const deadline = this.validity.validUntilMs();
       await sleep(this.o.clock, Math.min(nextRenewAt, deadline) - this.o.clock.now(), term.signal.aborted ? undefined : signal, settled);
       if (outcome !== undefined || (signal.aborted && !term.signal.aborted) || this.o.clock.now() < Math.min(nextRenewAt, deadline))
         continue;
-      const left = deadline - this.o.clock.now();
+      // Checked right before sending: a renewal past the deadline is never sent (after a freeze, say).
+      const left = this.validity.remainingMs();
       if (left <= 0) {
         lost = `could not renew the lease for renewDeadlineMs=${this.o.renewDeadlineMs}`;
         break;
       }
       const attempt = await this.attempt(left, undefined);
       nextRenewAt = this.o.clock.now() + this.o.retryPeriodMs;
-      if (attempt.kind === 'held') this.lastRenewAt = attempt.sentAt;
+      if (attempt.kind === 'held') this.validity.renewed(attempt.sentAt);
       else if (attempt.kind === 'taken') {
         lost = `the lease is now held by ${attempt.holder}`;
         break;
@@ -271,7 +279,8 @@ export class LeaderElector implements Leadership {
     this.leading = false;
     if (lost !== undefined) {
       term.abort(new Error(`leadership of lease ${this.leaseKey} lost: ${lost}`));
-      const expiresAt = this.lastRenewAt + this.o.leaseDurationMs;
+      const expiresAt = (this.validity.renewedAtMs() ?? this.o.clock.now()) + this.o.leaseDurationMs;
+      this.validity.end();
       this.log.warn({ reason: lost, msToDrain: Math.round(expiresAt - this.o.clock.now()) }, 'lost the lease; stepping down');
       await settled;
       const overMs = this.o.clock.now() - expiresAt;
@@ -290,6 +299,7 @@ export class LeaderElector implements Leadership {
       throw outcome.err;
     }
     await this.release();
+    this.validity.end();
     return { kind: 'finished' };
   }
 
@@ -340,7 +350,7 @@ export class LeaderElector implements Leadership {
   private async release(): Promise<void> {
     const observed = this.observed;
     if (observed === undefined || holderOf(observed.lease) !== this.identity) return;
-    const budgetMs = Math.min(this.o.renewDeadlineMs, this.lastRenewAt + this.o.leaseDurationMs - this.o.clock.now());
+    const budgetMs = Math.min(this.o.renewDeadlineMs, (this.validity.renewedAtMs() ?? 0) + this.o.leaseDurationMs - this.o.clock.now());
     if (budgetMs <= 0) return;
     const deadline = deadlineSignal(this.o.clock, budgetMs, `releasing lease ${this.leaseKey}`);
     try {

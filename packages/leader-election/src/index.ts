@@ -9,3 +9,4 @@ export * from './LeaderElectorOptions.js';
 export type * from './Lease.js';
 export type * from './LeaseClient.js';
 export * from './LeaseRequestError.js';
+export * from './LeaseValidity.js';

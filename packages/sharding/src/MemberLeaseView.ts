@@ -21,8 +21,16 @@ export interface LiveMember {
  * This replica's view of a shard group's member leases, fed by LISTs and
  * by watch events: each lease with the time its record last changed as
  * seen here, so expiry is measured on this replica's clock (as client-go's
- * leader election does) and a lease seen for the first time counts as
- * just renewed.
+ * leader election does). A lease seen for the first time is dated by its
+ * recorded `renewTime`, taken `maxClockSkewMs` younger than the wall
+ * clocks say (never older than just renewed): a replica that just started
+ * then counts a dead member out when the others do, give or take the skew,
+ * instead of a whole lease duration later.
+ *
+ * Easy to get wrong: only a first sighting uses the holder's wall clock;
+ * every later change is timed on this replica's monotonic clock, so a
+ * wrong wall clock can shorten a member's life by at most the skew it
+ * exceeds `maxClockSkewMs` by, once.
  */
 export class MemberLeaseView {
   private readonly seen = new Map<string, Seen>();
@@ -30,6 +38,10 @@ export class MemberLeaseView {
   constructor(
     private readonly ownLeaseName: string,
     private readonly defaultDurationMs: number,
+    /** Wall-clock milliseconds, to age a lease seen for the first time by its `renewTime`. */
+    private readonly wallClock: () => number = Date.now,
+    /** How far the wall clocks of two members may disagree. */
+    private readonly maxClockSkewMs = Number.POSITIVE_INFINITY,
   ) {}
 
   /** Replaces the view with a LIST's leases (those missing from it are gone). */
@@ -95,8 +107,15 @@ export class MemberLeaseView {
     const record = `${lease.metadata.resourceVersion ?? ''} ${JSON.stringify(lease.spec ?? {})} ${annotation(lease)}`;
     const before = this.seen.get(name);
     if (before !== undefined && before.record === record) return false;
-    this.seen.set(name, { lease, record, atMs: nowMs });
+    this.seen.set(name, { lease, record, atMs: before === undefined ? nowMs - this.firstSeenAgeMs(lease) : nowMs });
     return true;
+  }
+
+  /** How long ago a lease seen for the first time was renewed: by its renewTime, less the skew allowance, at least 0. */
+  private firstSeenAgeMs(lease: Lease): number {
+    const renewed = Date.parse(lease.spec?.renewTime ?? '');
+    if (Number.isNaN(renewed)) return 0;
+    return Math.max(0, this.wallClock() - renewed - this.maxClockSkewMs);
   }
 
   private durationOf(lease: Lease): number {

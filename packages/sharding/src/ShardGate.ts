@@ -1,10 +1,13 @@
 import {
+  fenceSignal,
   gvrKey,
+  LeaseExpiredError,
   namespacedNameKey,
   type GroupVersionResource,
   type Handler,
   type NamespacedName,
   type ReconcileContext,
+  type Validity,
 } from '@protean/core';
 import { fnv1a64 } from './fnv1a64.js';
 import { inRanges, validateRanges, type HashRange, type ShardKey } from './HashRange.js';
@@ -20,6 +23,14 @@ export interface ShardGateOptions {
    * informer's cache), `undefined` when unknown (then it is not owned).
    */
   readonly uidOf?: (gvr: GroupVersionResource, item: NamespacedName) => string | undefined;
+  /**
+   * The member's lease (`membership.validity`): checked when an item is
+   * admitted and tied to each pass's `ctx.signal`, so that past the renew
+   * deadline no pass starts and no write made with the pass's signal is
+   * sent (`assertStillValid`), even before the membership's timer drops
+   * the ranges. Unset: the ranges alone decide.
+   */
+  readonly validity?: Validity;
 }
 
 interface Pass {
@@ -51,6 +62,7 @@ export class ShardGate {
   private current: readonly HashRange[];
   private readonly uidOf: ((gvr: GroupVersionResource, item: NamespacedName) => string | undefined) | undefined;
   private readonly passes = new Set<Pass>();
+  private readonly validity: Validity | undefined;
 
   constructor(options: ShardGateOptions) {
     if (options?.key !== 'namespace' && options?.key !== 'uid') {
@@ -59,6 +71,7 @@ export class ShardGate {
     if (options.key === 'uid' && options.uidOf === undefined) throw new ShardingConfigError("uidOf: is required with key 'uid'");
     this.key = options.key;
     this.uidOf = options.uidOf;
+    this.validity = options.validity;
     const ranges = options.ranges ?? [];
     validateRanges(ranges);
     this.current = [...ranges];
@@ -87,8 +100,15 @@ export class ShardGate {
         ctx.logger.debug({ instance: namespacedNameKey(item), gvr: gvrKey(ctx.gvr) }, 'not in this shard: skipped');
         return;
       }
+      if (this.validity !== undefined && !this.validity.isValid()) {
+        // Past the renew deadline (a freeze): nothing starts, and the passes in flight stop now, not when a timer runs.
+        const err = new LeaseExpiredError(`a pass of ${namespacedNameKey(item)}`, this.validity.description);
+        for (const p of this.passes) p.abort.abort(err);
+        ctx.logger.debug({ instance: namespacedNameKey(item), gvr: gvrKey(ctx.gvr) }, 'shard lease past its renew deadline: skipped');
+        return;
+      }
       const abort = new AbortController();
-      const signal = AbortSignal.any([ctx.signal, abort.signal]);
+      const signal = fenceSignal(abort, this.validity, ctx.signal);
       const inner: ReconcileContext = {
         signal,
         gvr: ctx.gvr,

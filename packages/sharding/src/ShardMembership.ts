@@ -1,5 +1,5 @@
 import { errorMessage, realClock, silentLogger, type Clock, type Logger, type TimerHandle } from '@protean/core';
-import { formatMicroTime, LeaseRequestError, type Lease } from '@protean/leader-election';
+import { formatMicroTime, LeaseRequestError, LeaseValidity, type Lease } from '@protean/leader-election';
 import { assignShards, keysPerMember, type ShardAssignment } from './assignShards.js';
 import { deadlineSignal, sleepOrWake } from './clockWait.js';
 import type { HashRange } from './HashRange.js';
@@ -45,8 +45,9 @@ interface ListenerCall {
  * `assignShards(live members, keys)`. A member is live while its lease
  * names a holder and its record changed within its lease duration,
  * measured on this replica's clock from when it saw the change (clocks
- * across nodes need not agree; a lease seen for the first time counts as
- * just renewed). Leases of members gone for good (released, or unchanged
+ * across nodes need not agree; a lease seen for the first time is dated
+ * by its `renewTime`, `maxClockSkewMs` younger, so a joiner agrees with
+ * the survivors). Leases of members gone for good (released, or unchanged
  * for two lease durations) are deleted, guarded by their resourceVersion.
  *
  * Handoff: every lease carries, in the annotation
@@ -62,6 +63,9 @@ interface ListenerCall {
  * `renewDeadlineMs` (counted from when its last successful renewal was
  * sent) tells the listener to stop everything at once, before any other
  * member can count its lease out (`leaseDurationMs` after that renewal).
+ * The deadline is a {@link LeaseValidity} on the monotonic clock, checked
+ * before every renewal too: a member that wakes from a freeze past it
+ * drops every range first and claims again through the handoff.
  * So two members never reconcile the same range at the same time, as long
  * as the listener's promise settles only once nothing outside the ranges
  * it was given runs, and handlers stop within
@@ -83,12 +87,19 @@ export class ShardMembership {
   private readonly leaseDurationMs: number;
   private readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
+  private readonly maxClockSkewMs: number;
   private readonly clock: Clock;
   private readonly wallClock: () => number;
   private readonly log: Logger;
   private readonly view: MemberLeaseView;
   private own: Lease | undefined;
-  private lastRenewSentMs: number | undefined;
+  /**
+   * Until when this member's ranges may be acted on: its last successful
+   * renewal's start plus the renew deadline. Give it to the gate
+   * (`new ShardGate({ key, validity: membership.validity })`) so passes
+   * and writes stop at that instant, not when a timer gets to run.
+   */
+  readonly validity: LeaseValidity;
   private deadlineTimer: TimerHandle | undefined;
   private live: readonly string[] = [];
   private current: ShardAssignment | undefined;
@@ -141,6 +152,12 @@ export class ShardMembership {
         `retryPeriodMs: must be positive and less than renewDeadlineMs (${renew}), got ${shown(this.retryPeriodMs, options.retryPeriodMs)}`,
       );
     }
+    this.maxClockSkewMs = options.maxClockSkewMs ?? 2_000;
+    if (!(this.maxClockSkewMs >= 0 && this.maxClockSkewMs <= this.leaseDurationMs)) {
+      throw new ShardingConfigError(
+        `maxClockSkewMs: must be between 0 and leaseDurationMs (${lease}), got ${shown(this.maxClockSkewMs, options.maxClockSkewMs)}`,
+      );
+    }
     this.client = options.client;
     this.namespace = options.namespace;
     this.group = options.group;
@@ -149,7 +166,12 @@ export class ShardMembership {
     this.clock = options.clock ?? realClock;
     this.wallClock = options.wallClock ?? Date.now;
     this.leaseName = memberLeaseName(options.group, options.identity);
-    this.view = new MemberLeaseView(this.leaseName, this.leaseDurationMs);
+    this.validity = new LeaseValidity(
+      this.clock,
+      this.renewDeadlineMs,
+      `shard ranges of member ${this.identity} (lease ${this.namespace}/${this.leaseName})`,
+    );
+    this.view = new MemberLeaseView(this.leaseName, this.leaseDurationMs, this.wallClock, this.maxClockSkewMs);
     this.log = (options.logger ?? silentLogger()).child({ component: 'sharding', group: this.group, identity: this.identity });
     this.transitions = new ShardTransitionLog(this.log);
   }
@@ -203,6 +225,9 @@ export class ShardMembership {
    * (logged).
    */
   async step(signal: AbortSignal): Promise<ShardChange | undefined> {
+    // Past the renew deadline (a freeze, say) nothing is renewed: every range is dropped first, whatever a late renewal
+    // would answer, and the write below joins again; a range comes back only through the handoff.
+    const dropped = !this.validity.isValid() && this.active.length + this.pending.length > 0 ? this.loseAll() : undefined;
     const holds = this.holds();
     const wrote = await this.renew(signal, holds);
     let leases: Lease[] | undefined;
@@ -220,7 +245,7 @@ export class ShardMembership {
     // Only a LIST made after this replica's lease was written proves a range free: a watch may lag.
     const change = this.recompute(others, leases !== undefined && wrote ? holds : [], now);
     if (leases !== undefined) for (const lease of this.view.gone(now)) await this.removeStale(lease, signal);
-    return change;
+    return change ?? dropped;
   }
 
   /**
@@ -285,7 +310,7 @@ export class ShardMembership {
         if (lease === undefined || (lease.spec?.holderIdentity ?? '') !== this.identity) return;
         const spec = { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: formatMicroTime(this.wallClock()) };
         this.own = await this.client.update(withHolds({ ...lease, spec }, []), signal);
-        this.lastRenewSentMs = undefined;
+        this.validity.end();
         this.clearDeadline();
         this.publish([]);
         this.log.info({ lease: this.leaseName }, 'released the member lease');
@@ -307,7 +332,7 @@ export class ShardMembership {
   }
 
   private isRenewing(now: number): boolean {
-    return this.lastRenewSentMs !== undefined && now - this.lastRenewSentMs < this.renewDeadlineMs;
+    return this.validity.isValid(now);
   }
 
   private recompute(others: readonly LiveMember[], provenHolds: readonly HashRange[], now: number): ShardChange | undefined {
@@ -406,16 +431,14 @@ export class ShardMembership {
     }
   }
 
-  private armDeadline(sentMs: number): void {
+  /** Arms a timer for the end of validity (a later renewal re-arms it; an overdue one fires at once). */
+  private armDeadline(): void {
     this.clearDeadline();
-    this.deadlineTimer = this.clock.setTimeout(
-      () => {
-        this.deadlineTimer = undefined;
-        if (this.lastRenewSentMs !== sentMs) return;
-        this.loseAll();
-      },
-      sentMs + this.renewDeadlineMs - this.clock.now(),
-    );
+    this.deadlineTimer = this.clock.setTimeout(() => {
+      this.deadlineTimer = undefined;
+      if (!this.validity.isValid()) this.loseAll();
+      else if (this.running) this.armDeadline();
+    }, this.validity.remainingMs());
   }
 
   private clearDeadline(): void {
@@ -424,16 +447,18 @@ export class ShardMembership {
   }
 
   /** The renew deadline passed: stop reconciling everything now, before any other member can count this lease out. */
-  private loseAll(): void {
+  private loseAll(): ShardChange | undefined {
     this.pending = [];
     this.waitingFor = [];
     this.assigned = [];
+    let change: ShardChange | undefined;
     if (this.active.length > 0) {
       this.givenUp = unionRanges(this.givenUp, this.active);
       this.transitions.record('lost', this.active, [], this.clock.now());
-      this.setActive([]);
+      change = this.setActive([]);
     }
     this.wake();
+    return change;
   }
 
   private async watchGroup(stop: AbortSignal): Promise<void> {
@@ -538,9 +563,9 @@ export class ShardMembership {
       } else {
         this.own = await this.client.update(withHolds({ ...this.own, spec: { ...this.own.spec, ...spec } }, holds), deadline.signal);
       }
-      this.lastRenewSentMs = sentMs;
+      this.validity.renewed(sentMs);
       // Under run() a timer enforces the renew deadline even while a request hangs; stepped by hand, the next step does.
-      if (this.running) this.armDeadline(sentMs);
+      if (this.running) this.armDeadline();
       this.publish(holds);
       return true;
     } catch (err) {

@@ -22,6 +22,16 @@ export interface ShardMembershipOptions {
   readonly renewDeadlineMs?: number;
   /** Renew, list and recompute every period. Default 2 000. */
   readonly retryPeriodMs?: number;
+  /**
+   * How far the wall clocks of two members may disagree. A lease this
+   * replica sees for the first time (it just started) is dated by its
+   * `renewTime`, taken this much younger, so a joiner counts a dead
+   * member out when the survivors do. Default 2 000; at most
+   * `leaseDurationMs` (then a first-seen lease counts as just renewed).
+   * Clocks off by more still never let a live member be counted out early
+   * while the excess stays below `leaseDurationMs - renewDeadlineMs`.
+   */
+  readonly maxClockSkewMs?: number;
   readonly clock?: Clock;
   /** Wall-clock milliseconds for the lease's MicroTime fields. Default `Date.now`. */
   readonly wallClock?: () => number;

@@ -7,6 +7,7 @@ export type * from './RateLimiter.js';
 export type * from './RateLimitingQueue.js';
 export type * from './WatchCoordinator.js';
 export type * from './WatchManager.js';
+export type * from './Validity.js';
 export type * from './WatchRequest.js';
 export type * from './WorkQueue.js';
 export type * from './WorkQueueFactory.js';

@@ -1,6 +1,7 @@
 import { apiStatusOf, summarizeError, type ApiStatus } from '../apiStatus.js';
 import type { Clock } from '../clock.js';
-import type { InstancePass, QueueGetResult, RateLimitingQueue, WatchCoordinator, WatchManager } from '../contracts/index.js';
+import type { InstancePass, QueueGetResult, RateLimitingQueue, Validity, WatchCoordinator, WatchManager } from '../contracts/index.js';
+import { fenceSignal } from '../fence.js';
 import { gvrKey, namespacedNameKey, type GroupVersionResource, type ObjectIdentifiers } from '../gvr.js';
 import type { Handler, ReconcileContext } from '../handler.js';
 import type { Logger } from '../logger.js';
@@ -37,6 +38,11 @@ export interface WorkerPoolDeps {
   readonly watchCoordinator: WatchCoordinator;
   /** Every handler's `ctx.signal`; once aborted, workers stop running handlers. */
   readonly signal: AbortSignal;
+  /**
+   * The lease a term's workers act under: checked before each pass starts
+   * and tied to each pass's `ctx.signal` (see `assertStillValid`). Unset: always valid.
+   */
+  readonly validity?: Validity;
   /** Per-pass limit (the config's `reconcileTimeoutMs`): `ctx.signal` also aborts after this long. 0 or unset: none. */
   readonly reconcileTimeoutMs?: number;
   readonly clock: Clock;
@@ -79,8 +85,8 @@ export class WorkerPool {
    * `signal`: the workers of one leadership term (`queue` a term's view that
    * reports shutdown when the term ends, `signal` aborting with it).
    */
-  derive(queue: RateLimitingQueue<ObjectIdentifiers>, signal: AbortSignal): WorkerPool {
-    return new WorkerPool({ ...this.deps, queue, signal });
+  derive(queue: RateLimitingQueue<ObjectIdentifiers>, signal: AbortSignal, validity?: Validity): WorkerPool {
+    return new WorkerPool({ ...this.deps, queue, signal, ...(validity === undefined ? {} : { validity }) });
   }
 
   /** Keys of the items whose handler is running now, in this pool and those derived from the same one. */
@@ -128,6 +134,9 @@ export class WorkerPool {
       // kro-diff: items still queued at shutdown are released without running a handler whose signal is aborted
       // (the next controller to start reconciles them); kro would start them with an aborted context.
       if (this.deps.signal.aborted) return;
+      // Past the lease's validity (a freeze), an item is released like one queued at the term's end: checked here,
+      // synchronously, because the timer that ends the term may not have run yet.
+      if (this.deps.validity?.isValid() === false) return;
       const parent = this.deps.parents.get(gvrKey(item.gvr));
       if (parent === undefined) {
         queue.forget(item);
@@ -221,22 +230,27 @@ export class WorkerPool {
     // kro-diff: a pass has a time limit (reconcileTimeoutMs, default 5 min): ctx.signal aborts at it and the pass is
     // retried with backoff; kro's handler context is cancelled only at shutdown, so one hung handler holds its worker.
     const limitMs = this.deps.reconcileTimeoutMs ?? 0;
-    if (!(limitMs > 0)) return { signal: shutdown, timedOut: () => undefined, dispose: () => undefined };
+    const validity = this.deps.validity;
+    if (!(limitMs > 0) && validity === undefined) return { signal: shutdown, timedOut: () => undefined, dispose: () => undefined };
     const abort = new AbortController();
+    const signal = fenceSignal(abort, validity);
     let timeout: ReconcileTimeoutError | undefined;
     const onShutdown = (): void => abort.abort(shutdown.reason);
     if (shutdown.aborted) onShutdown();
     else shutdown.addEventListener('abort', onShutdown, { once: true });
-    const timer = clock.setTimeout(() => {
-      if (abort.signal.aborted) return;
-      timeout = new ReconcileTimeoutError(gvr, item, limitMs);
-      abort.abort(timeout);
-    }, limitMs);
+    const timer =
+      limitMs > 0
+        ? clock.setTimeout(() => {
+            if (abort.signal.aborted) return;
+            timeout = new ReconcileTimeoutError(gvr, item, limitMs);
+            abort.abort(timeout);
+          }, limitMs)
+        : undefined;
     return {
-      signal: abort.signal,
+      signal,
       timedOut: () => timeout,
       dispose: () => {
-        clock.clearTimeout(timer);
+        if (timer !== undefined) clock.clearTimeout(timer);
         shutdown.removeEventListener('abort', onShutdown);
       },
     };

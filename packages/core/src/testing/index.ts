@@ -11,6 +11,7 @@ export * from './FakeLeadership.js';
 export * from './fakeObject.js';
 export * from './FakeRateLimiter.js';
 export * from './FakeStatusError.js';
+export * from './FreezableClock.js';
 export * from './FakeWatchCoordinator.js';
 export * from './FakeWatchManager.js';
 export * from './FakeWorkQueue.js';

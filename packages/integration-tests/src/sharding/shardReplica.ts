@@ -70,7 +70,6 @@ async function main(): Promise<void> {
 
   const key = 'namespace';
   const source = kubeShardInformerSource({ kubeConfig, logger, key, ranges: [], mode });
-  const gate = new ShardGate({ key });
   const membership = new ShardMembership({
     client: new KubeMemberLeaseClient(kubeConfig),
     namespace: leaseNamespace,
@@ -82,6 +81,7 @@ async function main(): Promise<void> {
     ...(renewDeadlineMs === undefined ? {} : { renewDeadlineMs }),
     ...(retryPeriodMs === undefined ? {} : { retryPeriodMs }),
   });
+  const gate = new ShardGate({ key, validity: membership.validity });
 
   const container = new Container();
   container.load(
