@@ -330,25 +330,28 @@ export class InformerWatchManager implements WatchManager {
       this.clearFailFast(entry);
       return;
     }
-    if (this.checkFailFast(entry) || entry.failFastTimer !== undefined || !Number.isFinite(this.failFastMs)) return;
+    if (this.checkFailFast(entry, false) || entry.failFastTimer !== undefined || !Number.isFinite(this.failFastMs)) return;
     const dueMs = (entry.streak.startedMs ?? now) + this.failFastMs - now;
     entry.failFastTimer = this.clock.setTimeout(
       () => {
         entry.failFastTimer = undefined;
-        this.checkFailFast(entry);
+        this.checkFailFast(entry, true);
       },
       Math.max(0, dueMs),
     );
   }
 
-  /** Fails every caller of `entry` if its unfixable streak is due; true if it did. */
-  private checkFailFast(entry: ManagedInformer): boolean {
+  /**
+   * Fails every caller of `entry` if its unfixable streak is due; true if it
+   * did. `fromTimer`: no failure just arrived, so the informer's own health
+   * must still show it failing (it reports failures only, not recoveries).
+   */
+  private checkFailFast(entry: ManagedInformer, fromTimer: boolean): boolean {
     if (this.entries.get(entry.key) !== entry || entry.synced || entry.waiters.size === 0) return false;
     const now = this.clock.now();
     const last = entry.streak.last;
     if (last === undefined || !entry.streak.due(now, this.failFastMs, this.failFastMinAttempts)) return false;
-    // The informer may have got through since its last failure (it reports failures only).
-    const health = entry.informer.health?.();
+    const health = fromTimer ? entry.informer.health?.() : undefined;
     if (health !== undefined && health.failing === undefined) return false;
     // kro-diff: a server that refuses every connection, or whose certificate does not verify, fails the pending
     // callers after failFastMs with the cause; in kro they wait for the sync deadline.

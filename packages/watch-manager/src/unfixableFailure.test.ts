@@ -38,4 +38,9 @@ describe('rootCause and serverOf', () => {
     expect(serverOf(outer)).toBe('https://127.0.0.1:1');
     expect(serverOf(new Error('x'))).toBeUndefined();
   });
+
+  it('follows causes that are error-like objects from another realm', () => {
+    const foreign = { message: 'unable to verify the first certificate', code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' };
+    expect(rootCause(new Error('outer', { cause: foreign }))).toBe(foreign);
+  });
 });

@@ -49,11 +49,19 @@ export function unfixableFailureKind(err: unknown): UnfixableFailureKind | undef
   return undefined;
 }
 
-/** The innermost error of `err`'s `cause` chain (the socket's own words), or `err` itself. */
-export function rootCause(err: Error): Error {
-  let cur = err;
-  for (let depth = 0; depth < MAX_DEPTH && cur.cause instanceof Error; depth++) cur = cur.cause;
+/**
+ * The innermost error of `err`'s `cause` chain (the socket's own words), or
+ * `err` itself. Duck-typed: errors raised by Node's own modules may come
+ * from another realm (a test VM context), where `instanceof Error` fails.
+ */
+export function rootCause(err: Error): { readonly message: string } {
+  let cur: { readonly message: string; readonly cause?: unknown } = err;
+  for (let depth = 0; depth < MAX_DEPTH && isErrorLike(cur.cause); depth++) cur = cur.cause;
   return cur;
+}
+
+function isErrorLike(value: unknown): value is { readonly message: string; readonly cause?: unknown } {
+  return value !== null && typeof value === 'object' && typeof (value as { message?: unknown }).message === 'string';
 }
 
 /** The first `server` URL carried by `err` or its causes (see `KubernetesRequestError.server`). */
