@@ -287,7 +287,7 @@ export class InformerWatchManager implements WatchManager {
     const detail = `informer did not sync within ${timeoutMs} ms${last === undefined ? '' : ` (last error: ${last.message})`}`;
     const err = new WatchError(entry.gvr, 'SyncTimeout', detail, { cause: last, status });
     this.recordFailure(entry, err, status);
-    this.log.warn({ gvr: entry.key, ownerId: waiter.ownerId, err: last }, 'informer did not sync in time; owner dropped');
+    this.log.warn({ gvr: entry.key, ownerId: waiter.ownerId, err: last?.message }, 'informer did not sync in time; owner dropped');
     this.dropOwner(entry, waiter.ownerId, err);
   }
 

@@ -57,6 +57,7 @@ function start(kubeConfig: KubeConfig): { rc: RealController; metrics: () => Pro
 async function readyzReason(m: ProteanMetrics): Promise<string> {
   const check = m.readiness().find((c) => c.name === 'parent-informers-synced')!;
   const verdict = await check.ready();
+  if (typeof verdict === 'boolean') return verdict ? '' : 'not ready';
   return verdict.ready ? '' : (verdict.reason ?? '');
 }
 
