@@ -17,6 +17,32 @@ function openssl(dir: string, args: string[]): void {
   execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
 }
 
+/** The PEM certificate of a fresh self-signed CA that signed nothing: the wrong CA for any server. */
+export function unrelatedCaPem(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'protean-unrelated-ca-'));
+  try {
+    openssl(dir, [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-sha256',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=unrelated-ca',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+    ]);
+    return readFileSync(join(dir, 'ca.crt'), 'utf8');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /**
  * Starts an HTTPS server (answering 200 to anything) with a serving
  * certificate for 127.0.0.1 signed by a CA of its own, made with openssl,
