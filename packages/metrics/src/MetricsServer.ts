@@ -2,6 +2,8 @@ import { errorMessage } from '@protean/core';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { ENDPOINT_INDEX_CSP, endpointIndex } from './endpointIndex.js';
+import { roundDurations } from './roundDurations.js';
 import { handleStatusPage, STATUS_PAGE_PATHS } from './statusPage/handleStatusPage.js';
 import type { StatusPageSource } from './statusPage/StatusPageSource.js';
 
@@ -40,8 +42,9 @@ export interface MetricsServerOptions {
  * Serves `/metrics` (Prometheus text format), `/healthz` and `/livez` (every
  * liveness check passes), `/readyz` (every readiness check passes) and the
  * JSON pages `/statusz/<name>`; with `statusPage`, also the status page
- * (`/statusz`, `/statusz/status.json`, `/statusz/explain`). The health
- * bodies list each check, as kube-apiserver's `/readyz?verbose` does.
+ * (`/statusz`, `/statusz/status.json`, `/statusz/explain`). `/` is an HTML
+ * index of these. The health bodies list each check, as kube-apiserver's
+ * `/readyz?verbose` does; JSON durations (keys ending in `Ms`) are rounded.
  */
 export class MetricsServer {
   private constructor(
@@ -89,6 +92,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Metric
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return reply(res, 405, 'method not allowed\n');
     }
+    if (path === '/') {
+      const html = endpointIndex({ statusNames: Object.keys(options.status ?? {}), statusPage: options.statusPage !== undefined });
+      return reply(res, 200, html, 'text/html; charset=utf-8', {
+        'Content-Security-Policy': ENDPOINT_INDEX_CSP,
+        'X-Content-Type-Options': 'nosniff',
+      });
+    }
     if (path === '/metrics') {
       const body = await options.registry.metrics();
       return reply(res, 200, body, options.registry.contentType);
@@ -107,7 +117,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Metric
     }
     const page = path.startsWith('/statusz/') ? options.status?.[path.slice('/statusz/'.length)] : undefined;
     if (page !== undefined) {
-      return reply(res, 200, `${JSON.stringify(page(), null, 2)}\n`, 'application/json; charset=utf-8');
+      return reply(res, 200, `${JSON.stringify(roundDurations(page()), null, 2)}\n`, 'application/json; charset=utf-8');
     }
     return reply(res, 404, `not found: ${path}\n`);
   } catch (err) {
@@ -136,7 +146,13 @@ function runChecks(res: ServerResponse, checks: readonly ReadinessCheck[], what:
   reply(res, passed ? 200 : 503, `${lines.join('\n')}\n`);
 }
 
-function reply(res: ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8'): void {
-  res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
+function reply(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  contentType = 'text/plain; charset=utf-8',
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  res.writeHead(status, { ...headers, 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }

@@ -28,10 +28,10 @@ afterEach(async () => {
   t = server = undefined;
 });
 
-async function start(options: InstrumentOptions = {}): Promise<TestController> {
+async function start(options: InstrumentOptions = {}, autoSync = true): Promise<TestController> {
   clock = new FakeClock();
   t = createTestController({
-    source: new FakeInformerSource({ clock }),
+    source: new FakeInformerSource({ clock, autoSync }),
     configure: (container) => {
       metrics = instrumentContainer(container, {
         processMetrics: false,
@@ -72,6 +72,20 @@ describe('informer health endpoints', () => {
 
     informer.relisted();
     expect((await get('/readyz'))[0]).toBe(200);
+  });
+
+  it('names the failure of a parent that has not synced yet in /readyz, while register() still waits', async () => {
+    const tc = await start({}, false);
+    const registering = tc.register(webapps, async () => {});
+    registering.catch(() => {});
+    const informer = tc.source.informer(webapps)!;
+    expect((await get('/readyz'))[1]).toContain('[-]parent-informers-synced failed: not synced: demo.protean.dev/v1/webapps\n');
+    informer.reportWatchError(new FakeStatusError(500, 'etcd leader changed'));
+    const [status, body] = await get('/readyz');
+    expect(status).toBe(503);
+    expect(body).toContain(
+      '[-]parent-informers-synced failed: not synced: demo.protean.dev/v1/webapps (failing: 500: etcd leader changed)\n',
+    );
   });
 
   it('keeps /readyz passing while only a child informer (not a parent) fails', async () => {

@@ -1,5 +1,6 @@
 import {
   DynamicController,
+  gvrKey,
   TOKENS,
   type WatchCoordinator,
   type WatchCoordinatorDeps,
@@ -137,9 +138,15 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
         const c = controller();
         if (c === undefined || !c.isStarted()) return { ready: false, reason: 'controller not started' };
         const pending = c.registeredGVRs().filter((gvr) => !c.hasSynced(gvr));
-        return pending.length === 0
-          ? { ready: true }
-          : { ready: false, reason: `not synced: ${pending.map((g) => `${g.group}/${g.version}/${g.resource}`).join(', ')}` };
+        if (pending.length === 0) return { ready: true };
+        // A parent that cannot sync says why (a refused connection, a certificate that does not verify, a 403).
+        const failing = new Map(informers().flatMap((i) => (i.failing === undefined ? [] : [[i.gvr, i.failing.cause] as const])));
+        const named = pending.map((g) => {
+          const key = gvrKey(g);
+          const cause = failing.get(key);
+          return cause === undefined ? key : `${key} (failing: ${cause})`;
+        });
+        return { ready: false, reason: `not synced: ${named.join(', ')}` };
       },
     },
     {

@@ -19,11 +19,14 @@ import {
   validateGroupVersionResource,
 } from '@protean/core';
 import { SyncFailureMemory } from './SyncFailureMemory.js';
+import { UnfixableStreak } from './UnfixableStreak.js';
+import { serverOf } from './unfixableFailure.js';
 import { toWatchEvent } from './toWatchEvent.js';
 import { WatchError, type WatchErrorReason } from './WatchError.js';
 import type { InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
 
 const DEFAULT_SYNC_TIMEOUT_MS = 30_000;
+const DEFAULT_FAIL_FAST_MS = 3000;
 
 /** Statuses that fail a pending `ensureWatch` at once instead of at the sync deadline. */
 const FAIL_FAST: ReadonlyMap<number, WatchErrorReason> = new Map([
@@ -51,6 +54,10 @@ interface ManagedInformer {
   failureRecorded: boolean;
   lastError: Error | undefined;
   poll: TimerHandle | undefined;
+  /** Failures in a row that waiting will not fix (TLS verification, connection refused). */
+  readonly streak: UnfixableStreak;
+  /** When the streak is due to have lasted `failFastMs`. */
+  failFastTimer: TimerHandle | undefined;
 }
 
 /**
@@ -65,7 +72,9 @@ interface ManagedInformer {
  * waiting rejects that promise (`reason: 'Released'`).
  *
  * A GVR the server refuses (401/403/404 before the first sync) fails its
- * pending callers at once, and a GVR that failed to sync turns later callers
+ * pending callers at once; an informer whose every attempt fails TLS
+ * verification or is refused a connection fails them after `failFastMs`
+ * (3 s); and a GVR that failed to sync turns later callers
  * away at once (`reason: 'BackingOff'`) until its failure window (1 s
  * doubling to 5 min) has passed.
  */
@@ -76,6 +85,8 @@ export class InformerWatchManager implements WatchManager {
   private readonly failures: SyncFailureMemory;
   private readonly clock: Clock;
   private readonly pollMs: number;
+  private readonly failFastMs: number;
+  private readonly failFastMinAttempts: number;
   private readonly log: Logger;
   private isShutdown = false;
 
@@ -92,6 +103,12 @@ export class InformerWatchManager implements WatchManager {
     this.clock = options.clock ?? realClock;
     this.syncTimeoutMs = options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS;
     this.pollMs = Math.max(1, options.syncPollIntervalMs ?? 10);
+    this.failFastMs = options.failFastMs ?? DEFAULT_FAIL_FAST_MS;
+    this.failFastMinAttempts = options.failFastMinAttempts ?? 2;
+    if (!(this.failFastMs >= 0)) throw new RangeError(`InformerWatchManager: failFastMs must be >= 0, got ${String(this.failFastMs)}`);
+    if (!(this.failFastMinAttempts >= 1) || !Number.isInteger(this.failFastMinAttempts)) {
+      throw new RangeError(`InformerWatchManager: failFastMinAttempts must be an integer >= 1, got ${String(this.failFastMinAttempts)}`);
+    }
     this.failures = new SyncFailureMemory(this.clock, options.failureBackoff?.initialMs, options.failureBackoff?.maxMs);
     this.log = logger.child({ component: 'watch-manager' });
   }
@@ -196,6 +213,8 @@ export class InformerWatchManager implements WatchManager {
       failureRecorded: false,
       lastError: undefined,
       poll: undefined,
+      streak: new UnfixableStreak(),
+      failFastTimer: undefined,
     };
     // In the map before the handler is added: the replay of a pre-filled cache must be emitted.
     this.entries.set(key, entry);
@@ -235,6 +254,7 @@ export class InformerWatchManager implements WatchManager {
   private checkSynced(entry: ManagedInformer): boolean {
     if (!entry.informer.hasSynced() || entry.registration?.hasSynced() !== true) return false;
     entry.synced = true;
+    this.clearFailFast(entry);
     this.failures.clear(entry.key);
     if (entry.poll !== undefined) this.clock.clearTimeout(entry.poll);
     entry.poll = undefined;
@@ -267,7 +287,7 @@ export class InformerWatchManager implements WatchManager {
     const detail = `informer did not sync within ${timeoutMs} ms${last === undefined ? '' : ` (last error: ${last.message})`}`;
     const err = new WatchError(entry.gvr, 'SyncTimeout', detail, { cause: last, status });
     this.recordFailure(entry, err, status);
-    this.log.warn({ gvr: entry.key, ownerId: waiter.ownerId, err: last }, 'informer did not sync in time; owner dropped');
+    this.log.warn({ gvr: entry.key, ownerId: waiter.ownerId, err: last?.message }, 'informer did not sync in time; owner dropped');
     this.dropOwner(entry, waiter.ownerId, err);
   }
 
@@ -277,18 +297,78 @@ export class InformerWatchManager implements WatchManager {
     if (entry.synced || entry.waiters.size === 0) return;
     const status = apiStatusOf(err)?.code;
     const reason = status === undefined ? undefined : FAIL_FAST.get(status);
-    if (reason === undefined) return;
+    if (reason === undefined) {
+      this.onOtherFailure(entry, err);
+      return;
+    }
     // kro-diff: a refusal (401/403/404) before the first sync fails the pending callers now, so a missing CRD or
     // RBAC rule shows at once; in kro they fail only at the sync deadline.
     const hint =
       status === 404 ? ' (is the resource served? check the CRD is installed and established, and that `resource` is the plural name)' : '';
-    const werr = new WatchError(entry.gvr, reason, `the server answered ${status} before the informer synced: ${err.message}${hint}`, {
-      cause: err,
-      status,
-    });
-    this.recordFailure(entry, werr, status);
-    this.log.warn({ gvr: entry.key, status, err }, 'informer refused by the server before it synced; pending owners dropped');
-    for (const owner of [...entry.owners]) this.dropOwner(entry, owner, werr);
+    const server = serverOf(err);
+    const at = server === undefined ? '' : ` at ${server}`;
+    const werr = new WatchError(
+      entry.gvr,
+      reason,
+      `the API server${at} answered ${status} before the informer synced: ${err.message}${hint}`,
+      {
+        cause: err,
+        status,
+        server,
+      },
+    );
+    this.failAll(entry, werr, status, 'informer refused by the server before it synced; pending owners dropped');
+  }
+
+  /**
+   * Counts a failure into the entry's unfixable streak, failing the callers
+   * once it has lasted `failFastMs`, else arming a timer for that moment.
+   */
+  private onOtherFailure(entry: ManagedInformer, err: Error): void {
+    const now = this.clock.now();
+    if (!entry.streak.observe(err, now)) {
+      this.clearFailFast(entry);
+      return;
+    }
+    if (this.checkFailFast(entry, false) || entry.failFastTimer !== undefined || !Number.isFinite(this.failFastMs)) return;
+    const dueMs = (entry.streak.startedMs ?? now) + this.failFastMs - now;
+    entry.failFastTimer = this.clock.setTimeout(
+      () => {
+        entry.failFastTimer = undefined;
+        this.checkFailFast(entry, true);
+      },
+      Math.max(0, dueMs),
+    );
+  }
+
+  /**
+   * Fails every caller of `entry` if its unfixable streak is due; true if it
+   * did. `fromTimer`: no failure just arrived, so the informer's own health
+   * must still show it failing (it reports failures only, not recoveries).
+   */
+  private checkFailFast(entry: ManagedInformer, fromTimer: boolean): boolean {
+    if (this.entries.get(entry.key) !== entry || entry.synced || entry.waiters.size === 0) return false;
+    const now = this.clock.now();
+    const last = entry.streak.last;
+    if (last === undefined || !entry.streak.due(now, this.failFastMs, this.failFastMinAttempts)) return false;
+    const health = fromTimer ? entry.informer.health?.() : undefined;
+    if (health !== undefined && health.failing === undefined) return false;
+    // kro-diff: a server that refuses every connection, or whose certificate does not verify, fails the pending
+    // callers after failFastMs with the cause; in kro they wait for the sync deadline.
+    const werr = entry.streak.toWatchError(entry.gvr, now, last);
+    this.failAll(entry, werr, undefined, 'informer cannot reach the API server; pending owners dropped');
+    return true;
+  }
+
+  private failAll(entry: ManagedInformer, err: WatchError, status: number | undefined, msg: string): void {
+    this.recordFailure(entry, err, status);
+    this.log.warn({ gvr: entry.key, status, server: err.server, err: err.message }, msg);
+    for (const owner of [...entry.owners]) this.dropOwner(entry, owner, err);
+  }
+
+  private clearFailFast(entry: ManagedInformer): void {
+    if (entry.failFastTimer !== undefined) this.clock.clearTimeout(entry.failFastTimer);
+    entry.failFastTimer = undefined;
   }
 
   private recordFailure(entry: ManagedInformer, err: WatchError, status: number | undefined): void {
@@ -311,6 +391,7 @@ export class InformerWatchManager implements WatchManager {
 
   private stop(entry: ManagedInformer, err: WatchError): void {
     if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
+    this.clearFailFast(entry);
     if (entry.poll !== undefined) this.clock.clearTimeout(entry.poll);
     entry.poll = undefined;
     for (const w of entry.waiters) {

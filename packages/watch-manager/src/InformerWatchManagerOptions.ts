@@ -18,4 +18,14 @@ export interface InformerWatchManagerOptions {
    * `maxMs` (default 300 000); a successful sync resets it.
    */
   readonly failureBackoff?: { readonly initialMs?: number; readonly maxMs?: number };
+  /**
+   * A pending `ensureWatch` is rejected (`reason: 'TlsVerificationFailed'`
+   * or `'ConnectionRefused'`) once every attempt of the informer has failed
+   * that way for this long, over at least `failFastMinAttempts` attempts,
+   * instead of at the sync deadline. Default 3 000; `Infinity` waits for
+   * the deadline. Other failures (timeouts, resets, 5xx, 429) never count.
+   */
+  readonly failFastMs?: number;
+  /** Fewest attempts of such a run before it fails the callers (a restarting server refuses once or twice too). Default 2. */
+  readonly failFastMinAttempts?: number;
 }

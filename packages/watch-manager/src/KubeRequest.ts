@@ -76,7 +76,7 @@ export class KubeRequest {
     try {
       res = connectionPool === undefined ? await requestOnNewConnection(kubeConfig, request) : await connectionPool.request(request);
     } catch (err) {
-      throw this.abortReason() ?? requestFailure(gvr, verb, err);
+      throw this.abortReason() ?? requestFailure(gvr, verb, err, this.server());
     }
     this.touch();
     if (res.status === 200) return res;
@@ -86,7 +86,12 @@ export class KubeRequest {
     } catch {
       // The status alone still says what went wrong.
     }
-    throw KubernetesRequestError.fromResponse(gvr, verb, res.status, res.headers['retry-after'], text);
+    throw KubernetesRequestError.fromResponse(gvr, verb, res.status, res.headers['retry-after'], text, this.server());
+  }
+
+  /** The URL of the KubeConfig's current cluster, for error messages. */
+  private server(): string | undefined {
+    return this.request.kubeConfig.getCurrentCluster()?.server;
   }
 
   /**
@@ -187,10 +192,12 @@ export class KubeRequest {
 }
 
 /** The informer's error for a request that got no response, keeping the transport's reason where the informer has one. */
-function requestFailure(gvr: GroupVersionResource, verb: RequestVerb, err: unknown): KubernetesRequestError {
+function requestFailure(gvr: GroupVersionResource, verb: RequestVerb, err: unknown, server: string | undefined): KubernetesRequestError {
+  const at = server === undefined ? {} : { server };
   if (err instanceof KubeTransportError && err.reason === 'CredentialsError') {
     return new KubernetesRequestError(gvr, verb, `applying the KubeConfig's credentials failed: ${errorMessage(err.cause ?? err)}`, {
       reason: 'CredentialsError',
+      ...at,
       cause: err.cause ?? err,
     });
   }
@@ -200,5 +207,5 @@ function requestFailure(gvr: GroupVersionResource, verb: RequestVerb, err: unkno
       cause: err,
     });
   }
-  return new KubernetesRequestError(gvr, verb, `request failed: ${errorMessage(err)}`, { reason: 'NetworkError', cause: err });
+  return new KubernetesRequestError(gvr, verb, `request failed: ${errorMessage(err)}`, { reason: 'NetworkError', ...at, cause: err });
 }

@@ -28,6 +28,7 @@ import {
 } from './KubernetesInformerOptions.js';
 import { KubernetesRequestError, type RequestVerb } from './KubernetesRequestError.js';
 import { LineSplitter } from './LineSplitter.js';
+import { LogSummarizer } from './LogSummarizer.js';
 import { listAll, type ListPage } from './listAll.js';
 import { MetadataStore } from './MetadataStore.js';
 import { resourcePath } from './resourcePath.js';
@@ -117,9 +118,11 @@ export class KubernetesInformer implements Informer {
     this.gvr = Object.freeze({ group: gvr.group, version: gvr.version, resource: gvr.resource });
     this.clock = options.clock ?? realClock;
     this.random = options.random ?? Math.random;
-    this.log = (options.logger ?? silentLogger()).child({ component: 'informer', gvr: gvrKey(gvr) });
+    const base = (options.logger ?? silentLogger()).child({ component: 'informer' });
+    this.log = base.child({ gvr: gvrKey(gvr) });
     this.handlers = new HandlerSet(this.log);
-    this.retry = new RetryPolicy(this.log, { ...options, clock: this.clock, random: this.random });
+    const summarizer = options.logSummarizer ?? new LogSummarizer(base, this.clock);
+    this.retry = new RetryPolicy(this.log, { ...options, clock: this.clock, random: this.random }, { summarizer, gvr: gvrKey(gvr) });
     this.tracker = new InformerHealthTracker(this.clock, this.settings.shortWatchMs);
   }
 

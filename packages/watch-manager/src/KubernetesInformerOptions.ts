@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@protean/core';
 import { sharedConnectionPool, type KubeConnectionPool } from '@protean/transport';
+import type { LogSummarizer } from './LogSummarizer.js';
 import type { RetryPolicyOptions } from './RetryPolicy.js';
 import { StreamingListSupport } from './StreamingListSupport.js';
 
@@ -77,6 +78,12 @@ export interface KubernetesInformerOptions extends RetryPolicyOptions {
    * `@protean/sharding`).
    */
   readonly connectionPool?: KubeConnectionPool;
+  /**
+   * Where network failures and recoveries are logged, summarized per cause
+   * across informers. A `KubernetesInformerSource` shares one between its
+   * informers; default: one per informer (no summary across informers).
+   */
+  readonly logSummarizer?: LogSummarizer;
 }
 
 /** See {@link KubernetesInformerOptions.connection}. */

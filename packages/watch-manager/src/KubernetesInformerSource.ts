@@ -1,6 +1,14 @@
-import { validateNamespace, type GroupVersionResource, type InformerOptions, type InformerSource } from '@protean/core';
+import {
+  realClock,
+  silentLogger,
+  validateNamespace,
+  type GroupVersionResource,
+  type InformerOptions,
+  type InformerSource,
+} from '@protean/core';
 import { KubernetesInformer } from './KubernetesInformer.js';
 import type { KubernetesInformerOptions } from './KubernetesInformerOptions.js';
+import { LogSummarizer } from './LogSummarizer.js';
 import { StreamingListSupport } from './StreamingListSupport.js';
 
 /** Options of a {@link KubernetesInformerSource}: those of every informer it creates, bar the resync period. */
@@ -19,6 +27,8 @@ export type KubernetesInformerSourceOptions = Omit<KubernetesInformerOptions, 'r
  * Its informers share one {@link StreamingListSupport} (unless the options
  * bring one): once a group version refused a streaming list, every informer
  * of that group version pages LISTs, and the fallback is logged once.
+ * They share one {@link LogSummarizer} too: in an API server outage, the
+ * network failures of all of them are one line per cause, then a count.
  *
  * Easy to get wrong: each `createInformer` call builds a new, unshared
  * informer that does nothing until `run`; sharing per GVR is the watch
@@ -32,7 +42,10 @@ export class KubernetesInformerSource implements InformerSource {
       throw new TypeError('KubernetesInformerSource: options.kubeConfig is required');
     }
     if (options.namespace !== undefined) validateNamespace(options.namespace);
-    this.options = { ...options, streamingListSupport: options.streamingListSupport ?? new StreamingListSupport() };
+    const logSummarizer =
+      options.logSummarizer ??
+      new LogSummarizer((options.logger ?? silentLogger()).child({ component: 'informer' }), options.clock ?? realClock);
+    this.options = { ...options, streamingListSupport: options.streamingListSupport ?? new StreamingListSupport(), logSummarizer };
   }
 
   createInformer(gvr: GroupVersionResource, opts: InformerOptions): KubernetesInformer {

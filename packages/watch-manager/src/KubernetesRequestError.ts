@@ -36,12 +36,14 @@ export class KubernetesRequestError extends Error {
   readonly retryAfterMs: number | undefined;
   /** The server's `Status` body, when there was one. */
   readonly body: KubeStatus | undefined;
+  /** The API server URL the request went to (the KubeConfig's current cluster), when known. */
+  readonly server: string | undefined;
 
   constructor(
     gvr: GroupVersionResource,
     verb: RequestVerb,
     detail: string,
-    fields: { status?: number; reason?: string; retryAfterMs?: number; body?: KubeStatus; cause?: unknown } = {},
+    fields: { status?: number; reason?: string; retryAfterMs?: number; body?: KubeStatus; server?: string; cause?: unknown } = {},
   ) {
     super(`${verb} ${gvrKey(gvr)} failed: ${detail}`, fields.cause === undefined ? undefined : { cause: fields.cause });
     this.gvr = gvr;
@@ -50,15 +52,17 @@ export class KubernetesRequestError extends Error {
     this.reason = fields.reason;
     this.retryAfterMs = fields.retryAfterMs;
     this.body = fields.body;
+    this.server = fields.server;
   }
 
-  /** Builds the error of a non-200 response from its status, `Retry-After` header and body text. */
+  /** Builds the error of a non-200 response from its status, `Retry-After` header and body text (`server`: the URL asked). */
   static fromResponse(
     gvr: GroupVersionResource,
     verb: RequestVerb,
     httpStatus: number,
     retryAfterHeader: string | undefined,
     bodyText: string,
+    server?: string,
   ): KubernetesRequestError {
     const body = parseStatus(bodyText);
     const retryAfterMs = parseRetryAfter(retryAfterHeader) ?? secondsToMs(body?.details?.retryAfterSeconds);
@@ -70,6 +74,7 @@ export class KubernetesRequestError extends Error {
     if (reason !== undefined) fields.reason = reason;
     if (retryAfterMs !== undefined) fields.retryAfterMs = retryAfterMs;
     if (body !== undefined) fields.body = body;
+    if (server !== undefined) fields.server = server;
     return new KubernetesRequestError(gvr, verb, `${httpStatus}${reason === undefined ? '' : ` ${reason}`}: ${message}`, fields);
   }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { FakeClock, LogRecorder } from '@protean/core/testing';
 import { KubernetesRequestError } from './KubernetesRequestError.js';
+import { LogSummarizer } from './LogSummarizer.js';
 import { RetryPolicy } from './RetryPolicy.js';
 
 const gvr = { group: '', version: 'v1', resource: 'configmaps' };
@@ -72,5 +73,52 @@ describe('RetryPolicy', () => {
     expect(levels().filter((l) => l === 30)).toHaveLength(1);
     policy.onFailure(http(500));
     expect(levels().filter((l) => l === 40)).toHaveLength(2);
+  });
+
+  it('logs a network failure as one line with its code, server and socket message, without a stack', () => {
+    const { policy, log } = setup();
+    const sys = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    policy.onFailure(
+      new KubernetesRequestError(gvr, 'WATCH', 'request failed: GET /api/v1/configmaps?watch=true: read ECONNRESET', {
+        reason: 'NetworkError',
+        server: 'https://10.0.0.1:6443',
+        cause: sys,
+      }),
+    );
+    expect(log.records).toHaveLength(1);
+    expect(log.records[0]).toMatchObject({
+      level: 40,
+      msg: 'list/watch failing (ECONNRESET); retrying with backoff',
+      code: 'ECONNRESET',
+      server: 'https://10.0.0.1:6443',
+      err: 'read ECONNRESET',
+    });
+    expect(JSON.stringify(log.records[0])).not.toContain('stack');
+  });
+
+  it('summarizes the same network cause across 20 informers, and their recoveries, into a handful of lines', async () => {
+    const log = new LogRecorder('info');
+    const clock = new FakeClock();
+    const summarizer = new LogSummarizer(log.logger, clock, 5000);
+    const policies = Array.from(
+      { length: 20 },
+      (_, i) => new RetryPolicy(log.logger, { clock, random: () => 0.5 }, { summarizer, gvr: `example.com/v1/kind${i}` }),
+    );
+    const goaway = (): KubernetesRequestError =>
+      new KubernetesRequestError(gvr, 'WATCH', 'stream failed', {
+        reason: 'ConnectionReset',
+        server: 'https://api:6443',
+        cause: Object.assign(new Error('New streams cannot be created after receiving a GOAWAY'), { code: 'ERR_HTTP2_GOAWAY_SESSION' }),
+      });
+    for (const p of policies) for (let i = 0; i < 4; i++) p.onFailure(goaway());
+    await clock.advanceAsync(3000);
+    for (const p of policies) p.succeeded();
+    await clock.advanceAsync(5000);
+    expect(log.records.map((r) => r.msg)).toEqual([
+      'list/watch failing (ERR_HTTP2_GOAWAY_SESSION); retrying with backoff',
+      'list/watch recovered',
+      'list/watch failing (ERR_HTTP2_GOAWAY_SESSION); retrying with backoff (19 more like it from 19 GVR(s) in 5000 ms)',
+      'list/watch recovered (19 more like it from 19 GVR(s) in 5000 ms)',
+    ]);
   });
 });

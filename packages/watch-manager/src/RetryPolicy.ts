@@ -1,6 +1,8 @@
 import { realClock, type Clock, type Logger } from '@protean/core';
 import { Backoff } from './Backoff.js';
 import type { KubernetesRequestError } from './KubernetesRequestError.js';
+import type { LogSummarizer } from './LogSummarizer.js';
+import { networkCause } from './networkCause.js';
 
 /** Retry tuning of an informer; see `KubernetesInformerOptions`. */
 export interface RetryPolicyOptions {
@@ -45,7 +47,11 @@ const NOT_SERVED = new Set([401, 403, 404]);
  * - other HTTP or in-stream errors: relist after backoff.
  *
  * It logs one warning per outage and one info line on recovery; the
- * retries in between log at debug. Easy to get wrong: call
+ * retries in between log at debug. A network failure (no HTTP status) is
+ * one line naming its code, server and the socket's message, without a
+ * stack; with a {@link LogSummarizer}, the same cause from many informers
+ * (an API server outage) and their recoveries are summarized into one line
+ * per cause per interval. Easy to get wrong: call
  * {@link succeeded} whenever a list or watch request succeeds, or the next
  * outage is not warned about.
  */
@@ -55,10 +61,13 @@ export class RetryPolicy {
   private readonly maxRetryAfterMs: number;
   private consecutiveExpired = 0;
   private degraded = false;
+  /** The key of the outage's first failure when it was a network failure (its recovery is summarized with the others'). */
+  private outageKey: string | undefined;
 
   constructor(
     private readonly log: Logger,
     options: RetryPolicyOptions = {},
+    private readonly summary?: { readonly summarizer: LogSummarizer; readonly gvr: string },
   ) {
     const b = options.backoff ?? {};
     const initialMs = b.initialMs ?? 800;
@@ -107,6 +116,12 @@ export class RetryPolicy {
   succeeded(): void {
     if (!this.degraded) return;
     this.degraded = false;
+    const key = this.outageKey;
+    this.outageKey = undefined;
+    if (this.summary !== undefined && key !== undefined) {
+      this.summary.summarizer.note('info', `recovered ${key}`, this.summary.gvr, {}, 'list/watch recovered');
+      return;
+    }
     this.log.info('list/watch recovered');
   }
 
@@ -116,6 +131,15 @@ export class RetryPolicy {
       return;
     }
     this.degraded = true;
-    this.log.warn({ err: err.message, status: err.status, reason: err.reason }, 'list/watch failing; retrying with backoff');
+    const net = networkCause(err);
+    if (net === undefined) {
+      this.log.warn({ err: err.message, status: err.status, reason: err.reason }, 'list/watch failing; retrying with backoff');
+      return;
+    }
+    const fields = { code: net.code, server: net.server, err: net.detail };
+    const msg = `list/watch failing (${net.code}); retrying with backoff`;
+    this.outageKey = net.key;
+    if (this.summary === undefined) this.log.warn(fields, msg);
+    else this.summary.summarizer.note('warn', net.key, this.summary.gvr, fields, msg);
   }
 }

@@ -4,6 +4,10 @@ import { gvrKey, type GroupVersionResource } from '@protean/core';
  * Why a {@link WatchError} was raised:
  * - `NotFound` / `Forbidden` / `Unauthorized`: the server refused the list or
  *   watch (404 / 403 / 401) before the informer first synced;
+ * - `TlsVerificationFailed` / `ConnectionRefused`: every attempt of the
+ *   informer failed that way for `failFastMs` before its first sync (the
+ *   KubeConfig's CA or server name does not match the server's certificate;
+ *   nothing listens at the server URL);
  * - `SyncTimeout`: the informer did not sync within `syncTimeoutMs`;
  * - `BackingOff`: the GVR failed recently and its failure window is open;
  * - `Released`: the owner released the watch while its `ensureWatch` waited;
@@ -11,11 +15,21 @@ import { gvrKey, type GroupVersionResource } from '@protean/core';
  * - `InformerError`: the informer source threw while building the informer.
  */
 export type WatchErrorReason =
-  'NotFound' | 'Forbidden' | 'Unauthorized' | 'SyncTimeout' | 'BackingOff' | 'Released' | 'Shutdown' | 'InformerError';
+  | 'NotFound'
+  | 'Forbidden'
+  | 'Unauthorized'
+  | 'TlsVerificationFailed'
+  | 'ConnectionRefused'
+  | 'SyncTimeout'
+  | 'BackingOff'
+  | 'Released'
+  | 'Shutdown'
+  | 'InformerError';
 
 /**
  * The error `InformerWatchManager.ensureWatch` rejects with. Always names the GVR;
- * `status` carries the HTTP status when the server refused (404, 403, 401).
+ * `status` carries the HTTP status when the server refused (404, 403, 401),
+ * `server` the API server URL when the informer's failure carried it.
  * Easy to get wrong: a `BackingOff` error is a remembered earlier failure,
  * so its `cause` and `status` are those of that earlier failure.
  */
@@ -24,16 +38,18 @@ export class WatchError extends Error {
   readonly gvr: GroupVersionResource;
   readonly reason: WatchErrorReason;
   readonly status: number | undefined;
+  readonly server: string | undefined;
 
   constructor(
     gvr: GroupVersionResource,
     reason: WatchErrorReason,
     detail: string,
-    options: { cause?: unknown; status?: number | undefined } = {},
+    options: { cause?: unknown; status?: number | undefined; server?: string | undefined } = {},
   ) {
     super(`watch of ${gvrKey(gvr)}: ${detail}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.gvr = gvr;
     this.reason = reason;
     this.status = options.status;
+    this.server = options.server;
   }
 }

@@ -2,9 +2,13 @@ import { gvrKey, type GroupVersionResource } from '../gvr.js';
 
 /**
  * `DynamicController.register` rejects with this when the parent GVR's
- * informer cannot be started or does not sync (a missing CRD, RBAC, a sync
- * timeout). `cause` is the watch manager's error. The handler is not left
- * registered.
+ * informer cannot be started or does not sync (a missing CRD, RBAC, a
+ * server that refuses connections or whose certificate does not verify, a
+ * sync timeout). `cause` is the watch manager's error; with
+ * `@protean/watch-manager` that is a `WatchError` naming the server URL and
+ * the last failure, raised at once on 401/403/404, after `failFastMs` (3 s)
+ * when every attempt is refused or fails TLS verification, else at the sync
+ * deadline (30 s). The handler is not left registered.
  */
 export class ParentSyncError extends Error {
   override readonly name = 'ParentSyncError';

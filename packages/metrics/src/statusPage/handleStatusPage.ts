@@ -1,5 +1,6 @@
 import { errorMessage } from '@protean/core';
 import type { ServerResponse } from 'node:http';
+import { roundDurations } from '../roundDurations.js';
 import { ExplainQueryError } from './ExplainQueryError.js';
 import { parseExplainQuery } from './parseExplainQuery.js';
 import { JSON_CONTENT_SECURITY_POLICY, statusPageDocument } from './statusPageDocument.js';
@@ -10,7 +11,8 @@ export const STATUS_PAGE_PATHS: readonly string[] = Object.freeze(['/statusz', '
 
 /**
  * Answers the status page's paths: `/statusz` (the HTML page),
- * `/statusz/status.json` and `/statusz/explain?gvr=&namespace=&name=&labels=`.
+ * `/statusz/status.json` (durations rounded, see `roundDurations`) and
+ * `/statusz/explain?gvr=&namespace=&name=&labels=`.
  * Returns false for any other path. Every answer carries a
  * Content-Security-Policy, `nosniff`, `no-referrer` and `no-store`.
  */
@@ -21,7 +23,7 @@ export function handleStatusPage(path: string, query: URLSearchParams, res: Serv
     return true;
   }
   if (path === '/statusz/status.json') {
-    sendJson(res, 200, source.status());
+    sendJson(res, 200, roundDurations(source.status()));
     return true;
   }
   if (path === '/statusz/explain') {

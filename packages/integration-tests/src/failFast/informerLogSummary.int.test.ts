@@ -1,0 +1,54 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { KubeConfig } from '@kubernetes/client-node';
+import { FakeClock, LogRecorder, waitFor } from '@protean/core/testing';
+import { KubernetesInformerSource, LogSummarizer, type KubernetesInformer } from '@protean/watch-manager';
+import { createServer } from 'node:net';
+
+async function closedPortUrl(): Promise<string> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const { port } = srv.address() as { port: number };
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return `https://127.0.0.1:${port}`;
+}
+
+const abort = new AbortController();
+afterEach(() => abort.abort());
+
+describe('informer logs while the API server is unreachable', () => {
+  it('are one warn line for 20 informers refused at once, then one counted summary line, none with a stack', async () => {
+    const server = await closedPortUrl();
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromOptions({
+      clusters: [{ name: 'c', server }],
+      users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    const log = new LogRecorder('info');
+    const summaryClock = new FakeClock();
+    const source = new KubernetesInformerSource({
+      kubeConfig,
+      logger: log.logger,
+      logSummarizer: new LogSummarizer(log.logger.child({ component: 'informer' }), summaryClock, 5000),
+    });
+    const informers: KubernetesInformer[] = [];
+    for (let i = 0; i < 20; i++) {
+      const informer = source.createInformer({ group: 'example.com', version: 'v1', resource: `kinds${i}` }, { resyncPeriodMs: 0 });
+      informer.run(abort.signal);
+      informers.push(informer);
+    }
+    await waitFor(() => informers.every((i) => i.health().failing !== undefined), { timeoutMs: 10_000, message: 'every informer failing' });
+    const warns = (): typeof log.records => log.records.filter((r) => r.level >= 40);
+    expect(warns()).toHaveLength(1);
+    expect(warns()[0]).toMatchObject({ msg: 'list/watch failing (ECONNREFUSED); retrying with backoff', code: 'ECONNREFUSED', server });
+    await summaryClock.advanceAsync(5000);
+    expect(warns()).toHaveLength(2);
+    expect(warns()[1]).toMatchObject({
+      msg: 'list/watch failing (ECONNREFUSED); retrying with backoff (19 more like it from 19 GVR(s) in 5000 ms)',
+      count: 19,
+      gvrs: 19,
+    });
+    expect(JSON.stringify(log.records)).not.toContain('"stack"');
+  });
+});
