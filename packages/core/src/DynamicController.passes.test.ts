@@ -9,6 +9,7 @@ import type { Handler } from './handler.js';
 import {
   FakeClock,
   FakeInformerSource,
+  FakeLeadership,
   FakeWatchCoordinator,
   FakeWatchManager,
   FakeWorkQueue,
@@ -45,7 +46,7 @@ afterEach(async () => {
 });
 
 /** A started controller over doubles only (fake queue and clock, fake watch manager). */
-function started(config: Partial<Config> = {}): Rig {
+function started(config: Partial<Config> = {}, leadership?: FakeLeadership): Rig {
   const clock = new FakeClock();
   const logs = new LogRecorder('debug');
   const observer = new ObserverRecorder();
@@ -65,6 +66,7 @@ function started(config: Partial<Config> = {}): Rig {
       return wm;
     },
     watchCoordinatorFactory: (deps) => new FakeWatchCoordinator(deps),
+    ...(leadership === undefined ? {} : { leadership }),
   });
   const abort = new AbortController();
   const rig: Rig = {
@@ -172,6 +174,27 @@ describe('DynamicController: passes cut off by normal operation', () => {
     expect(rig.logs.find('cut off (the instance was deleted)')).toHaveLength(1);
     expect(rig.logs.find('cut off')[0]).toMatchObject({ level: 30, reason: 'deleted', item: workItemKey(itemA) });
     expect(rig.observer.handlerErrors).toEqual([]);
+  });
+
+  it('cuts off a pass when the leadership term ends: one info line, not retried, not a handler error', async () => {
+    const leadership = new FakeLeadership('replica-a');
+    const rig = started({}, leadership);
+    await leadership.whenRunning();
+    const passes = { started: 0 };
+    await rig.controller.register(webapps, untilCutOff(passes));
+    addInstance(rig, a);
+    void leadership.elect();
+    await waitFor(() => passes.started === 1);
+    await leadership.depose(new Error('lease lost'));
+    expect(rig.observer.outcomes()).toEqual(['cancelled']);
+    expect(rig.observer.handlerErrors).toEqual([]);
+    expect(rig.queue().calls.filter((c) => c.op === 'addRateLimited')).toEqual([]);
+    expect(rig.logs.find('cut off (the controller is stopping or its leadership term ended)')[0]).toMatchObject({
+      level: 30,
+      reason: 'stopping',
+      error: 'Error: lease lost',
+    });
+    expect(rig.logs.records.filter((r) => r.level >= 40)).toEqual([]);
   });
 
   it('takes a PassCancelledError from a handler (a lost shard range) as a cut-off pass: info, not retried, not a handler error', async () => {
