@@ -10,7 +10,7 @@ import { classifyHandlerError } from './classifyHandlerError.js';
 import type { ControllerObserver, ReconcileOutcome } from './ControllerObserver.js';
 import { notifyObserver } from './notifyObserver.js';
 import { passCancellationOf, type PassCancelledError, type PassCancelReason } from './PassCancelledError.js';
-import { ReconcileTimeoutError } from './ReconcileTimeoutError.js';
+import { createPassSignal } from './passSignal.js';
 import { WorkerActivity } from './WorkerActivity.js';
 import { workItemKey } from './workItemKey.js';
 
@@ -199,11 +199,17 @@ export class WorkerPool {
       watcher = this.deps.watchCoordinator.beginPass(item.gvr, item);
     } catch (err) {
       // No pass to settle; the item is retried with backoff like a failed handler, so it is not lost.
-      return this.handleFailure(parent, item, key, err, true);
+      return this.handleFailure(parent, item, key, { err, thrownSync: true });
     }
     const base = this.deps.logger;
     let logger: Logger | undefined;
-    const limit = this.passLimit(parent.gvr, item);
+    const limit = createPassSignal({
+      shutdown: this.deps.signal,
+      clock: this.deps.clock,
+      reconcileTimeoutMs: this.deps.reconcileTimeoutMs ?? 0,
+      gvr: parent.gvr,
+      item,
+    });
     // Deregistering the parent or deleting the instance cuts the pass off through its signal.
     this.deps.activity.onCancel(key, limit.cancel);
     const ctx: ReconcileContext = {
@@ -228,55 +234,12 @@ export class WorkerPool {
       this.deps.activity.clearFailure(key);
       outcome = 'success';
     } catch (err) {
-      outcome = this.handleFailure(parent, item, key, limit.timedOut() ?? err, thrownSync, limit.cancelledBy());
+      outcome = this.handleFailure(parent, item, key, { err: limit.timedOut() ?? err, thrownSync, cutBy: limit.cancelledBy() });
     } finally {
       limit.dispose();
     }
     this.settle(item, watcher, outcome);
     return outcome;
-  }
-
-  /**
-   * The pass's `ctx.signal`: aborted at shutdown (with the shutdown
-   * signal's reason), by `cancel` (a {@link PassCancelledError}: the parent
-   * was deregistered or the instance deleted) and, with a
-   * `reconcileTimeoutMs`, when the pass outlives it (with a
-   * {@link ReconcileTimeoutError}). `dispose` clears the timer and the
-   * listener on the shutdown signal.
-   */
-  private passLimit(gvr: GroupVersionResource, item: ObjectIdentifiers): PassLimit {
-    const { signal: shutdown, clock } = this.deps;
-    // kro-diff: a pass has a time limit (reconcileTimeoutMs, default 5 min): ctx.signal aborts at it and the pass is
-    // retried with backoff; kro's handler context is cancelled only at shutdown, so one hung handler holds its worker.
-    const limitMs = this.deps.reconcileTimeoutMs ?? 0;
-    const abort = new AbortController();
-    let timeout: ReconcileTimeoutError | undefined;
-    let cancelled: PassCancelledError | undefined;
-    const onShutdown = (): void => abort.abort(shutdown.reason);
-    if (shutdown.aborted) onShutdown();
-    else shutdown.addEventListener('abort', onShutdown, { once: true });
-    const timer =
-      limitMs > 0
-        ? clock.setTimeout(() => {
-            if (abort.signal.aborted) return;
-            timeout = new ReconcileTimeoutError(gvr, item, limitMs);
-            abort.abort(timeout);
-          }, limitMs)
-        : undefined;
-    return {
-      signal: abort.signal,
-      timedOut: () => timeout,
-      cancel: (reason) => {
-        if (abort.signal.aborted) return;
-        cancelled = reason;
-        abort.abort(reason);
-      },
-      cancelledBy: () => cancelled,
-      dispose: () => {
-        if (timer !== undefined) clock.clearTimeout(timer);
-        shutdown.removeEventListener('abort', onShutdown);
-      },
-    };
   }
 
   /**
@@ -299,17 +262,12 @@ export class WorkerPool {
    * The seed system's worker rules for a failed handler (or a pass that
    * could not begin). An error (not a requeue signal, not NotFound) is
    * recorded in the activity's failed items, with its next retry when the
-   * queue tells it; any other outcome clears the item's failure.
+   * queue tells it; any other outcome clears the item's failure. A pass
+   * cut off by normal operation is `cancelled` instead (see {@link cancellation}).
    */
-  private handleFailure(
-    parent: ParentHandler,
-    item: ObjectIdentifiers,
-    key: string,
-    err: unknown,
-    thrownSync: boolean,
-    cutBy?: PassCancelledError,
-  ): ReconcileOutcome {
+  private handleFailure(parent: ParentHandler, item: ObjectIdentifiers, key: string, failed: PassFailure): ReconcileOutcome {
     const { queue, queueMaxRetries, logger, activity } = this.deps;
+    const { err, thrownSync, cutBy } = failed;
     const verdict = classifyHandlerError(err);
     switch (verdict.kind) {
       case 'no_requeue':
@@ -418,6 +376,13 @@ export class WorkerPool {
   }
 }
 
+/** How a pass failed: the error, whether the handler threw before returning its promise, and what cut the pass off, if anything. */
+interface PassFailure {
+  readonly err: unknown;
+  readonly thrownSync: boolean;
+  readonly cutBy?: PassCancelledError | undefined;
+}
+
 /** The words of a cut-off pass's log line, by reason. */
 const CANCEL_WORDS: Readonly<Record<PassCancelReason, string>> = {
   deregistered: 'its parent GVR was deregistered or registered again',
@@ -425,16 +390,6 @@ const CANCEL_WORDS: Readonly<Record<PassCancelReason, string>> = {
   stopping: 'the controller is stopping or its leadership term ended',
   'range-lost': 'this replica lost the shard range of the instance',
 };
-
-/** The signal of one pass, whether its time limit ran out, and whether it was cut off. */
-interface PassLimit {
-  readonly signal: AbortSignal;
-  timedOut(): ReconcileTimeoutError | undefined;
-  /** Aborts the signal with `reason` (unless it already aborted). */
-  cancel(reason: PassCancelledError): void;
-  cancelledBy(): PassCancelledError | undefined;
-  dispose(): void;
-}
 
 /**
  * The log fields of a handler failure. A Kubernetes API error is logged as
