@@ -20,6 +20,7 @@ import { explainRouting } from './controller/explainRouting.js';
 import type { DynamicControllerOptions } from './controller/DynamicControllerOptions.js';
 import { ParentSyncError } from './controller/ParentSyncError.js';
 import { notifyObserver } from './controller/notifyObserver.js';
+import { PassCancelledError } from './controller/PassCancelledError.js';
 import { ShutdownTimeoutError } from './controller/ShutdownTimeoutError.js';
 import { TermQueues } from './controller/TermQueues.js';
 import { workItemKey } from './controller/workItemKey.js';
@@ -31,6 +32,7 @@ import { validateGroupVersionResource } from './gvrValidation.js';
 import type { Handler } from './handler.js';
 import type { Informer, InformerSource } from './informer.js';
 import { createLogger, type Logger } from './logger.js';
+import { LogSummarizer } from './LogSummarizer.js';
 import { TOKENS } from './tokens.js';
 
 /** Owner id of a parent watch in the watch manager (children use the coordinator's ids). */
@@ -70,6 +72,8 @@ export class DynamicController {
   private readonly parents = new Map<string, ParentHandler>();
   /** Parent handlers whose registration completed (their informer synced). */
   private readonly confirmedParents = new WeakSet<ParentHandler>();
+  /** Handler failures on network errors, one line per cause per interval; flushed at shutdown. */
+  private readonly networkLog: LogSummarizer;
   /** Aborted when shutdown begins; every handler's `ctx.signal`. */
   private readonly handlerAbort = new AbortController();
   private readonly workers: WorkerPool;
@@ -133,6 +137,7 @@ export class DynamicController {
       },
       logger,
     });
+    this.networkLog = new LogSummarizer({ logger: this.log, clock });
     this.workers = new WorkerPool({
       queue: this.queue,
       queueMaxRetries: this.config.queueMaxRetries,
@@ -146,6 +151,7 @@ export class DynamicController {
       observer: this.observer,
       logger: this.log,
       activity: this.activity,
+      networkLog: this.networkLog,
     });
   }
 
@@ -272,10 +278,14 @@ export class DynamicController {
    * Stops reconciling `parent`: removes its handler, drops the event
    * watch coordinator's state for all its instances and releases the parent watch (the
    * informer keeps running while instances still watch that GVR as a child).
-   * Items of `parent` still queued are dropped when a worker picks them; a
-   * handler still running is let finish, then its instance is removed from
-   * the watch coordinator again (it may have declared watches after the removal).
-   * Deregistering a GVR that is not registered does nothing.
+   * Items of `parent` still queued are dropped when a worker picks them.
+   * The `ctx.signal` of its passes still running aborts with a
+   * {@link PassCancelledError} (reason `deregistered`); such a pass is not
+   * retried nor counted as a handler error, and once it returns its
+   * instance is removed from the watch coordinator again (it may have
+   * declared watches after the removal). The failure counts and backoff of
+   * its items are forgotten, so a later registration of the same GVR starts
+   * afresh. Deregistering a GVR that is not registered does nothing.
    */
   async deregister(parent: GroupVersionResource): Promise<void> {
     const key = gvrKey(parent);
@@ -285,7 +295,10 @@ export class DynamicController {
       return;
     }
     this.parents.delete(key);
-    this.activity.forgetParent(key);
+    // kro-diff: deregister aborts the ctx.signal of the parent's passes still running; kro cancels a handler's
+    // context only at shutdown.
+    this.activity.cancelParent(key, new PassCancelledError('deregistered', `parent ${key} was deregistered`));
+    this.workers.forgetParent(entry.gvr);
     this.#watchCoordinator.removeParentGVR(entry.gvr);
     this.watchManager.releaseWatch(entry.gvr, parentOwnerId(entry.gvr));
     this.log.info({ gvr: key }, 'parent deregistered');
@@ -435,12 +448,17 @@ export class DynamicController {
 
   /**
    * A deleted instance (a delete event or a relist tombstone) loses its
-   * watch coordinator state at once unless its handler is running; then the worker
-   * forgets it when the handler returns, since it is no longer cached.
-   * Either way its handler still runs once more, to see it gone.
+   * watch coordinator state at once unless its handler is running; then the
+   * pass is cut off (its `ctx.signal` aborts with a {@link PassCancelledError},
+   * reason `deleted`) and the worker forgets the instance when the handler
+   * returns, since it is no longer cached. Either way its handler still runs
+   * once more, to see it gone.
    */
   private forgetDeleted(event: WatchEvent): void {
     const item: ObjectIdentifiers = { gvr: event.gvr, namespace: event.namespace, name: event.name };
+    // kro-diff: a delete event cuts off the instance's pass in flight (ctx.signal aborts); kro lets it run on.
+    const key = workItemKey(item);
+    if (this.activity.cancel(key, new PassCancelledError('deleted', `instance ${key} was deleted`))) return;
     if (this.activity.isInFlight(item)) return;
     this.#watchCoordinator.removeInstance(event.gvr, item);
   }
@@ -520,6 +538,7 @@ export class DynamicController {
       await this.withShutdownTimeout(drained);
       this.log.info('dynamic controller stopped');
     } finally {
+      this.networkLog.flush();
       this.state = 'stopped';
     }
   }

@@ -15,6 +15,9 @@ describe('gvrKey', () => {
 
   it('rejects a malformed key and names it', () => {
     expect(() => parseGvrKey('apps/deployments')).toThrow('"apps/deployments"');
+    expect(() => parseGvrKey('apps/deployments')).toThrow(`e.g. "apps/v1/deployments", or "/v1/configmaps" for the core group (group '')`);
+    expect(() => parseGvrKey('v1/configmaps')).toThrow('for the core group write "/v1/configmaps"');
+    expect(() => parseGvrKey('apps/deployments')).not.toThrow('write "/apps/deployments"');
     expect(() => parseGvrKey('a//c')).toThrow(TypeError);
   });
 });

@@ -32,11 +32,21 @@ export function gvrKey(gvr: GroupVersionResource): string {
   return `${gvr.group}/${gvr.version}/${gvr.resource}`;
 }
 
-/** Parses a key made by {@link gvrKey}; throws when it has not three segments. */
+/**
+ * Parses a key made by {@link gvrKey}; throws when it has not three
+ * segments. The message shows a grouped and a core-group example, and for
+ * `version/resource` (`v1/configmaps`) the key it most likely meant.
+ *
+ * Easy to get wrong: the core group is the empty string, so its keys start
+ * with `/` (`/v1/configmaps`), not with `v1/` nor `core/`.
+ */
 export function parseGvrKey(key: string): GroupVersionResource {
   const parts = key.split('/');
   if (parts.length !== 3 || parts[1] === '' || parts[2] === '') {
-    throw new TypeError(`invalid GVR key ${JSON.stringify(key)}: expected "group/version/resource"`);
+    const coreGuess = parts.length === 2 && /^v\d+((alpha|beta)\d+)?$/.test(parts[0]!) ? `; for the core group write "/${key}"` : '';
+    throw new TypeError(
+      `invalid GVR key ${JSON.stringify(key)}: expected "group/version/resource", e.g. "apps/v1/deployments", or "/v1/configmaps" for the core group (group '')${coreGuess}`,
+    );
   }
   const [group, version, resource] = parts as [string, string, string];
   return { group, version, resource };

@@ -36,6 +36,7 @@ export class ControllerMetrics implements ControllerObserver {
   private readonly handlerErrors: Counter<'gvr'>;
   private readonly handlerExceptions: Counter<'gvr'>;
   private readonly droppedTotal: Counter<'gvr'>;
+  private readonly cancelledTotal: Counter<'gvr'>;
   private readonly parentEvents: Counter<'gvr' | 'event_type'>;
   private readonly informerEvents: Counter<'gvr' | 'event_type'>;
   private readonly informerSyncDuration: Histogram<'gvr'>;
@@ -81,6 +82,12 @@ export class ControllerMetrics implements ControllerObserver {
     this.droppedTotal = new Counter({
       name: 'dynamic_controller_dropped_total',
       help: 'Work items dropped after max retries or because their parent GVR is no longer registered',
+      labelNames: ['gvr'],
+      registers,
+    });
+    this.cancelledTotal = new Counter({
+      name: 'dynamic_controller_cancelled_total',
+      help: 'Passes cut off by normal operation (parent deregistered or deleted, shutdown, end of a leadership term, lost shard range); not handler errors, not retried',
       labelNames: ['gvr'],
       registers,
     });
@@ -214,6 +221,7 @@ export class ControllerMetrics implements ControllerObserver {
       this.droppedTotal.inc({ gvr: key });
       if (durationMs === 0) return;
     }
+    if (outcome === 'cancelled') this.cancelledTotal.inc({ gvr: key });
     this.reconcileTotal.inc({ gvr: key });
     this.reconcileDuration.observe({ gvr: key }, durationMs / 1000);
     const requeueType =

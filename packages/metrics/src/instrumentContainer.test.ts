@@ -112,6 +112,32 @@ describe('instrumentContainer', () => {
     expect(m.get('workqueue_retries_total{name="dynamic-controller-queue"}')).toBe(6);
   });
 
+  it('counts a pass cut off by deregister as cancelled, not as a handler error nor a retry', async () => {
+    compose();
+    t.source.add(webapps, { name: 'a', namespace: 'ns' });
+    let started = 0;
+    const handler: Handler = (_req, ctx) => {
+      started++;
+      return new Promise<void>((_, reject) =>
+        ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true }),
+      );
+    };
+    await t.start();
+    await t.register(webapps, handler);
+    await t.waitFor(() => started === 1);
+    await t.controller.deregister(webapps);
+    const w = '{gvr="demo.protean.dev/v1/webapps"}';
+    let m = new Map<string, number>();
+    await t.waitFor(async () => {
+      m = await scrape();
+      return m.get(`dynamic_controller_cancelled_total${w}`) === 1;
+    });
+    expect(m.get(`dynamic_controller_reconcile_total${w}`)).toBe(1);
+    expect(m.get(`dynamic_controller_handler_errors_total${w}`) ?? 0).toBe(0);
+    expect(m.get(`dynamic_controller_requeue_total{gvr="demo.protean.dev/v1/webapps",type="rate_limited"}`) ?? 0).toBe(0);
+    expect(m.get('workqueue_retries_total{name="dynamic-controller-queue"}') ?? 0).toBe(0);
+  });
+
   it('answers /readyz 503 until every registered parent informer has synced, and /healthz always', async () => {
     compose();
     server = await metrics.serve();

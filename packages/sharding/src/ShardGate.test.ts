@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { silentLogger, type ReconcileContext } from '@protean/core';
+import { PassCancelledError, silentLogger, type ReconcileContext } from '@protean/core';
 import { createTestController, Deferred, FakeInformerSource, type TestController } from '@protean/testing';
 import { assignShards } from './assignShards.js';
 import { fnv1a64 } from './fnv1a64.js';
@@ -54,6 +54,30 @@ describe('ShardGate', () => {
     await Promise.all(passes);
     expect(drained).toBe(true);
     expect(aborted).toEqual([lost]);
+  });
+
+  it('rejects a pass cut off by a lost range with a PassCancelledError (range-lost), whatever the handler threw; other errors pass through', async () => {
+    const gate = new ShardGate({ key: 'namespace', ranges: [FULL_RANGE] });
+    const lost = NAMESPACES.find((ns) => inRanges(fnv1a64(ns), shares.get('r1')!))!;
+    const kept = NAMESPACES.find((ns) => inRanges(fnv1a64(ns), shares.get('r0')!))!;
+    const wrapped = gate.wrap(
+      (item, c) =>
+        new Promise<void>((_, reject) => {
+          if (item.namespace === kept) reject(new Error('handler bug'));
+          else c.signal.addEventListener('abort', () => reject(new Error('request aborted')), { once: true });
+        }),
+    );
+    const cut = wrapped({ namespace: lost, name: 'x' }, ctx());
+    const handover = gate.setRanges(shares.get('r0')!);
+    const err = await cut.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await handover;
+    expect(err).toBeInstanceOf(PassCancelledError);
+    expect(err).toMatchObject({ reason: 'range-lost', message: 'the shard lost the range of this instance' });
+    expect((err as Error).cause).toMatchObject({ message: 'request aborted' });
+    await expect(wrapped({ namespace: kept, name: 'x' }, ctx())).rejects.toThrow('handler bug');
   });
 
   it('shards by uid through uidOf, and refuses bad options', async () => {

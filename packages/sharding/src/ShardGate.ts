@@ -3,6 +3,8 @@ import {
   gvrKey,
   LeaseExpiredError,
   namespacedNameKey,
+  passCancellationOf,
+  PassCancelledError,
   type GroupVersionResource,
   type Handler,
   type NamespacedName,
@@ -47,7 +49,10 @@ interface Pass {
  * at once, without a pass), and tracks the passes in flight.
  * `setRanges(next)` stops taking instances of the ranges lost at once,
  * aborts the `ctx.signal` of their passes in flight (unless
- * `abortLost: false`) and resolves once those passes returned: call it,
+ * `abortLost: false`; the reason is a `PassCancelledError` with reason
+ * `range-lost`, and a pass that fails after it rejects with that error, so
+ * the controller logs it once at info and neither retries it nor counts it
+ * as a handler error) and resolves once those passes returned: call it,
  * and await it, before handing the lost ranges over (before
  * `ShardedInformerSource.setRanges`, whose deletes for the objects that
  * left the share then reach the controller as no-op passes, not as "the
@@ -122,6 +127,10 @@ export class ShardGate {
       this.passes.add(pass);
       try {
         await handler(item, inner);
+      } catch (err) {
+        // Cut off by the rebalance, whatever the handler threw: not a failure, and not this replica's to retry.
+        if (abort.signal.aborted && !ctx.signal.aborted) throw passCancellationOf(err) ?? rangeLost(err);
+        throw err;
       } finally {
         this.passes.delete(pass);
         finish();
@@ -138,7 +147,7 @@ export class ShardGate {
     validateRanges(ranges);
     this.current = [...ranges];
     const lost = [...this.passes].filter((p) => p.hash === undefined || !inRanges(p.hash, this.current));
-    if (options.abortLost !== false) for (const p of lost) p.abort.abort(new Error('the shard lost the range of this instance'));
+    if (options.abortLost !== false) for (const p of lost) p.abort.abort(rangeLost());
     await Promise.all(lost.map((p) => p.done));
   }
 
@@ -147,4 +156,9 @@ export class ShardGate {
     const uid = this.uidOf!(gvr, item);
     return uid === undefined ? undefined : fnv1a64(uid);
   }
+}
+
+/** Why a pass of an instance whose range this replica lost was cut off. */
+function rangeLost(cause?: unknown): PassCancelledError {
+  return new PassCancelledError('range-lost', 'the shard lost the range of this instance', cause === undefined ? undefined : { cause });
 }

@@ -9,10 +9,14 @@ import type { GroupVersionResource } from '../gvr.js';
  * - `requeue_after`: `RequeueNeededAfter`; failure count reset, added after its delay.
  * - `not_found`: the handler failed with a Kubernetes 404; forgotten (the instance is gone).
  * - `error`: any other failure; retried with backoff.
+ * - `cancelled`: the pass was cut off by normal operation (its parent GVR
+ *   deregistered, its instance deleted, the controller stopping or its
+ *   leadership term ending, a lost shard range; see `PassCancelledError`)
+ *   and failed; forgotten, not retried, and not a handler error.
  * - `dropped`: not run (its parent GVR is no longer registered) or failed
  *   once more after `queueMaxRetries` retries; forgotten.
  */
-export type ReconcileOutcome = 'success' | 'requeue' | 'requeue_after' | 'no_requeue' | 'not_found' | 'error' | 'dropped';
+export type ReconcileOutcome = 'success' | 'requeue' | 'requeue_after' | 'no_requeue' | 'not_found' | 'error' | 'cancelled' | 'dropped';
 
 /**
  * Hooks a metrics adapter implements to watch a DynamicController work
@@ -28,7 +32,7 @@ export interface ControllerObserver {
   /** For every event of a registered parent GVR, before the generation filter. */
   onParentEvent?(gvr: GroupVersionResource, type: EventType): void;
   /**
-   * For every handler failure that is not a requeue signal nor a NotFound;
+   * For every handler failure that is not a requeue signal, a NotFound nor a cut-off pass (`cancelled`);
    * `thrownSync` tells a handler that threw before returning its promise.
    */
   onHandlerError?(gvr: GroupVersionResource, err: unknown, thrownSync: boolean): void;

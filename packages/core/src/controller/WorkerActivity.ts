@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { gvrKey, type ObjectIdentifiers } from '../gvr.js';
 import { RECENT_FAILURES_LIMIT } from './ControllerStatus.js';
+import type { PassCancelledError } from './PassCancelledError.js';
 import { workItemKey } from './workItemKey.js';
 
 /** A pass whose handler runs now, on the controller's clock. */
@@ -34,8 +35,12 @@ export interface FailureRecord {
  */
 export class WorkerActivity {
   private readonly running = new Map<string, PassStart>();
+  /** How to cut off each running pass, by key. */
+  private readonly cancels = new Map<string, (reason: PassCancelledError) => void>();
   /** Insertion order is failure order: the newest is last. */
   private readonly failed = new Map<string, FailureRecord>();
+  /** Items with a failure count in the queue's rate limiter (retried with backoff, not forgotten since), by key. */
+  private readonly backingOff = new Map<string, ObjectIdentifiers>();
 
   constructor(
     private readonly clock: Clock,
@@ -48,6 +53,24 @@ export class WorkerActivity {
 
   end(key: string): void {
     this.running.delete(key);
+    this.cancels.delete(key);
+  }
+
+  /** How to cut off the running pass of `key` (its `ctx.signal` aborts with the reason); forgotten at `end`. */
+  onCancel(key: string, cancel: (reason: PassCancelledError) => void): void {
+    if (this.running.has(key)) this.cancels.set(key, cancel);
+  }
+
+  /** Cuts off the running pass of `key`, if any; true when there was one. */
+  cancel(key: string, reason: PassCancelledError): boolean {
+    const cancel = this.cancels.get(key);
+    cancel?.(reason);
+    return cancel !== undefined;
+  }
+
+  /** Cuts off every running pass of a parent GVR (by `gvrKey`). */
+  cancelParent(parent: string, reason: PassCancelledError): void {
+    for (const [key, cancel] of this.cancels) if (gvrKey(this.running.get(key)!.item.gvr) === parent) cancel(reason);
   }
 
   isInFlight(item: ObjectIdentifiers): boolean {
@@ -78,6 +101,27 @@ export class WorkerActivity {
   /** Each failing item's last failure, newest first. */
   recentFailures(): FailureRecord[] {
     return [...this.failed.values()].reverse();
+  }
+
+  /** `item` was re-added with backoff: the queue's rate limiter counts its failures until it is forgotten. */
+  markBackingOff(key: string, item: ObjectIdentifiers): void {
+    this.backingOff.set(key, item);
+  }
+
+  /** The queue forgot `key`'s failures. */
+  clearBackingOff(key: string): void {
+    this.backingOff.delete(key);
+  }
+
+  /** Removes and returns the items of a parent GVR whose failures the queue still counts. */
+  takeBackingOff(parent: string): ObjectIdentifiers[] {
+    const items: ObjectIdentifiers[] = [];
+    for (const [key, item] of this.backingOff) {
+      if (gvrKey(item.gvr) !== parent) continue;
+      items.push(item);
+      this.backingOff.delete(key);
+    }
+    return items;
   }
 
   /** Drops the failures of a parent GVR (deregistered). */

@@ -141,7 +141,7 @@ describe('WorkerPool: handler outcomes', () => {
     const [call] = p.handler.calls;
     expect(call!.req).toEqual({ namespace: 'ns', name: 'a' });
     expect(call!.ctx.gvr).toEqual(webapps);
-    expect(call!.ctx.signal).toBe(p.abort.signal);
+    expect(call!.ctx.signal.aborted).toBe(false);
     expect(call!.ctx.watcher).toBe(p.coordinator.passes[0]);
     expect(p.queue.numRequeues(a)).toBe(0);
     expect(ops(p, 'forget', 'add', 'addAfter', 'addRateLimited')).toEqual([`addRateLimited:${MIN_RETRY_MS}`, 'forget']);
@@ -413,7 +413,7 @@ describe('WorkerPool: shutdown', () => {
     expect(p.queue.calls.filter((c) => c.op === 'done').map((c) => c.item.name)).toEqual(['a', 'b']);
   });
 
-  it('does not retry a handler that fails during shutdown, and logs it at info level', async () => {
+  it('does not retry nor count a handler that fails during shutdown as a handler error, and logs it once at info level', async () => {
     const p = await startPool({
       impl: (_req, ctx) =>
         new Promise<void>((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true })),
@@ -422,10 +422,14 @@ describe('WorkerPool: shutdown', () => {
     await waitFor(() => p.pool.isInFlight(a));
     p.abort.abort(new Error('stopping'));
     await settled(p, 1);
-    expect(p.observer.outcomes()).toEqual(['error']);
+    expect(p.observer.outcomes()).toEqual(['cancelled']);
+    expect(p.observer.handlerErrors).toEqual([]);
     expect(ops(p, 'addRateLimited', 'addAfter', 'add')).toEqual(['add']);
-    expect(p.logs.errors()).toEqual([]);
-    expect(withMessage(p, 'handler ended during shutdown; not retried')[0]).toMatchObject({ level: 30, item: workItemKey(a) });
+    expect(p.logs.records.filter((r) => r.level >= 40)).toEqual([]);
+    const lines = withMessage(p, 'cut off');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 30, item: workItemKey(a), reason: 'stopping', error: 'Error: stopping' });
+    expect(lines[0]!['err']).toBeUndefined();
   });
 
   it('resolves run once the queue has shut down and every worker returned', async () => {

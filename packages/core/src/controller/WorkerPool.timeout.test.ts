@@ -215,14 +215,17 @@ describe('WorkerPool reconcileTimeoutMs', () => {
     expect(p.contexts[0]!.signal.reason).toBe(reason);
     await waitFor(() => p.queue.calls.includes('done a'));
     expect(p.queue.calls).not.toContain('addRateLimited a');
-    expect(p.logs.find('during shutdown')).toHaveLength(1);
+    expect(p.logs.find('cut off (the controller is stopping')).toHaveLength(1);
   });
 
-  it('sets no limit with reconcileTimeoutMs 0: ctx.signal is the shutdown signal', async () => {
+  it('sets no limit with reconcileTimeoutMs 0: ctx.signal aborts at shutdown only', async () => {
     const p = await startPool(waitForAbort, 0);
     p.queue.add(a);
     await waitFor(() => p.contexts.length === 1);
-    expect(p.contexts[0]!.signal).toBe(p.shutdown.signal);
     expect(p.clock.pendingTimers()).toBe(0);
+    expect(p.contexts[0]!.signal.aborted).toBe(false);
+    const reason = new Error('stopping');
+    p.shutdown.abort(reason);
+    expect(p.contexts[0]!.signal.reason).toBe(reason);
   });
 });

@@ -1,14 +1,16 @@
 import { apiStatusOf, summarizeError, type ApiStatus } from '../apiStatus.js';
 import type { Clock } from '../clock.js';
 import type { InstancePass, QueueGetResult, RateLimitingQueue, Validity, WatchCoordinator, WatchManager } from '../contracts/index.js';
-import { fenceSignal } from '../fence.js';
 import { gvrKey, namespacedNameKey, type GroupVersionResource, type ObjectIdentifiers } from '../gvr.js';
 import type { Handler, ReconcileContext } from '../handler.js';
 import type { Logger } from '../logger.js';
+import { LogSummarizer } from '../LogSummarizer.js';
+import { networkErrorCause } from '../networkErrorCause.js';
 import { classifyHandlerError } from './classifyHandlerError.js';
 import type { ControllerObserver, ReconcileOutcome } from './ControllerObserver.js';
 import { notifyObserver } from './notifyObserver.js';
-import { ReconcileTimeoutError } from './ReconcileTimeoutError.js';
+import { passCancellationOf, type PassCancelledError, type PassCancelReason } from './PassCancelledError.js';
+import { createPassSignal } from './passSignal.js';
 import { WorkerActivity } from './WorkerActivity.js';
 import { workItemKey } from './workItemKey.js';
 
@@ -50,6 +52,11 @@ export interface WorkerPoolDeps {
   readonly logger: Logger;
   /** Where the passes running now and the failed items are kept; shared with derived pools. Default: a new one on `clock`. */
   readonly activity?: WorkerActivity;
+  /**
+   * Summarizes handler failures on a network error (one line per cause per
+   * interval); shared with derived pools. Default: one on `logger` and `clock`.
+   */
+  readonly networkLog?: LogSummarizer;
 }
 
 /**
@@ -67,11 +74,15 @@ export interface WorkerPoolDeps {
  * stays "processing" forever and is never handed out again.
  */
 export class WorkerPool {
-  private readonly deps: WorkerPoolDeps & { readonly activity: WorkerActivity };
+  private readonly deps: WorkerPoolDeps & { readonly activity: WorkerActivity; readonly networkLog: LogSummarizer };
   private lastYield = performance.now();
 
   constructor(deps: WorkerPoolDeps) {
-    this.deps = { ...deps, activity: deps.activity ?? new WorkerActivity(deps.clock) };
+    this.deps = {
+      ...deps,
+      activity: deps.activity ?? new WorkerActivity(deps.clock),
+      networkLog: deps.networkLog ?? new LogSummarizer({ logger: deps.logger, clock: deps.clock }),
+    };
   }
 
   /** Starts `count` worker loops; the promise resolves once the queue has shut down and every loop returned. */
@@ -97,6 +108,18 @@ export class WorkerPool {
   /** The passes in flight and the failed items of this pool and those derived from it. */
   activity(): WorkerActivity {
     return this.deps.activity;
+  }
+
+  /**
+   * Forgets the failure count and backoff of every item of `gvr` the queue
+   * still counts (its parent was deregistered): a later registration of the
+   * same GVR starts from zero. A retry already waiting in the queue still
+   * joins it, as an item without failures.
+   */
+  forgetParent(gvr: GroupVersionResource): void {
+    const { queue, activity } = this.deps;
+    activity.forgetParent(gvrKey(gvr));
+    for (const item of activity.takeBackingOff(gvrKey(gvr))) queue.forget(item);
   }
 
   /** True while a handler for `item` is running (in any pool sharing this one's activity). */
@@ -139,7 +162,7 @@ export class WorkerPool {
       if (this.deps.validity?.isValid() === false) return;
       const parent = this.deps.parents.get(gvrKey(item.gvr));
       if (parent === undefined) {
-        queue.forget(item);
+        this.forget(item, key);
         logger.debug({ item: key }, 'dropping item of a parent that is not registered');
         this.notify((o) => o.onReconcile?.(item.gvr, 0, 'dropped'));
         return;
@@ -184,11 +207,20 @@ export class WorkerPool {
       watcher = this.deps.watchCoordinator.beginPass(item.gvr, item);
     } catch (err) {
       // No pass to settle; the item is retried with backoff like a failed handler, so it is not lost.
-      return this.handleFailure(item, key, err, true);
+      return this.handleFailure(parent, item, key, { err, thrownSync: true });
     }
     const base = this.deps.logger;
     let logger: Logger | undefined;
-    const limit = this.passLimit(parent.gvr, item);
+    const limit = createPassSignal({
+      shutdown: this.deps.signal,
+      clock: this.deps.clock,
+      reconcileTimeoutMs: this.deps.reconcileTimeoutMs ?? 0,
+      gvr: parent.gvr,
+      item,
+      ...(this.deps.validity === undefined ? {} : { validity: this.deps.validity }),
+    });
+    // Deregistering the parent or deleting the instance cuts the pass off through its signal.
+    this.deps.activity.onCancel(key, limit.cancel);
     const ctx: ReconcileContext = {
       signal: limit.signal,
       // Built on first use: most handlers never log, and a pino child per item is not free.
@@ -207,53 +239,16 @@ export class WorkerPool {
       // A pass that outlived its limit failed, even if the handler swallowed the abort.
       const timedOut = limit.timedOut();
       if (timedOut !== undefined) throw timedOut;
-      this.deps.queue.forget(item);
+      this.forget(item, key);
       this.deps.activity.clearFailure(key);
       outcome = 'success';
     } catch (err) {
-      outcome = this.handleFailure(item, key, limit.timedOut() ?? err, thrownSync);
+      outcome = this.handleFailure(parent, item, key, { err: limit.timedOut() ?? err, thrownSync, cutBy: limit.cancelledBy() });
     } finally {
       limit.dispose();
     }
     this.settle(item, watcher, outcome);
     return outcome;
-  }
-
-  /**
-   * The pass's `ctx.signal`: the shutdown signal, or, with a
-   * `reconcileTimeoutMs`, a signal that also aborts (with a
-   * {@link ReconcileTimeoutError}) when the pass outlives it. `dispose`
-   * clears the timer and the listener on the shutdown signal.
-   */
-  private passLimit(gvr: GroupVersionResource, item: ObjectIdentifiers): PassLimit {
-    const { signal: shutdown, clock } = this.deps;
-    // kro-diff: a pass has a time limit (reconcileTimeoutMs, default 5 min): ctx.signal aborts at it and the pass is
-    // retried with backoff; kro's handler context is cancelled only at shutdown, so one hung handler holds its worker.
-    const limitMs = this.deps.reconcileTimeoutMs ?? 0;
-    const validity = this.deps.validity;
-    if (!(limitMs > 0) && validity === undefined) return { signal: shutdown, timedOut: () => undefined, dispose: () => undefined };
-    const abort = new AbortController();
-    const signal = fenceSignal(abort, validity);
-    let timeout: ReconcileTimeoutError | undefined;
-    const onShutdown = (): void => abort.abort(shutdown.reason);
-    if (shutdown.aborted) onShutdown();
-    else shutdown.addEventListener('abort', onShutdown, { once: true });
-    const timer =
-      limitMs > 0
-        ? clock.setTimeout(() => {
-            if (abort.signal.aborted) return;
-            timeout = new ReconcileTimeoutError(gvr, item, limitMs);
-            abort.abort(timeout);
-          }, limitMs)
-        : undefined;
-    return {
-      signal,
-      timedOut: () => timeout,
-      dispose: () => {
-        if (timer !== undefined) clock.clearTimeout(timer);
-        shutdown.removeEventListener('abort', onShutdown);
-      },
-    };
   }
 
   /**
@@ -276,14 +271,16 @@ export class WorkerPool {
    * The seed system's worker rules for a failed handler (or a pass that
    * could not begin). An error (not a requeue signal, not NotFound) is
    * recorded in the activity's failed items, with its next retry when the
-   * queue tells it; any other outcome clears the item's failure.
+   * queue tells it; any other outcome clears the item's failure. A pass
+   * cut off by normal operation is `cancelled` instead (see {@link cancellation}).
    */
-  private handleFailure(item: ObjectIdentifiers, key: string, err: unknown, thrownSync: boolean): ReconcileOutcome {
+  private handleFailure(parent: ParentHandler, item: ObjectIdentifiers, key: string, failed: PassFailure): ReconcileOutcome {
     const { queue, queueMaxRetries, logger, activity } = this.deps;
+    const { err, thrownSync, cutBy } = failed;
     const verdict = classifyHandlerError(err);
     switch (verdict.kind) {
       case 'no_requeue':
-        queue.forget(item);
+        this.forget(item, key);
         activity.clearFailure(key);
         return verdict.kind;
       case 'not_found':
@@ -295,7 +292,7 @@ export class WorkerPool {
             `handler failed with NotFound but instance ${key} still exists; treating it as deleted and not retrying (wrap the error to retry)`,
           );
         }
-        queue.forget(item);
+        this.forget(item, key);
         activity.clearFailure(key);
         return verdict.kind;
       case 'requeue':
@@ -305,12 +302,25 @@ export class WorkerPool {
       case 'requeue_after':
         // kro-diff: RequeueNeededAfter resets the item's failure count before re-adding it, since a handler polling an
         // external state is not a failing one; kro does not reset it.
-        queue.forget(item);
+        this.forget(item, key);
         queue.addAfter(item, verdict.delayMs);
         activity.clearFailure(key);
         return 'requeue_after';
       case 'error':
         break;
+    }
+    // kro-diff: a pass cut off by normal operation (its parent deregistered or deleted, shutdown, the end of a
+    // leadership term, a lost shard range) is logged once at info and forgotten, neither retried nor counted as a
+    // handler error; kro retries every failed pass with backoff and counts it as a handler error.
+    const cancelled = cutBy?.reason ?? this.cancellation(parent, item, err);
+    if (cancelled !== undefined) {
+      this.forget(item, key);
+      activity.clearFailure(key);
+      logger.info(
+        { item: key, reason: cancelled, error: summarizeError(err) },
+        `pass of ${key} cut off (${CANCEL_WORDS[cancelled]}); not retried`,
+      );
+      return 'cancelled';
     }
     this.notify((o) => o.onHandlerError?.(item.gvr, err, thrownSync));
     // Once per failure: the log line, its fields and the failed-items record share it.
@@ -324,26 +334,50 @@ export class WorkerPool {
       reason: status !== undefined ? status.reason : err instanceof Error ? err.name : undefined,
       failures: retries + 1,
     };
-    if (this.deps.signal.aborted) {
-      // Shutting down: the failure is most likely the abort itself, and nothing will retry it.
-      logger.info({ ...fields, item: key }, 'handler ended during shutdown; not retried');
-      activity.recordFailure(key, { ...failure, nextRetryAtMs: undefined, dropped: false });
-      return 'error';
-    }
     if (logger.isLevelEnabled('debug')) logger.debug({ err, item: key }, 'handler error in full');
+    const network = networkErrorCause(err);
     if (retries < queueMaxRetries) {
-      logger.error({ ...fields, item: key, retries, thrownSync }, `handler failed; retrying with backoff: ${summary}`);
+      if (network === undefined) {
+        logger.error({ ...fields, item: key, retries, thrownSync }, `handler failed; retrying with backoff: ${summary}`);
+      } else {
+        // One line without a stack, and a burst of one cause (an API server outage) summarized per interval.
+        this.deps.networkLog.log(
+          network,
+          { error: summary, item: key, retries },
+          `handler failed on a network error (${network}); retrying with backoff: ${summary}`,
+        );
+      }
       queue.addRateLimited(item);
+      activity.markBackingOff(key, item);
       activity.recordFailure(key, { ...failure, nextRetryAtMs: queue.readyAt?.(item), dropped: false });
       return 'error';
     }
-    queue.forget(item);
+    this.forget(item, key);
     logger.error(
-      { ...fields, item: key, retries, thrownSync },
+      { ...(network === undefined ? fields : { error: summary, cause: network }), item: key, retries, thrownSync },
       `handler failed after queueMaxRetries=${queueMaxRetries} retries; dropping ${key}: ${summary}`,
     );
     activity.recordFailure(key, { ...failure, nextRetryAtMs: undefined, dropped: true });
     return 'dropped';
+  }
+
+  /**
+   * Why a failed pass whose signal was not cancelled is not a failure, if
+   * it is not: its registration ended (deregistered, or replaced by a new
+   * one that queues every instance again), the pool is stopping (shutdown
+   * or the end of a leadership term), or the handler rejected with a
+   * `PassCancelledError` (a lost shard range).
+   */
+  private cancellation(parent: ParentHandler, item: ObjectIdentifiers, err: unknown): PassCancelReason | undefined {
+    if (this.deps.parents.get(gvrKey(item.gvr)) !== parent) return 'deregistered';
+    if (this.deps.signal.aborted) return 'stopping';
+    return passCancellationOf(err)?.reason;
+  }
+
+  /** Resets the item's failure count and backoff in the queue. */
+  private forget(item: ObjectIdentifiers, key: string): void {
+    this.deps.queue.forget(item);
+    this.deps.activity.clearBackingOff(key);
   }
 
   private notify(call: (observer: ControllerObserver) => void): void {
@@ -351,12 +385,20 @@ export class WorkerPool {
   }
 }
 
-/** The signal of one pass and whether its time limit ran out. */
-interface PassLimit {
-  readonly signal: AbortSignal;
-  timedOut(): ReconcileTimeoutError | undefined;
-  dispose(): void;
+/** How a pass failed: the error, whether the handler threw before returning its promise, and what cut the pass off, if anything. */
+interface PassFailure {
+  readonly err: unknown;
+  readonly thrownSync: boolean;
+  readonly cutBy?: PassCancelledError | undefined;
 }
+
+/** The words of a cut-off pass's log line, by reason. */
+const CANCEL_WORDS: Readonly<Record<PassCancelReason, string>> = {
+  deregistered: 'its parent GVR was deregistered or registered again',
+  deleted: 'the instance was deleted',
+  stopping: 'the controller is stopping or its leadership term ended',
+  'range-lost': 'this replica lost the shard range of the instance',
+};
 
 /**
  * The log fields of a handler failure. A Kubernetes API error is logged as

@@ -111,6 +111,10 @@ describe('MetricsServer status page', () => {
   it.each([
     ['name=a', 'parameter gvr is required'],
     ['gvr=configmaps&name=a', 'parameter gvr "configmaps" is not a GVR'],
+    [
+      'gvr=v1/configmaps&name=a',
+      'parameter gvr "v1/configmaps" is not a GVR: invalid GVR key "v1/configmaps": expected "group/version/resource", e.g. "apps/v1/deployments", or "/v1/configmaps" for the core group (group \'\'); for the core group write "/v1/configmaps"',
+    ],
     ['gvr=/v1/Config_Maps&name=a', 'parameter gvr "/v1/Config_Maps" is not a GVR'],
     ['gvr=/v1/configmaps', 'parameter name is required'],
     ['gvr=/v1/configmaps&name=a&namespace=Team_A', 'parameter namespace'],
