@@ -144,8 +144,13 @@ async function main() {
 function envtestBin() {
   const script = join(appDir, 'node_modules/@protean/envtest/kube/build.sh');
   checks.expectNone('@protean/envtest ships kube/build.sh and its Go module', existsSync(script) ? [] : [`${script} missing`]);
-  const repo = run('bash', [join(root, 'tools/kube-apiserver/build.sh'), '--print-dir'], { env });
-  const installed = run('npx', ['--no-install', 'protean-envtest', 'build', '--print-dir'], { cwd: appDir, env });
+  const printDirs = () => [
+    run('bash', [join(root, 'tools/kube-apiserver/build.sh'), '--print-dir'], { env }),
+    run('npx', ['--no-install', 'protean-envtest', 'build', '--print-dir'], { cwd: appDir, env }),
+  ];
+  let [repo, installed] = printDirs();
+  // A build running meanwhile (the root test runner builds in parallel) may finish between the two calls.
+  if (repo.status !== installed.status) [repo, installed] = printDirs();
   const lastLine = (text) => text.trim().split('\n').at(-1) ?? '';
   const name = 'npx protean-envtest build --print-dir prints the same cache directory as tools/kube-apiserver/build.sh';
   if (![0, 3].includes(repo.status ?? -1))
