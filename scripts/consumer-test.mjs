@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The consumer test: packs every publishable package, checks each tarball,
+// The consumer test: packs every publishable package the way `pnpm pack:all`
+// does (each built by its prepack, no private package), checks each tarball,
 // installs the tarballs into a throwaway npm project outside the workspace
 // with the README's install commands as written (the @protean/* names
 // replaced by the tarballs), compiles and runs a small controller against
@@ -22,6 +23,7 @@ import { CheckList } from './consumer/CheckList.mjs';
 import { findCopies } from './consumer/findCopies.mjs';
 import { inspectTarball } from './consumer/inspectTarball.mjs';
 import { npmInstallCommands, sectionCodeBlocks } from './consumer/markdownSection.mjs';
+import { packPackages, workspacePackages } from './consumer/packWorkspace.mjs';
 import { run, tail } from './consumer/run.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -67,52 +69,44 @@ summarize();
 async function main() {
   const nodeVersion = run(nodeBin, ['--version']).stdout.trim();
   console.log(`consumer test: node ${nodeVersion} (${nodeBin}), client-node ${args['client-node'] ?? 'as published'}, temp ${work}`);
-  const packageDirs = readdirSync(join(root, 'packages'))
-    .map((name) => join(root, 'packages', name))
-    .filter((dir) => {
-      try {
-        return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).private !== true;
-      } catch {
-        return false;
-      }
-    });
+  const workspace = workspacePackages(root);
+  const publishable = workspace.filter((p) => !p.private);
+  const privateNames = new Set(workspace.filter((p) => p.private).map((p) => p.name));
 
-  // Only the publishable projects: examples are not shipped, and their build is the root typecheck's job.
-  const built = await checks.step('build', () => {
-    const res = run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b', ...packageDirs], { cwd: root });
-    if (res.ok) checks.pass('tsc -b of the publishable packages');
-    else checks.fail('tsc -b of the publishable packages', tail(res.output));
-    return res.ok;
-  });
-  if (!built) return skipRest('build failed');
-
+  // The documented pack path (`pnpm pack:all`): the publishable packages only, each built by its prepack.
   const packed = await checks.step('pack', () => {
-    mkdirSync(tarballDir, { recursive: true });
-    const out = [];
-    for (const dir of packageDirs) {
-      const name = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name;
-      const before = new Set(readdirSync(tarballDir));
-      const res = run('pnpm', ['pack', '--pack-destination', tarballDir], { cwd: dir });
-      const made = readdirSync(tarballDir).filter((f) => f.endsWith('.tgz') && !before.has(f));
-      if (res.ok && made.length === 1) {
-        checks.pass(`pnpm pack ${name}`, made[0]);
-        out.push({ dir, file: join(tarballDir, made[0]) });
-      } else {
-        checks.fail(`pnpm pack ${name}`, `${made.length} tarballs made\n${tail(res.output)}`);
-      }
-    }
-    return out;
+    const noPrepack = publishable.filter((p) => !/\btsc -b\b/.test(readManifest(p.dir).scripts?.prepack ?? '')).map((p) => p.name);
+    checks.expectNone('every published package builds before it is packed (scripts.prepack runs tsc -b)', noPrepack);
+    return packPackages(publishable, tarballDir, ({ pkg, ok, file, output }) => {
+      if (ok) checks.pass(`pnpm pack ${pkg.name} (prepack builds it)`, basename(file));
+      else checks.fail(`pnpm pack ${pkg.name} (prepack builds it)`, output);
+    });
   });
-  if (packed.length !== packageDirs.length) return skipRest(`${packageDirs.length - packed.length} packages did not pack`);
+  if (packed.length !== publishable.length) return skipRest(`${publishable.length - packed.length} packages did not pack`);
 
   await checks.step('inspect tarballs', () => {
-    tarballs = packed.map(({ dir, file }) => ({ ...inspectTarball(file, join(work, 'extract'), checks, root, dir), path: file }));
+    const files = readdirSync(tarballDir).filter((f) => f.endsWith('.tgz'));
+    tarballs = packed.map(({ pkg, file }) => ({ ...inspectTarball(file, join(work, 'extract'), checks, root, pkg.dir), path: file }));
     printTable(tarballs);
+    const names = tarballs.map((t) => t.name);
+    checks.expectNone('no private package is packed', [
+      ...names.filter((n) => privateNames.has(n)).map((n) => `${n} is private`),
+      ...tarballs.filter((t) => t.manifest.private === true).map((t) => `${t.name} has "private": true`),
+      ...(files.length === tarballs.length ? [] : [`${files.length} tarballs in ${tarballDir}, ${tarballs.length} expected`]),
+    ]);
+    checks.expectNone(
+      'every publishable package is packed once',
+      publishable
+        .filter((p) => names.filter((n) => n === p.name).length !== 1)
+        .map((p) => `${p.name}: ${names.filter((n) => n === p.name).length} tarballs`),
+    );
   });
 
   agreedPeers(tarballs);
   const installed = await checks.step('install', () => install());
   if (installed === undefined) return skipRest('npm install failed');
+
+  await checks.step('envtest bin', () => envtestBin());
 
   const compiled = await checks.step('compile', () => compile());
   if (!compiled) return skipRest('compile failed');
@@ -137,6 +131,42 @@ async function main() {
   });
 
   await checks.step('jest', () => jestTest());
+}
+
+/**
+ * Runs the installed `@protean/envtest` bin the way its README says, with
+ * `build --print-dir` (never builds): it must print the same cache directory
+ * as the repository's tools/kube-apiserver/build.sh, so binaries built in the
+ * repository are found by the package and the other way round. When that
+ * directory has the binaries, `build` itself must print it at once (the
+ * warm path).
+ */
+function envtestBin() {
+  const script = join(appDir, 'node_modules/@protean/envtest/kube/build.sh');
+  checks.expectNone('@protean/envtest ships kube/build.sh and its Go module', existsSync(script) ? [] : [`${script} missing`]);
+  const printDirs = () => [
+    run('bash', [join(root, 'tools/kube-apiserver/build.sh'), '--print-dir'], { env }),
+    run('npx', ['--no-install', 'protean-envtest', 'build', '--print-dir'], { cwd: appDir, env }),
+  ];
+  let [repo, installed] = printDirs();
+  // A build running meanwhile (the root test runner builds in parallel) may finish between the two calls.
+  if (repo.status !== installed.status) [repo, installed] = printDirs();
+  const lastLine = (text) => text.trim().split('\n').at(-1) ?? '';
+  const name = 'npx protean-envtest build --print-dir prints the same cache directory as tools/kube-apiserver/build.sh';
+  if (![0, 3].includes(repo.status ?? -1))
+    return checks.fail(name, `the repository's build.sh --print-dir: exit ${repo.status}\n${tail(repo.output)}`);
+  if (installed.status !== repo.status || lastLine(installed.stdout) !== lastLine(repo.stdout))
+    return checks.fail(
+      name,
+      `installed: exit ${installed.status ?? installed.signal}, ${lastLine(installed.stdout)}; repository: exit ${repo.status}, ${lastLine(repo.stdout)}\n${tail(installed.output)}`,
+    );
+  const built = repo.status === 0;
+  checks.pass(name, `${lastLine(repo.stdout)}, ${built ? 'built' : 'not built yet'}`);
+  if (!built) return;
+  const build = run('npx', ['--no-install', 'protean-envtest', 'build'], { cwd: appDir, env, timeoutMs: 60_000 });
+  if (build.ok && lastLine(build.stdout) === lastLine(repo.stdout))
+    checks.pass('npx protean-envtest build reuses the cached binaries', `${build.seconds.toFixed(1)}s`);
+  else checks.fail('npx protean-envtest build reuses the cached binaries', `exit ${build.status ?? build.signal}\n${tail(build.output)}`);
 }
 
 /**
@@ -324,8 +354,12 @@ function agreedPeers(list) {
   return peers;
 }
 
+function readManifest(dir) {
+  return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+}
+
 function skipRest(reason) {
-  for (const step of ['pack', 'inspect tarballs', 'install', 'compile', 'run', 'jest']) {
+  for (const step of ['pack', 'inspect tarballs', 'install', 'envtest bin', 'compile', 'run', 'jest']) {
     if (!checks.timings.some((t) => t.step === step)) checks.skip(step, reason);
   }
 }

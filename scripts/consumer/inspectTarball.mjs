@@ -9,8 +9,8 @@ const ENTRY_FIELDS = ['main', 'types', 'typings', 'module'];
 
 /**
  * Extracts `tarball` under `extractRoot` and records on `checks` whether
- * its package.json has no `workspace:`/`catalog:` ranges, every file named
- * by `exports`/`main`/`types` is inside, no test or tsbuildinfo file is
+ * its package.json has no `workspace:`/`catalog:` ranges, it has a `dist/`,
+ * every file named by `exports`/`main`/`types`/`bin` is inside, no test or tsbuildinfo file is
  * inside, README.md is inside, and every import in its .js/.d.ts files is
  * either relative to a shipped file, a Node builtin, or a declared
  * dependency/peer. Returns `{ name, version, bytes, files, unpackedBytes, manifest }`.
@@ -45,10 +45,17 @@ export function inspectTarball(tarball, extractRoot, checks, workspaceRoot, sour
   }
   checks.expectNone(`${label}: package.json has no workspace:/catalog: ranges`, ranges);
 
-  const entries = [...ENTRY_FIELDS.map((f) => manifest[f]).filter((v) => typeof v === 'string'), ...exportTargets(manifest.exports)];
+  checks.expectNone(`${label}: has its build output (dist/)`, files.some((f) => f.startsWith('dist/')) ? [] : ['no dist/ in the tarball']);
+
+  const bins = typeof manifest.bin === 'string' ? [manifest.bin] : Object.values(manifest.bin ?? {});
+  const entries = [
+    ...ENTRY_FIELDS.map((f) => manifest[f]).filter((v) => typeof v === 'string'),
+    ...exportTargets(manifest.exports),
+    ...bins,
+  ];
   const missingEntries = [...new Set(entries)].filter((e) => !e.includes('*') && !fileSet.has(posix.normalize(e)));
   checks.expectNone(
-    `${label}: every file named by exports/main/types is in the tarball`,
+    `${label}: every file named by exports/main/types/bin is in the tarball`,
     missingEntries.map((e) => `missing ${e}`),
   );
 

@@ -3,9 +3,9 @@
  * an executable file in the directory it looked in. The message names the
  * directory, why it was chosen, what is missing and how to build them.
  *
- * Easy to get wrong: the fix is a one-off build (`bash tools/kube-apiserver/build.sh`,
- * minutes the first time); catching this to skip tests silently would hide
- * a whole test tier.
+ * Easy to get wrong: the fix is a one-off build (`npx protean-envtest build`,
+ * the script shipped in this package; minutes the first time); catching this
+ * to skip tests silently would hide a whole test tier.
  */
 export class KubeBinariesMissingError extends Error {
   override readonly name = 'KubeBinariesMissingError';
@@ -20,10 +20,12 @@ export class KubeBinariesMissingError extends Error {
   ) {
     super(
       `kube-apiserver test binaries not found: ${missing.join(' and ')} missing or not executable in ${binDir} (${source}). ` +
-        'Build them once with `bash tools/kube-apiserver/build.sh` from the repository root ' +
-        '(a cold build takes about 4-5 minutes and needs Go >= 1.26 and ~3 GB of Go caches; later runs take ~0.02 s), ' +
-        'then export PROTEAN_KUBE_BIN_DIR=<the directory it prints on its last stdout line>, e.g. ' +
-        'PROTEAN_KUBE_BIN_DIR=$(bash tools/kube-apiserver/build.sh | tail -1).',
+        'Build them once with `npx protean-envtest build` (the build script shipped in @protean/envtest; ' +
+        'in the Protean repository `bash tools/kube-apiserver/build.sh` runs the same script): ' +
+        'a cold build takes about 4-5 minutes and needs bash, Go >= 1.26 and ~3 GB of Go caches; later runs take ~0.02 s. ' +
+        "It points the build cache's `current` link at the binaries, where this lookup goes when PROTEAN_KUBE_BIN_DIR is unset; " +
+        'otherwise export PROTEAN_KUBE_BIN_DIR=<the directory it prints on its last stdout line>, e.g. ' +
+        'PROTEAN_KUBE_BIN_DIR=$(npx protean-envtest build | tail -1).',
     );
   }
 }

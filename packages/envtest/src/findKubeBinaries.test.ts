@@ -29,9 +29,10 @@ describe('findKubeBinaries', () => {
     expect(err.name).toBe('KubeBinariesMissingError');
     expect(err.missing).toEqual(['kube-apiserver', 'etcd']);
     expect(err.message).toContain(`kube-apiserver and etcd missing or not executable in ${dir} (from the binDir option)`);
-    expect(err.message).toContain('`bash tools/kube-apiserver/build.sh`');
+    expect(err.message).toContain('Build them once with `npx protean-envtest build`');
     expect(err.message).toContain('about 4-5 minutes');
-    expect(err.message).toContain('PROTEAN_KUBE_BIN_DIR=$(bash tools/kube-apiserver/build.sh | tail -1)');
+    expect(err.message).toContain('PROTEAN_KUBE_BIN_DIR=$(npx protean-envtest build | tail -1)');
+    expect(err.message).not.toContain('from the repository root');
   });
 
   it('reports a binary that exists but is not executable as missing', () => {

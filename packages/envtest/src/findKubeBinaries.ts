@@ -15,7 +15,7 @@ export interface KubeBinaries {
  * Where to look for the binaries and why: `binDir` if given, else
  * `PROTEAN_KUBE_BIN_DIR`, else the `current` link of the build cache
  * (`${PROTEAN_KUBE_CACHE:-${XDG_CACHE_HOME:-~/.cache}/protean/kube-apiserver}/current`,
- * the same root `tools/kube-apiserver/build.sh` uses).
+ * the same root `kube/build.sh` of this package, i.e. `protean-envtest build`, uses).
  *
  * Easy to get wrong: `current` points at whatever was built last on this
  * machine, possibly by another checkout; CI should set `PROTEAN_KUBE_BIN_DIR`.
@@ -47,7 +47,7 @@ function isExecutable(path: string): boolean {
 }
 
 /**
- * Locates `kube-apiserver` and `etcd` built by `tools/kube-apiserver/build.sh`:
+ * Locates `kube-apiserver` and `etcd` built by `protean-envtest build`:
  * in `binDir`, else `$PROTEAN_KUBE_BIN_DIR`, else the build cache's `current`
  * link. Never builds anything.
  *
