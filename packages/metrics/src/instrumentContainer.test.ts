@@ -32,6 +32,7 @@ describe('instrumentContainer', () => {
 
   function compose(): void {
     t = createTestController({
+      logFailures: false,
       configure: (container) => {
         metrics = instrumentContainer(container, { processMetrics: false });
       },
@@ -165,6 +166,7 @@ describe('instrumentContainer', () => {
   it('with leader election: ready on a synced standby, and exports leadership and its transitions per identity', async () => {
     const leadership = new FakeLeadership('replica-b');
     t = createTestController({
+      logFailures: false,
       configure: (container) => {
         container.bind(TOKENS.leadership).toConstantValue(leadership);
         metrics = instrumentContainer(container, { processMetrics: false });

@@ -23,7 +23,7 @@ describe('DynamicController with the coordinator', () => {
   }
 
   it('re-reconciles an instance when a child it watches is added, changed or deleted', async () => {
-    t = createTestController();
+    t = createTestController({ logFailures: false });
     t.source.add(parent, { name: 'a', namespace: 'ns' });
     const h = watchingConfigMap(t);
     await t.start();
@@ -43,7 +43,7 @@ describe('DynamicController with the coordinator', () => {
   });
 
   it('keeps a deregistered parent GVR watched while instances use it as a child, and stops it with the last user', async () => {
-    t = createTestController();
+    t = createTestController({ logFailures: false });
     t.source.add(parent, { name: 'a', namespace: 'ns' });
     t.source.add(configmaps, { name: 'a-config', namespace: 'ns' });
     const webapps = watchingConfigMap(t);
@@ -71,7 +71,7 @@ describe('DynamicController with the coordinator', () => {
   });
 
   it('reconciles an instance once when its handler starts a child informer that already lists a match', async () => {
-    t = createTestController();
+    t = createTestController({ logFailures: false });
     t.source.add(parent, { name: 'a', namespace: 'ns' });
     t.source.add(configmaps, { name: 'a-config', namespace: 'ns' });
     const h = watchingConfigMap(t);
@@ -91,7 +91,12 @@ describe('DynamicController with the coordinator', () => {
   it('retries a failing handler that starts a child informer only as its backoff allows', async () => {
     const clock = new FakeClock();
     const observer = new ObserverRecorder();
-    t = createTestController({ clock, observer, config: { minRetryDelayMs: 50, maxRetryDelayMs: 10_000, queueMaxRetries: 10 } });
+    t = createTestController({
+      logFailures: false,
+      clock,
+      observer,
+      config: { minRetryDelayMs: 50, maxRetryDelayMs: 10_000, queueMaxRetries: 10 },
+    });
     t.source.add(parent, { name: 'a', namespace: 'ns' });
     t.source.add(configmaps, { name: 'a-config', namespace: 'ns' });
     const a: ObjectIdentifiers = { gvr: parent, namespace: 'ns', name: 'a' };

@@ -24,7 +24,7 @@ describe('ctx.watcher: the instance watcher settled from the handler outcome', (
   }
 
   async function startWith(h: HandlerRecorder, config = {}): Promise<void> {
-    t = createTestController({ config: { minRetryDelayMs: 60_000, maxRetryDelayMs: 60_000, ...config } });
+    t = createTestController({ logFailures: false, config: { minRetryDelayMs: 60_000, maxRetryDelayMs: 60_000, ...config } });
     t.source.add(parent, { name: 'a', namespace: 'ns' });
     await t.start();
     await t.register(parent, h.handler);
@@ -120,7 +120,7 @@ describe('ctx.watcher: the instance watcher settled from the handler outcome', (
       const cached = t.controller.informer(configmaps)!.list();
       counts.push(cached.filter((o) => o.metadata.namespace === req.namespace && o.metadata.labels?.['app'] === req.name).length);
     });
-    t = createTestController();
+    t = createTestController({ logFailures: false });
     t.source.add(configmaps, { name: 'x', namespace: 'ns', labels: { app: 'a' } });
     t.source.add(configmaps, { name: 'y', namespace: 'other', labels: { app: 'a' } });
     t.source.add(parent, { name: 'a', namespace: 'ns' });

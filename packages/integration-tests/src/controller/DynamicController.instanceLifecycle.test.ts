@@ -33,7 +33,7 @@ describe('DynamicController: the watches of an instance follow its passes and it
   }
 
   async function startWith(h: HandlerRecorder): Promise<void> {
-    t = createTestController({ config: { minRetryDelayMs: 60_000, maxRetryDelayMs: 60_000 } });
+    t = createTestController({ logFailures: false, config: { minRetryDelayMs: 60_000, maxRetryDelayMs: 60_000 } });
     t.source.add(parent, { ...a, generation: 1 });
     await t.start();
     await t.register(parent, h.handler);
@@ -159,7 +159,7 @@ describe('DynamicController: the watches of an instance follow its passes and it
       if (t.source.get(parent, req) === undefined) return;
       await ctx.watcher.watch({ nodeId: 'config', gvr: configmaps, namespace: req.namespace, name: `${req.name}-config` });
     });
-    t = createTestController();
+    t = createTestController({ logFailures: false });
     t.source.add(parent, a);
     t.source.add(parent, b);
     await t.start();

@@ -13,7 +13,7 @@ describe('DynamicController parent updates', () => {
   });
 
   it('reconciles every update of a parent that does not track generation', async () => {
-    t = createTestController();
+    t = createTestController({ logFailures: false });
     const h = new HandlerRecorder();
     await t.start();
     await t.register(settings, h.handler);
@@ -28,7 +28,7 @@ describe('DynamicController parent updates', () => {
 
   it('reconciles every parent again on a resync, though no generation changed', async () => {
     const observer = new ObserverRecorder();
-    t = createTestController({ observer });
+    t = createTestController({ logFailures: false, observer });
     t.source.add(parent, { name: 'a', namespace: 'ns' });
     t.source.add(parent, { name: 'b', namespace: 'ns' });
     const h = new HandlerRecorder();
@@ -45,7 +45,7 @@ describe('DynamicController parent updates', () => {
   it('brings back an instance dropped after queueMaxRetries at the next resync', async () => {
     const clock = new FakeClock();
     const observer = new ObserverRecorder();
-    t = createTestController({ clock, observer, config: { queueMaxRetries: 0 } });
+    t = createTestController({ logFailures: false, clock, observer, config: { queueMaxRetries: 0 } });
     t.source.add(parent, { name: 'a', namespace: 'ns' });
     const h = new HandlerRecorder(() => Promise.reject(new Error('boom')));
     await t.start();

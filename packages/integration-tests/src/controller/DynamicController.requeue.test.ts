@@ -33,6 +33,7 @@ describe('DynamicController requeue outcomes', () => {
     observer = new ObserverRecorder();
     logs = new LogRecorder('error');
     t = createTestController({
+      logFailures: false,
       clock,
       observer,
       logger: logs.logger,
@@ -113,7 +114,7 @@ describe('DynamicController requeue outcomes', () => {
 
   it('warns when a handler fails with NotFound while its instance still exists, and stays quiet once it is gone', async () => {
     logs = new LogRecorder('warn');
-    t = createTestController({ logger: logs.logger });
+    t = createTestController({ logFailures: false, logger: logs.logger });
     t.source.add(parent, { name: 'a', namespace: 'ns' });
     t.source.add(parent, { name: 'b', namespace: 'ns' });
     const h = new HandlerRecorder(async (req) => {
@@ -130,7 +131,7 @@ describe('DynamicController requeue outcomes', () => {
   });
 
   it('keeps the event loop turning while a handler requeues itself at once, forever', async () => {
-    t = createTestController();
+    t = createTestController({ logFailures: false });
     t.source.add(parent, { name: 'a', namespace: 'ns' });
     const h = new HandlerRecorder(() => Promise.reject(requeue.needed()));
     await t.start();

@@ -28,7 +28,7 @@ describe('DynamicController.status', () => {
   });
 
   it('lists parents, informers with counts, owners and watchers, and instances with their declared watches, as plain data', async () => {
-    t = createTestController();
+    t = createTestController({ logFailures: false });
     t.source.add(webapps, { name: 'shop', namespace: 'default', labels: { team: 'a' } });
     t.source.add(webapps, { name: 'idle', namespace: 'default' });
     t.source.add(configmaps, { name: 'shop-env', namespace: 'default', labels: { app: 'shop' }, annotations: { secret: 'x' } });
@@ -69,7 +69,7 @@ describe('DynamicController.status', () => {
 
   it('shows passes in flight with their age on the controller clock, oldest first', async () => {
     const clock = new FakeClock(1_000);
-    t = createTestController({ clock, config: { workers: 2 } });
+    t = createTestController({ logFailures: false, clock, config: { workers: 2 } });
     t.source.add(webapps, { name: 'a', namespace: 'ns' });
     const release = new Deferred();
     await t.start();
@@ -99,7 +99,7 @@ describe('DynamicController.status', () => {
 
   it('keeps the last failure of each failing item, with its summarised cause, count and next retry, until a pass succeeds', async () => {
     const clock = new FakeClock();
-    t = createTestController({ clock, config: { minRetryDelayMs: 100, maxRetryDelayMs: 10_000 } });
+    t = createTestController({ logFailures: false, clock, config: { minRetryDelayMs: 100, maxRetryDelayMs: 10_000 } });
     t.source.add(webapps, { name: 'a', namespace: 'ns' });
     let failing = true;
     await t.start();
@@ -132,7 +132,7 @@ describe('DynamicController.explain and routesOf', () => {
   });
 
   async function running(): Promise<void> {
-    t = createTestController();
+    t = createTestController({ logFailures: false });
     t.source.add(webapps, { name: 'shop', namespace: 'default' });
     t.source.add(webapps, { name: 'blog', namespace: 'default' });
     t.source.add(configmaps, { name: 'cm', namespace: 'default', labels: { app: 'blog' } });

@@ -15,7 +15,7 @@ describe('DynamicController workers', () => {
 
   it('contains a handler that throws synchronously: the worker goes on with the next item', async () => {
     const observer = new ObserverRecorder();
-    t = createTestController({ observer, config: { queueMaxRetries: 0 } });
+    t = createTestController({ logFailures: false, observer, config: { queueMaxRetries: 0 } });
     t.source.add(parent, { name: 'bad', namespace: 'ns' });
     t.source.add(parent, { name: 'good', namespace: 'ns' });
     const boom = new Error('thrown before any promise');
@@ -36,7 +36,7 @@ describe('DynamicController workers', () => {
 
   it('contains a handler that rejects: the worker goes on with the next item', async () => {
     const observer = new ObserverRecorder();
-    t = createTestController({ observer, config: { queueMaxRetries: 0 } });
+    t = createTestController({ logFailures: false, observer, config: { queueMaxRetries: 0 } });
     t.source.add(parent, { name: 'bad', namespace: 'ns' });
     t.source.add(parent, { name: 'good', namespace: 'ns' });
     const h = new HandlerRecorder((req) => (req.name === 'bad' ? Promise.reject(new Error('async failure')) : Promise.resolve()));
@@ -52,6 +52,7 @@ describe('DynamicController workers', () => {
 
   it('survives an observer hook that throws', async () => {
     t = createTestController({
+      logFailures: false,
       observer: {
         onReconcile: () => {
           throw new Error('metrics broke');
@@ -68,7 +69,7 @@ describe('DynamicController workers', () => {
   });
 
   it('runs `workers` handlers at once but never one key twice at once', async () => {
-    t = createTestController({ config: { workers: 3 } });
+    t = createTestController({ logFailures: false, config: { workers: 3 } });
     for (const name of ['a', 'b', 'c']) t.source.add(parent, { name, namespace: 'ns' });
     const running = new Set<string>();
     let maxRunning = 0;

@@ -22,6 +22,7 @@ describe('instrumentContainer({ statusPage: true }): the status page over a Dyna
 
   function compose(statusPage: boolean | undefined): void {
     t = createTestController({
+      logFailures: false,
       // Failing passes are retried (with backoff) for the whole test, never dropped.
       config: { queueMaxRetries: 1_000 },
       configure: (container) => {
