@@ -16,6 +16,7 @@ import {
   type TimerHandle,
   type WatchHealth,
   type WatchManager,
+  UNSERVED_RESOURCE_HINT,
   validateGroupVersionResource,
 } from '@protean/core';
 import { SyncFailureMemory } from './SyncFailureMemory.js';
@@ -280,8 +281,7 @@ export class InformerWatchManager implements WatchManager {
     if (reason === undefined) return;
     // kro-diff: a refusal (401/403/404) before the first sync fails the pending callers now, so a missing CRD or
     // RBAC rule shows at once; in kro they fail only at the sync deadline.
-    const hint =
-      status === 404 ? ' (is the resource served? check the CRD is installed and established, and that `resource` is the plural name)' : '';
+    const hint = status === 404 ? ` (${UNSERVED_RESOURCE_HINT})` : '';
     const werr = new WatchError(entry.gvr, reason, `the server answered ${status} before the informer synced: ${err.message}${hint}`, {
       cause: err,
       status,
