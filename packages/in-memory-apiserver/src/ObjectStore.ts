@@ -219,7 +219,7 @@ export class ObjectStore {
   private applyUpdate(table: ResourceTable, old: KubeObject, input: KubeObject, opts: WriteOptions): KubeObject {
     const def = table.def;
     const next = prepareUpdate(def, old, input, opts.subresource);
-    validateOwnerReferences(def, next);
+    validateOwnerReferences(def, next, 4);
     if (def.key === LEASES_KEY) validateLease(def, next);
     if (def.key === NAMESPACES_KEY && opts.subresource === undefined) {
       next.metadata.labels = { ...(next.metadata.labels ?? {}), 'kubernetes.io/metadata.name': next.metadata.name };
