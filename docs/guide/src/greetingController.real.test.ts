@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { controllerOf, EVENTS, findStatusCondition, KubeClient, type Condition, type KubeObject } from '@protean/client';
-import { silentLogger, type DynamicController } from '@protean/core';
+import { AlreadyOwnedError, controllerOf, EVENTS, findStatusCondition, KubeClient, type Condition, type KubeObject } from '@protean/client';
+import { silentLogger, type DynamicController, type ReconcileContext } from '@protean/core';
 import { startKubeApiServer, waitUntil, type KubeApiServer } from '@protean/envtest';
 import { composeController, greetingHandler, greetings } from './greetingController.js';
 
@@ -108,5 +108,41 @@ describe('the first-controller guide on a real kube-apiserver', () => {
     // Deleting the Greeting lets the garbage collector delete the ConfigMap it owns.
     await client.delete(greetings, { namespace: 'default', name: 'hi' });
     await waitUntil(async () => (await text()) === undefined, 'the garbage collector to delete the ConfigMap', 30_000);
+  });
+
+  it('refuses, as the guide promises, a ConfigMap another controller owns: AlreadyOwnedError, and nothing is written', async () => {
+    const other = await client.create(configmaps, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'someone', namespace: 'default' },
+    });
+    const taken = await client.create(configmaps, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'taken-greeting',
+        namespace: 'default',
+        ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'someone', uid: other.metadata.uid as string, controller: true }],
+      },
+      data: { text: 'not yours' },
+    });
+    await client.create(greetings, {
+      apiVersion: 'guide.protean.dev/v1',
+      kind: 'Greeting',
+      metadata: { name: 'taken', namespace: 'default' },
+      spec: { text: 'mine' },
+    });
+    const ctx: ReconcileContext = {
+      signal: new AbortController().signal,
+      logger: silentLogger(),
+      gvr: greetings,
+      watcher: { watch: async () => undefined, done: () => undefined },
+    };
+    const refused = await greetingHandler(server.kubeConfig)({ namespace: 'default', name: 'taken' }, ctx).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(AlreadyOwnedError);
+    expect(refused).toMatchObject({ existing: { kind: 'ConfigMap', name: 'someone', uid: other.metadata.uid } });
+    const after = await client.get<ConfigMap>(configmaps, { namespace: 'default', name: 'taken-greeting' });
+    expect(after.metadata.resourceVersion).toBe(taken.metadata.resourceVersion);
+    expect(after.data).toEqual({ text: 'not yours' });
   });
 });

@@ -1,9 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { silentLogger, type DynamicController } from '@protean/core';
+import { AlreadyOwnedError, KubeClient, type KubeObject } from '@protean/client';
+import { silentLogger, type DynamicController, type ReconcileContext } from '@protean/core';
 import { waitFor } from '@protean/testing';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import { composeController, GREETING_FINALIZER, greetingHandler, greetings } from './greetingController.js';
+
+const configmaps = { group: '', version: 'v1', resource: 'configmaps' };
+
+interface ConfigMap extends KubeObject {
+  data?: Record<string, string>;
+}
 
 describe('the first-controller guide', () => {
   let server: InMemoryApiServer;
@@ -132,5 +139,46 @@ describe('the first-controller guide', () => {
       .list(events, 'default')
       .filter((e) => (e['regarding'] as { uid?: string }).uid === hi?.metadata.uid && e['reason'] === 'Farewell');
     expect(farewell).toHaveLength(1);
+  });
+
+  it('refuses, as the guide promises, a ConfigMap another controller owns: AlreadyOwnedError, and nothing is written', async () => {
+    const client = new KubeClient({ kubeConfig: server.kubeConfig() });
+    try {
+      const other = await client.create(configmaps, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'someone', namespace: 'default' },
+      });
+      const taken = await client.create(configmaps, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: 'taken-greeting',
+          namespace: 'default',
+          ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'someone', uid: other.metadata.uid as string, controller: true }],
+        },
+        data: { text: 'not yours' },
+      });
+      await client.create(greetings, {
+        apiVersion: 'guide.protean.dev/v1',
+        kind: 'Greeting',
+        metadata: { name: 'taken', namespace: 'default' },
+        spec: { text: 'mine' },
+      });
+      const ctx: ReconcileContext = {
+        signal: new AbortController().signal,
+        logger: silentLogger(),
+        gvr: greetings,
+        watcher: { watch: async () => undefined, done: () => undefined },
+      };
+      const refused = await greetingHandler(server.kubeConfig())({ namespace: 'default', name: 'taken' }, ctx).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(AlreadyOwnedError);
+      expect(refused).toMatchObject({ existing: { kind: 'ConfigMap', name: 'someone', uid: other.metadata.uid } });
+      const after = await client.get<ConfigMap>(configmaps, { namespace: 'default', name: 'taken-greeting' });
+      expect(after.metadata.resourceVersion).toBe(taken.metadata.resourceVersion);
+      expect(after.data).toEqual({ text: 'not yours' });
+    } finally {
+      client.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { UNSERVED_RESOURCE_HINT } from '@protean/core';
 import type { KubeHttpResponse } from './KubeTransport.js';
 
 /** A `metav1.StatusCause`. */
@@ -37,6 +38,11 @@ export interface RequestDescription {
  * whole `Status` body and any `Retry-After`. Core's `isNotFound`,
  * `apiStatusOf` and `summarizeError` read it like a client-node error.
  *
+ * A 404 that names no object (the resource itself is not served: a CRD not
+ * installed or not yet established, a kind or singular given as `resource`)
+ * says so in the message, with core's `UNSERVED_RESOURCE_HINT`, as
+ * `DynamicController.register` does.
+ *
  * Easy to get wrong: a 409 is either a stale `resourceVersion` (reason
  * `Conflict`, retry after re-reading: see `KubeClient.modify`) or, for
  * server-side apply, fields owned by another manager, which arrives as the
@@ -63,7 +69,10 @@ export class KubeApiError extends Error {
     retryAfterMs: number | undefined,
   ) {
     const reason = body?.reason;
-    super(`${request.method} ${request.target}: ${status}${reason === undefined || reason === '' ? '' : ` ${reason}`}: ${serverMessage}`);
+    const code = `${status}${reason === undefined || reason === '' ? '' : ` ${reason}`}`;
+    // A plain-text "404 page not found" already starts with the code: say it once.
+    const text = serverMessage.startsWith(`${code} `) ? serverMessage : `${code}: ${serverMessage}`;
+    super(`${request.method} ${request.target}: ${text}${isUnservedResource(status, body) ? ` (${UNSERVED_RESOURCE_HINT})` : ''}`);
     this.status = status;
     this.reason = reason === '' ? undefined : reason;
     this.serverMessage = serverMessage;
@@ -81,6 +90,11 @@ export class KubeApiError extends Error {
     const retryAfterMs = parseRetryAfter(res.headers['retry-after']) ?? secondsToMs(body?.details?.retryAfterSeconds);
     return new KubeApiError(request, res.status, body, message, retryAfterMs);
   }
+}
+
+/** A 404 about the whole resource (no object named in the Status), not about one missing object. */
+function isUnservedResource(status: number, body: StatusBody | undefined): boolean {
+  return status === 404 && (body?.details?.name === undefined || body.details.name === '');
 }
 
 function parseStatus(text: string): StatusBody | undefined {

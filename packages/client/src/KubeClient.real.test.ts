@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { isNotFound, type GroupVersionResource } from '@protean/core';
+import { isNotFound, UNSERVED_RESOURCE_HINT, type GroupVersionResource } from '@protean/core';
 import { startKubeApiServer, waitUntil, type KubeApiServer } from '@protean/envtest';
 import { ApplyConflictError } from './ApplyConflictError.js';
 import { setStatusCondition, type Condition } from './conditions.js';
 import { EVENTS, EventRecorder } from './EventRecorder.js';
 import { KubeClient } from './KubeClient.js';
 import type { KubeObject } from './KubeObject.js';
+import { MissingNamespaceError } from './MissingNamespaceError.js';
 import { reconcileFinalizer } from './reconcileFinalizer.js';
 import { controllerOf, setControllerReference } from './setControllerReference.js';
 
@@ -162,5 +163,18 @@ describe('KubeClient against a real kube-apiserver', () => {
     );
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ reason: 'BucketBusy', action: 'Backup', type: 'Warning', series: { count: 1000 } });
+  });
+
+  it('names the missing namespace of a namespaced object before sending, and hints at the plural for an unserved resource', async () => {
+    const err = await client.create(backups, { ...backup('nowhere'), metadata: { name: 'nowhere' } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MissingNamespaceError);
+    expect((err as Error).message).toBe(
+      `create of backups.${GROUP} "nowhere" names no namespace, but backups.${GROUP} is a namespaced resource: set metadata.namespace on the object`,
+    );
+    const unserved = await client.get({ ...backups, resource: 'backup' }, { namespace: 'default', name: 'x' }).catch((e: unknown) => e);
+    expect((unserved as Error).message).toMatch(/^GET backup\.client\.protean\.dev default\/x: 404/);
+    expect((unserved as Error).message).toContain(`(${UNSERVED_RESOURCE_HINT})`);
+    const missing = await client.get(backups, { namespace: 'default', name: 'absent' }).catch((e: unknown) => e);
+    expect((missing as Error).message).not.toContain(UNSERVED_RESOURCE_HINT);
   });
 });

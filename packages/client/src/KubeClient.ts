@@ -1,4 +1,4 @@
-import { assertStillValid, type GroupVersionResource } from '@protean/core';
+import { assertStillValid, validateObjectName, type GroupVersionResource } from '@protean/core';
 import pRetry from 'p-retry';
 import { ApplyConflictError } from './ApplyConflictError.js';
 import { isConflict } from './errorPredicates.js';
@@ -15,9 +15,11 @@ import type {
   WriteOptions,
 } from './KubeClientOptions.js';
 import { KubeConfigTransport } from './KubeConfigTransport.js';
+import { MissingNamespaceError } from './MissingNamespaceError.js';
 import type { KubeObject, ObjectKey, Stored } from './KubeObject.js';
 import type { KubeHttpRequest, KubeTransport } from './KubeTransport.js';
 import { objectPath } from './objectPath.js';
+import { ResourceScopes } from './ResourceScopes.js';
 import { resolveRetryOptions, type ResolvedRetryOptions } from './RetryOptions.js';
 import { retryRequest } from './retryRequest.js';
 
@@ -63,7 +65,10 @@ const PATCH_TYPES = { merge: 'application/merge-patch+json', json: 'application/
  *
  * Easy to get wrong: objects are plain JSON (timestamps are strings), and a
  * namespaced object needs `metadata.namespace` for `create`, `update` and
- * `apply` (the client does not know which resources are namespaced).
+ * `apply` (a `namespace` in the key for `get`, `patch`, `delete`): without
+ * it the call rejects with a {@link MissingNamespaceError} before sending
+ * (discovery, asked once per group/version and only for requests without a
+ * namespace, says which resources are namespaced).
  */
 export class KubeClient {
   private readonly transport: KubeTransport;
@@ -71,6 +76,7 @@ export class KubeClient {
   private readonly fieldManager: string | undefined;
   private readonly retry: ResolvedRetryOptions;
   private readonly userAgent: string;
+  private readonly scopes: ResourceScopes;
 
   constructor(options: KubeClientOptions) {
     if (options.transport !== undefined) {
@@ -86,6 +92,7 @@ export class KubeClient {
     this.fieldManager = options.fieldManager;
     this.retry = resolveRetryOptions(options.retry);
     this.userAgent = options.userAgent ?? 'protean-client';
+    this.scopes = new ResourceScopes(this.transport, this.userAgent);
   }
 
   /** Reads one object; a missing one rejects with a 404 `KubeApiError` (core's `isNotFound` is true). */
@@ -323,6 +330,10 @@ export class KubeClient {
 
   private async send<T>(call: Call): Promise<T> {
     const path = objectPath(call.gvr, call.namespace, call.name, call.subresource);
+    // A create's name is not part of its URL: check it as the other verbs' names are checked.
+    const bodyName = call.method === 'POST' ? (call.body as KubeObject).metadata?.name : undefined;
+    if (bodyName !== undefined) validateObjectName(bodyName);
+    if ((call.name !== undefined || call.method === 'POST') && (call.namespace ?? '') === '') await this.checkClusterScoped(call);
     const queryText = call.query?.toString() ?? '';
     const request: KubeHttpRequest = {
       method: call.method,
@@ -359,6 +370,23 @@ export class KubeClient {
       call.idempotent,
       call.signal,
     );
+  }
+
+  /**
+   * A request for one object without a namespace is meant for a
+   * cluster-scoped resource; for a namespaced one it would go to the
+   * cluster-wide URL and meet a 404 that never mentions the namespace, so
+   * it is refused here (discovery says which resources are namespaced).
+   */
+  private async checkClusterScoped(call: Call): Promise<void> {
+    if ((await this.scopes.namespaced(call.gvr, call.signal)) !== true) return;
+    const fromBody = call.method === 'POST' || call.method === 'PUT' || call.contentType === APPLY_PATCH;
+    const operation =
+      call.contentType === APPLY_PATCH
+        ? 'apply'
+        : ({ GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' } as const)[call.method];
+    const bodyName = (call.body as KubeObject | undefined)?.metadata?.name;
+    throw new MissingNamespaceError(operation, call.gvr, call.name ?? (typeof bodyName === 'string' ? bodyName : ''), fromBody);
   }
 }
 

@@ -50,9 +50,11 @@ export interface KubeObject {
 /**
  * An object as the API server returns it: your type `T`, with the
  * server's metadata (`uid`, `resourceVersion`, `managedFields`, ...)
- * readable even when `T` names only what you sent.
+ * readable even when `T` names only what you sent, and `metadata.name`
+ * always a string (every stored object has one; a create with
+ * `generateName` gets it from the server).
  */
-export type Stored<T extends KubeObject> = T & { metadata: ObjectMetadata };
+export type Stored<T extends KubeObject> = T & { metadata: ObjectMetadata & { name: string } };
 
 /**
  * Which object a request addresses: `name`, and `namespace` for a

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { GroupVersionResource, InstanceWatcher, WatchRequest } from '@protean/core';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
+import { AlreadyOwnedError } from './AlreadyOwnedError.js';
 import { applyOwned } from './applyOwned.js';
 import { KubeClient } from './KubeClient.js';
 import type { KubeObject } from './KubeObject.js';
@@ -43,5 +44,33 @@ describe('applyOwned', () => {
       { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata?.uid, controller: true, blockOwnerDeletion: true },
     ]);
     expect(child.metadata?.managedFields?.map((m) => [m.manager, m.operation])).toEqual([['owner-controller', 'Apply']]);
+  });
+
+  it('reads the stored child and refuses one another controller owns, force or not, before writing anything', async () => {
+    const owner = {
+      ...(server.create(configmaps, { metadata: { name: 'mine', namespace: 'default' } }) as unknown as KubeObject),
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+    };
+    const theirs = server.create(configmaps, { metadata: { name: 'theirs', namespace: 'default' } });
+    const taken = server.create(configmaps, {
+      metadata: {
+        name: 'taken',
+        namespace: 'default',
+        ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'theirs', uid: theirs.metadata.uid as string, controller: true }],
+      },
+      data: { by: 'theirs' },
+    });
+    const watcher: InstanceWatcher = { watch: async () => undefined, done: () => undefined };
+    for (const force of [false, true]) {
+      const child = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'taken', namespace: 'default' }, data: { by: 'mine' } };
+      const err = await applyOwned(client, watcher, configmaps, owner, child, { nodeId: 'taken', force }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(AlreadyOwnedError);
+      expect((err as Error).message).toBe(
+        `ConfigMap default/taken is already controlled by ConfigMap theirs (uid ${theirs.metadata.uid}, v1); ` +
+          `refusing to make ConfigMap mine (uid ${owner.metadata?.uid}) its controller`,
+      );
+    }
+    expect(server.get(configmaps, 'default', 'taken')?.metadata.resourceVersion).toBe(taken.metadata.resourceVersion);
   });
 });

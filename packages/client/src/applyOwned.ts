@@ -13,12 +13,20 @@ export interface ApplyOwnedOptions extends ApplyOptions {
 /**
  * The usual way a handler writes a child, in the right order: declares the
  * watch on it (`watcher.watch`, so a later change or deletion of the child
- * reconciles the owner, and none made meanwhile is missed), makes `owner`
- * its controller ({@link setControllerReference}), then applies it
- * (server-side apply, see `KubeClient.apply`). Resolves with the stored child.
+ * reconciles the owner, and none made meanwhile is missed), reads the
+ * stored child and makes `owner` its controller ({@link setControllerReference}
+ * with `live`), then applies it (server-side apply, see `KubeClient.apply`).
+ * Resolves with the stored child.
+ *
+ * Rejects with `AlreadyOwnedError` (naming the other controller's kind,
+ * name and uid) before writing anything when the stored child has another
+ * controller, `force` or not: the API server would refuse a second
+ * controller reference (422), and `force` takes fields, not ownership.
  *
  * Easy to get wrong: pass `ctx.watcher`, the pass's own watcher; and
- * `child` must name itself (`metadata.name`, `metadata.namespace`).
+ * `child` must name itself (`metadata.name`, `metadata.namespace`). Another
+ * controller taking the child between the read and the write is still
+ * refused, by the server, as a 422 `KubeApiError`.
  */
 export async function applyOwned<T extends KubeObject>(
   client: KubeClient,
@@ -32,6 +40,8 @@ export async function applyOwned<T extends KubeObject>(
   const name = child.metadata?.name;
   if (name === undefined || name === '') throw new TypeError(`applyOwned(${nodeId}) needs a child with metadata.name`);
   const namespace = child.metadata?.namespace;
-  await watcher.watch({ nodeId, gvr, name, ...(namespace === undefined || namespace === '' ? {} : { namespace }) });
-  return client.apply(gvr, setControllerReference(owner, child), apply);
+  const key = namespace === undefined || namespace === '' ? { name } : { namespace, name };
+  await watcher.watch({ nodeId, gvr, ...key });
+  const live = await client.find(gvr, key, apply.signal === undefined ? {} : { signal: apply.signal });
+  return client.apply(gvr, setControllerReference(owner, child, { live }), apply);
 }

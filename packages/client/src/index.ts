@@ -10,6 +10,7 @@ export * from './KubeApiError.js';
 export * from './KubeClient.js';
 export * from './KubeConfigTransport.js';
 export * from './KubeTransportError.js';
+export * from './MissingNamespaceError.js';
 export * from './objectPath.js';
 export * from './reconcileFinalizer.js';
 export * from './RetryOptions.js';

@@ -71,6 +71,18 @@ describe('setControllerReference', () => {
     );
   });
 
+  it('refuses when the stored object (live) has another controller, though the object passed has none', () => {
+    const live = setControllerReference(other, child());
+    const intent = child();
+    expect(() => setControllerReference(greeting, intent, { live })).toThrow(AlreadyOwnedError);
+    expect(() => setControllerReference(greeting, intent, { live })).toThrow(
+      'ConfigMap default/hi-greeting is already controlled by Deployment web (uid uid-2, apps/v1)',
+    );
+    expect(intent.metadata?.ownerReferences).toBeUndefined();
+    const mine = setControllerReference(greeting, child());
+    expect(controllerOf(setControllerReference(greeting, child(), { live: mine }))?.uid).toBe('uid-1');
+  });
+
   it('lets a cluster-scoped owner own a namespaced object', () => {
     const ns: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team', uid: 'uid-ns' } };
     expect(controllerOf(setControllerReference(ns, child()))?.name).toBe('team');

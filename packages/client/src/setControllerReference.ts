@@ -13,6 +13,18 @@ export interface OwnerReferenceOptions {
   readonly blockOwnerDeletion?: boolean;
 }
 
+/** Options of {@link setControllerReference}. */
+export interface ControllerReferenceOptions extends OwnerReferenceOptions {
+  /**
+   * The object as stored on the API server, when `object` is a
+   * configuration built from scratch (as for server-side apply): its
+   * controller counts too, so a child another controller owns is refused
+   * although `object` carries no owner references. `applyOwned` reads and
+   * passes it.
+   */
+  readonly live?: KubeObject | undefined;
+}
+
 /**
  * Makes `owner` the controller of `object` (controller-runtime's
  * `controllerutil.SetControllerReference`): adds, or updates in place, an
@@ -21,18 +33,22 @@ export interface OwnerReferenceOptions {
  * Mutates and returns `object`.
  *
  * Throws {@link AlreadyOwnedError} when another owner is the controller
- * already, and {@link InvalidOwnerError} when `owner` lacks its identity or
- * lives in another namespace than `object`.
+ * already, of `object` or of `options.live`, and {@link InvalidOwnerError}
+ * when `owner` lacks its identity or lives in another namespace than `object`.
  *
  * Easy to get wrong: `owner` must be the object as read from the server
  * (its `uid` is what the reference points at), and `object.metadata.namespace`
- * must be set for a namespaced child before calling this.
+ * must be set for a namespaced child before calling this. When `object` is
+ * not the stored object, pass the stored one as `live`: a server-side apply
+ * merges owner references by uid, so the server would answer a second
+ * controller with a 422, `force` or not.
  */
-export function setControllerReference<T extends KubeObject>(owner: KubeObject, object: T, options: OwnerReferenceOptions = {}): T {
+export function setControllerReference<T extends KubeObject>(owner: KubeObject, object: T, options: ControllerReferenceOptions = {}): T {
   const ref = referenceTo(owner, object, true, options.blockOwnerDeletion ?? true);
-  const refs = object.metadata?.ownerReferences ?? [];
-  const current = refs.find((r) => r.controller === true);
-  if (current !== undefined && !sameOwner(current, ref)) throw new AlreadyOwnedError(describeObject(object), current, ref);
+  for (const holder of options.live === undefined ? [object] : [object, options.live]) {
+    const current = controllerOf(holder);
+    if (current !== undefined && !sameOwner(current, ref)) throw new AlreadyOwnedError(describeObject(object), current, ref);
+  }
   return upsert(object, ref);
 }
 

@@ -56,6 +56,13 @@ describe('validateGroupVersionResource', () => {
         expect(err.message).toContain('DNS-1123 subdomain');
       },
     );
+
+    it('refuses "core", saying the core group is ""', () => {
+      const err = gvrError({ ...ok, group: 'core' });
+      expect(err.field).toBe('group');
+      expect(err.message).toContain('group "core" is not an API group: the core group');
+      expect(err.message).toContain('is "" in a GroupVersionResource');
+    });
   });
 
   describe('version: a DNS-1035 label', () => {

@@ -18,6 +18,8 @@ const LABEL_RULE = `lowercase letters, digits and '-', starting and ending with 
 const GROUP_RULE =
   `must be "" (the core group) or a DNS-1123 subdomain such as "apps" or "demo.protean.dev" ` +
   `(dot-separated parts of lowercase letters, digits and '-', each starting and ending with a letter or digit, at most ${SUBDOMAIN_MAX} characters)`;
+const CORE_GROUP_RULE =
+  'is not an API group: the core group (ConfigMaps, Secrets, Pods, Namespaces, ...; apiVersion "v1") is "" in a GroupVersionResource';
 const VERSION_RULE =
   `must be a DNS-1035 label such as "v1" or "v1alpha1" ` +
   `(lowercase letters, digits and '-', starting with a letter and ending with a letter or digit, at most ${LABEL_MAX} characters)`;
@@ -81,7 +83,8 @@ export class InvalidObjectNameError extends TypeError {
  * object whose fields follow Kubernetes' naming rules:
  *
  * - `group`: `""` (the core group) or a DNS-1123 subdomain (`apps`,
- *   `demo.protean.dev`), at most 253 characters;
+ *   `demo.protean.dev`), at most 253 characters; `"core"` is refused with
+ *   a message saying the core group is `""`;
  * - `version`: a DNS-1035 label (`v1`, `v1alpha1`), at most 63 characters;
  * - `resource`: a DNS-1123 label (`configmaps`), at most 63 characters, so
  *   no `/`, no `.`, no upper case, not empty.
@@ -96,6 +99,9 @@ export function validateGroupVersionResource(gvr: unknown): asserts gvr is Group
   const { group, version, resource } = gvr as Record<string, unknown>;
   if (typeof group !== 'string')
     throw new InvalidGroupVersionResourceError(gvr, 'group', group, 'must be a string ("" for the core group)');
+  if (group === 'core') {
+    throw new InvalidGroupVersionResourceError(gvr, 'group', group, CORE_GROUP_RULE);
+  }
   if (group !== '' && !(group.length <= SUBDOMAIN_MAX && DNS1123_SUBDOMAIN.test(group))) {
     throw new InvalidGroupVersionResourceError(gvr, 'group', group, GROUP_RULE);
   }

@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger as PinoLogger, type LoggerOptions } from 'pino';
+import { serializeError } from './errorSerializer.js';
 
 /**
  * The structured logger every Protean component takes: a pino logger. Each
@@ -18,7 +19,7 @@ export type Logger = PinoLogger;
  * `transport` in `options` (then leave `destination` out).
  */
 export function createLogger(options: LoggerOptions = {}, destination?: DestinationStream): Logger {
-  const resolved = { level: process.env['LOG_LEVEL'] ?? 'info', ...options };
+  const resolved = { level: process.env['LOG_LEVEL'] ?? 'info', serializers: { err: serializeError }, ...options };
   return destination === undefined ? pino(resolved) : pino(resolved, destination);
 }
 

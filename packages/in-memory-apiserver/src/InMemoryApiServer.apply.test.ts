@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ApiError } from './ApiError.js';
 import { InMemoryApiServer } from './InMemoryApiServer.js';
-import { fieldValues, fromFieldsV1, toFieldsV1 } from './fieldSet.js';
+import { fieldValues, fromFieldsV1, printPath, toFieldsV1, valueAt } from './fieldSet.js';
 
 const configmaps = { group: '', version: 'v1', resource: 'configmaps' };
 const secrets = { group: '', version: 'v1', resource: 'secrets' };
@@ -52,6 +52,34 @@ describe('InMemoryApiServer server-side apply (direct)', () => {
     expect(s['data']).toEqual({ k: Buffer.from('v').toString('base64') });
     expect(s['stringData']).toBeUndefined();
   });
+
+  it('refuses a second controller reference written directly (422), as over HTTP', () => {
+    const ref = (name: string): Record<string, unknown> => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name,
+      uid: `uid-${name}`,
+      controller: true,
+    });
+    const err = (() => {
+      try {
+        server.create(configmaps, { metadata: { name: 'owned', namespace: 'default', ownerReferences: [ref('p'), ref('q')] } } as never);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).body).toMatchObject({
+      code: 422,
+      reason: 'Invalid',
+      details: { name: 'owned', kind: 'ConfigMap', causes: [{ field: 'metadata.ownerReferences', reason: 'FieldValueInvalid' }] },
+    });
+    expect((err as ApiError).body.message).toContain(
+      'Only one reference can have Controller set to true. Found "true" in references for ConfigMap/p and ConfigMap/q',
+    );
+    expect(server.get(configmaps, 'default', 'owned')).toBeUndefined();
+  });
 });
 
 describe('fieldsV1 paths', () => {
@@ -70,5 +98,24 @@ describe('fieldsV1 paths', () => {
       'f:data': { 'f:k': {} },
       'f:metadata': { 'f:labels': { 'f:a': {} } },
     });
+  });
+});
+
+describe('fieldsV1 paths of owner references (a list keyed by uid)', () => {
+  const obj = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'n', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: 'u1' }] },
+  };
+
+  it('make each reference a field of its own, and the list one too for an Update', () => {
+    expect(toFieldsV1(fieldValues(obj, { scope: 'all', maps: 'update', builtin: true }).keys())).toEqual({
+      'f:metadata': { 'f:ownerReferences': { '.': {}, 'k:{"uid":"u1"}': {} } },
+    });
+    const applied = fieldValues(obj, { scope: 'all', maps: 'apply', builtin: true });
+    expect(toFieldsV1(applied.keys())).toEqual({ 'f:metadata': { 'f:ownerReferences': { 'k:{"uid":"u1"}': {} } } });
+    const [path] = [...applied.keys()];
+    expect(printPath(path as string)).toBe('.metadata.ownerReferences[uid="u1"]');
+    expect(valueAt(obj, path as string)).toEqual(obj.metadata.ownerReferences[0]);
   });
 });

@@ -8,6 +8,7 @@ import { ownershipChanged, serverSideApply } from './serverSideApply.js';
 import { isJsonObject } from './mergePatch.js';
 import { toServedResource, type ServedResource } from './ServedResource.js';
 import { validateLease } from './validateLease.js';
+import { validateOwnerReferences } from './validateOwnerReferences.js';
 import { alreadyExists, badRequest, conflict, invalid, notFound } from './statusErrors.js';
 import type { KubeObject, ManagedFieldsEntry, ResourceDefinition } from './types.js';
 
@@ -148,6 +149,7 @@ export class ObjectStore {
       throw notFound({ group: '', resource: 'namespaces' }, namespace);
     }
     const obj = prepareCreate(def, input, namespace);
+    validateOwnerReferences(def, obj);
     if (def.key === LEASES_KEY) validateLease(def, obj);
     const key = objectKey(namespace, obj.metadata.name);
     if (table.has(key)) throw alreadyExists(def, obj.metadata.name);
@@ -217,6 +219,7 @@ export class ObjectStore {
   private applyUpdate(table: ResourceTable, old: KubeObject, input: KubeObject, opts: WriteOptions): KubeObject {
     const def = table.def;
     const next = prepareUpdate(def, old, input, opts.subresource);
+    validateOwnerReferences(def, next, 4);
     if (def.key === LEASES_KEY) validateLease(def, next);
     if (def.key === NAMESPACES_KEY && opts.subresource === undefined) {
       next.metadata.labels = { ...(next.metadata.labels ?? {}), 'kubernetes.io/metadata.name': next.metadata.name };

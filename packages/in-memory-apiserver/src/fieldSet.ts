@@ -7,7 +7,10 @@ import type { KubeObject } from './types.js';
  * {@link SEP}. A path names a leaf (a scalar, a list, an empty map) or a
  * map itself: owning a map means owning its existence (`.` in `fieldsV1`
  * when the owner also owns fields inside it). Lists are atomic: one leaf,
- * whatever their items (the real server merges some lists by key).
+ * whatever their items, except `metadata.ownerReferences`, a list keyed by
+ * `uid` as on the real server: each item is a field of its own
+ * (`k:{"uid":"..."}`, an atomic value), so managers share the list and an
+ * apply merges its items into it by uid.
  */
 export type FieldPaths = Set<string>;
 
@@ -28,6 +31,33 @@ export const SYSTEM_METADATA: ReadonlySet<string> = new Set([
   'managedFields',
   'selfLink',
 ]);
+
+/** Lists whose items are fields of their own, keyed by one field: the list's path -> its key field. */
+const KEYED_LISTS: ReadonlyMap<string, string> = new Map([[['f:metadata', 'f:ownerReferences'].join(SEP), 'uid']]);
+
+/** The key field of the keyed list at `path`, if `value` is one (an array of objects each with a string key). */
+export function keyedListField(path: string, value: unknown): string | undefined {
+  const field = KEYED_LISTS.get(path);
+  if (field === undefined || !Array.isArray(value)) return undefined;
+  return value.every((item) => isJsonObject(item) && typeof item[field] === 'string') ? field : undefined;
+}
+
+/** The `fieldsV1` segment of a keyed list item: `k:{"uid":"..."}`. */
+export function itemSegment(field: string, key: string): string {
+  return `k:${JSON.stringify({ [field]: key })}`;
+}
+
+/** `[field, key]` of a `k:` segment with one string key, else undefined. */
+function parseItemSegment(segment: string): [string, string] | undefined {
+  if (!segment.startsWith('k:')) return undefined;
+  try {
+    const entries = Object.entries(JSON.parse(segment.slice(2)) as Record<string, unknown>);
+    const [only] = entries;
+    return entries.length === 1 && only !== undefined && typeof only[1] === 'string' ? [only[0], only[1]] : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Which part of an object a write addresses. */
 export type FieldScope = 'all' | 'status' | 'notStatus';
@@ -54,6 +84,14 @@ export function fieldValues(obj: KubeObject | Record<string, unknown>, reading: 
   const out = new Map<string, unknown>();
   const { scope, maps, builtin } = reading;
   const visit = (v: unknown, path: string[], inMetadata: boolean): void => {
+    const keyField = keyedListField(path.join(SEP), v);
+    if (keyField !== undefined && (v as unknown[]).length > 0) {
+      // An Update also owns the list's existence, as it does a map's.
+      if (maps === 'update') out.set(path.join(SEP), MAP);
+      for (const item of v as Array<Record<string, unknown>>)
+        out.set([...path, itemSegment(keyField, item[keyField] as string)].join(SEP), item);
+      return;
+    }
     if (!isJsonObject(v) || Object.keys(v).length === 0) {
       out.set(path.join(SEP), v);
       return;
@@ -114,6 +152,11 @@ export function fromFieldsV1(tree: Record<string, unknown> | undefined): FieldPa
   return out;
 }
 
+/** The path of `fieldsV1` segments (the inverse of {@link segmentsOf}). */
+export function pathOf(segments: readonly string[]): string {
+  return segments.join(SEP);
+}
+
 /** The `fieldsV1` segments of a path (`['f:data', 'f:a']`). */
 export function segmentsOf(path: string): string[] {
   return path.split(SEP);
@@ -124,11 +167,15 @@ export function isAtOrBelow(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(prefix + SEP);
 }
 
-/** The field path as the real server prints it in conflicts: `.data.a`. */
+/** The field path as the real server prints it in conflicts: `.data.a`, `.metadata.ownerReferences[uid="u"]`. */
 export function printPath(path: string): string {
   return path
     .split(SEP)
-    .map((s) => `.${s.startsWith('f:') ? s.slice(2) : s}`)
+    .map((s) => {
+      const item = parseItemSegment(s);
+      if (item !== undefined) return `[${item[0]}=${JSON.stringify(item[1])}]`;
+      return `.${s.startsWith('f:') ? s.slice(2) : s}`;
+    })
     .join('');
 }
 
@@ -136,6 +183,11 @@ export function printPath(path: string): string {
 export function valueAt(obj: unknown, path: string): unknown {
   let node: unknown = obj;
   for (const segment of path.split(SEP)) {
+    const item = parseItemSegment(segment);
+    if (item !== undefined) {
+      node = Array.isArray(node) ? node.find((i) => isJsonObject(i) && i[item[0]] === item[1]) : undefined;
+      continue;
+    }
     if (!isJsonObject(node) || !segment.startsWith('f:')) return undefined;
     node = node[segment.slice(2)];
   }
@@ -148,6 +200,12 @@ export function valueAt(obj: unknown, path: string): unknown {
  */
 export function removeAt(obj: Record<string, unknown>, path: string, keep: (mapPath: string) => boolean): void {
   const segments = path.split(SEP);
+  const item = parseItemSegment(segments[segments.length - 1] ?? '');
+  if (item !== undefined) {
+    // An item of a keyed list: the list one up loses it, and goes when emptied (unless someone owns it).
+    removeItem(obj, segments.slice(0, -1), item, keep);
+    return;
+  }
   const chain: Array<Record<string, unknown>> = [obj];
   for (const segment of segments.slice(0, -1)) {
     const next = chain[chain.length - 1]?.[segment.slice(2)];
@@ -164,4 +222,19 @@ export function removeAt(obj: Record<string, unknown>, path: string, keep: (mapP
     if (Object.keys(map).length > 0 || (depth === 1 && segments[0] === 'f:metadata') || keep(ownPath)) break;
     delete chain[depth - 1]?.[(segments[depth - 1] as string).slice(2)];
   }
+}
+
+function removeItem(
+  obj: Record<string, unknown>,
+  listSegments: string[],
+  [field, key]: [string, string],
+  keep: (p: string) => boolean,
+): void {
+  const listPath = listSegments.join(SEP);
+  const list = valueAt(obj, listPath);
+  if (!Array.isArray(list)) return;
+  const at = list.findIndex((i) => isJsonObject(i) && i[field] === key);
+  if (at < 0) return;
+  list.splice(at, 1);
+  if (list.length === 0 && !keep(listPath)) removeAt(obj, listPath, keep);
 }

@@ -1,6 +1,7 @@
 import { errorMessage } from '@protean/core';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseYaml } from 'yaml';
 import { ApiError } from './ApiError.js';
 import { JsonPatchError } from './jsonPatch.js';
 import { badRequest, serverError, statusBody } from './statusErrors.js';
@@ -60,6 +61,18 @@ export function parseJsonBody(text: string): unknown {
     return JSON.parse(text);
   } catch (err) {
     throw badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Parses a server-side apply body: YAML (JSON included) with YAML 1.1's
+ * scalars, as kube-apiserver's decoder reads it; 400 when it is not YAML.
+ */
+export function parseApplyBody(text: string): unknown {
+  try {
+    return parseYaml(text, { version: '1.1', prettyErrors: false });
+  } catch (err) {
+    throw badRequest(`error decoding YAML: ${(err as Error).message}`);
   }
 }
 

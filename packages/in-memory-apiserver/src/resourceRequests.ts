@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { managerOf, parseJsonBody, readBody, sendJson, sendJsonText } from './httpIo.js';
+import { managerOf, parseApplyBody, parseJsonBody, readBody, sendJson, sendJsonText } from './httpIo.js';
 import { jsonPatch } from './jsonPatch.js';
 import { listPage } from './listPage.js';
 import { isJsonObject, mergePatch } from './mergePatch.js';
@@ -120,21 +120,16 @@ const APPLY_PATCH = 'application/apply-patch+yaml';
 
 /**
  * Server-side apply: `fieldManager` is required, `force=true` takes fields
- * over; answers 201 when the apply created the object. The body must be
- * JSON (which is YAML too); YAML proper is not read.
+ * over; answers 201 when the apply created the object. The body is YAML
+ * (JSON being YAML too), read with YAML 1.1's scalars as kube-apiserver
+ * reads it (`yes` is a boolean there).
  */
 async function serveApply(store: ObjectStore, r: ResourceRequest, name: string, namespace: string): Promise<void> {
   const manager = r.query.get('fieldManager') ?? '';
   if (manager === '') throw patchOptionsInvalid('fieldManager', 'FieldValueRequired', 'Required value: is required for apply patch');
   // Go's strconv.ParseBool; anything else reads as false, as on the real server.
   const force = ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(r.query.get('force') ?? '');
-  const text = await readBody(r.req);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (err) {
-    throw badRequest(`the in-memory API server reads apply patches as JSON only (YAML is not supported): ${(err as Error).message}`);
-  }
+  const body = parseApplyBody(await readBody(r.req));
   const opts: ApplyOptions = { manager, force };
   if (r.subresource === 'status') opts.subresource = 'status';
   const { object, created } = store.apply(r.table, namespace, name, body, opts);

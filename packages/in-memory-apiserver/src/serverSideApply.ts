@@ -4,7 +4,9 @@ import {
   fieldValues,
   fromFieldsV1,
   isAtOrBelow,
+  keyedListField,
   MAP,
+  pathOf,
   printPath,
   removeAt,
   segmentsOf,
@@ -52,8 +54,8 @@ export interface ApplyResult {
  * is merged into the object (maps by key, lists and scalars replaced).
  *
  * Easy to get wrong: lists are atomic here, so two managers cannot share a
- * list by item keys (`ownerReferences` by uid, `finalizers` as a set) as
- * they can on a real server.
+ * list by item keys (`finalizers` as a set, `conditions` by type) as they
+ * can on a real server; `ownerReferences` alone merges by uid, as there.
  */
 export function serverSideApply(req: ApplyRequest): ApplyResult {
   const { live, applied, manager, subresource } = req;
@@ -124,10 +126,25 @@ function mergeApplied(target: KubeObject, applied: Record<string, unknown>, scop
     if (k === 'metadata') {
       if (!isJsonObject(v)) continue;
       const meta = target.metadata as Record<string, unknown>;
-      for (const [mk, mv] of Object.entries(v)) if (!SYSTEM_METADATA.has(mk)) mergeKey(meta, mk, mv);
+      for (const [mk, mv] of Object.entries(v)) {
+        if (SYSTEM_METADATA.has(mk)) continue;
+        const keyField = keyedListField(pathOf(['f:metadata', `f:${mk}`]), mv);
+        if (keyField !== undefined && Array.isArray(meta[mk]))
+          mergeItems(meta[mk] as unknown[], mv as Array<Record<string, unknown>>, keyField);
+        else mergeKey(meta, mk, mv);
+      }
       continue;
     }
     mergeKey(t, k, v);
+  }
+}
+
+/** Merges applied items into a keyed list: an item with a key already there replaces it, a new one is appended. */
+function mergeItems(target: unknown[], items: ReadonlyArray<Record<string, unknown>>, keyField: string): void {
+  for (const item of items) {
+    const at = target.findIndex((t) => isJsonObject(t) && t[keyField] === item[keyField]);
+    if (at < 0) target.push(structuredClone(item));
+    else target[at] = structuredClone(item);
   }
 }
 

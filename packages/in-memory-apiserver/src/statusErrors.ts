@@ -85,10 +85,11 @@ export interface FieldCause {
   message: string;
 }
 
-/** 422 `ConfigMap "x" is invalid: field: message`. */
+/** 422 `ConfigMap "x" is invalid: field: message`; the message names a repeated cause once, as the real server's does. */
 export function invalid(group: string, kind: string, name: string, causes: FieldCause[]): ApiError {
-  const text = causes.map((c) => `${c.field}: ${c.message}`).join(', ');
-  const list = causes.length > 1 ? `[${text}]` : text;
+  const parts = [...new Set(causes.map((c) => `${c.field}: ${c.message}`))];
+  const text = parts.join(', ');
+  const list = parts.length > 1 ? `[${text}]` : text;
   const qualifiedKind = group === '' ? kind : `${kind}.${group}`;
   const details: StatusDetails = { name };
   if (group !== '') details.group = group;

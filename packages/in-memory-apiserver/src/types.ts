@@ -94,8 +94,10 @@ export interface InMemoryApiServerOptions {
   /** Interval of BOOKMARK events on watches that allow them. Default 60000. */
   bookmarkIntervalMs?: number;
   /**
-   * Register namespaces, configmaps, secrets (v1) and
-   * customresourcedefinitions (apiextensions.k8s.io/v1). Default true.
+   * Register the built-in resources (`BUILTIN_RESOURCES`): namespaces,
+   * configmaps, secrets (v1), events (events.k8s.io/v1), leases
+   * (coordination.k8s.io/v1) and customresourcedefinitions
+   * (apiextensions.k8s.io/v1). Default true.
    */
   builtins?: boolean;
   /**

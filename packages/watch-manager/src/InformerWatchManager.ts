@@ -16,6 +16,7 @@ import {
   type TimerHandle,
   type WatchHealth,
   type WatchManager,
+  UNSERVED_RESOURCE_HINT,
   validateGroupVersionResource,
 } from '@protean/core';
 import { SyncFailureMemory } from './SyncFailureMemory.js';
@@ -303,8 +304,7 @@ export class InformerWatchManager implements WatchManager {
     }
     // kro-diff: a refusal (401/403/404) before the first sync fails the pending callers now, so a missing CRD or
     // RBAC rule shows at once; in kro they fail only at the sync deadline.
-    const hint =
-      status === 404 ? ' (is the resource served? check the CRD is installed and established, and that `resource` is the plural name)' : '';
+    const hint = status === 404 ? ` (${UNSERVED_RESOURCE_HINT})` : '';
     const server = serverOf(err);
     const at = server === undefined ? '' : ` at ${server}`;
     const werr = new WatchError(

@@ -9,6 +9,7 @@ import { expiryTests } from './expiryTests.js';
 import { leaseTests } from './leaseTests.js';
 import { listTests } from './listTests.js';
 import { namespaceTests } from './namespaceTests.js';
+import { ownershipTests } from './ownershipTests.js';
 import { SuiteContext } from './SuiteContext.js';
 import { watchListDisabledTests, watchListTests } from './watchListTests.js';
 import { watchTests } from './watchTests.js';
@@ -19,7 +20,8 @@ import { writeRulesTests } from './writeRulesTests.js';
  * tests (CRUD, resourceVersion and generation rules, status subresource,
  * selectors, pagination, metadata-only responses, watch replay, bookmarks,
  * timeouts, 410 Expired, discovery, CRDs, Status bodies, leases, server-side
- * apply and field ownership, Secret stringData, finalizers, owner references, events) run against the
+ * apply and field ownership, YAML apply bodies, Secret stringData, finalizers, owner references (one controller,
+ * merged by uid under apply, `applyOwned`'s refusal), events) run against the
  * in-memory server and a real kube-apiserver, so the fake cannot drift.
  *
  * Easy to get wrong: the three describe blocks each start their own server;
@@ -40,6 +42,7 @@ export function defineConformanceSuite(target: ConformanceTarget): void {
     leaseTests(ctx);
     applyTests(ctx);
     writeRulesTests(ctx);
+    ownershipTests(ctx);
     // Last: compaction expires every resourceVersion issued so far.
     expiryTests(ctx);
   });
