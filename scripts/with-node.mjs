@@ -92,9 +92,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   const env = node.fetched ? { ...process.env, PATH: `${dirname(node.bin)}${delimiter}${process.env.PATH ?? ''}` } : process.env;
   const child = spawn(cmd === 'node' ? node.bin : cmd, args, { stdio: 'inherit', env });
-  // Ctrl-C reaches the child from the terminal; stay alive until it has shut down, and pass on a SIGTERM.
-  process.on('SIGINT', () => {});
-  process.on('SIGTERM', () => child.kill('SIGTERM'));
+  // Pass signals on, as pnpm does: a SIGINT sent to this process alone (not to the terminal's process group) must
+  // still stop the child; after a Ctrl-C the child gets a second copy, which starts the same shutdown.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   child.on('error', (err) => {
     console.error(`protean: cannot run ${cmd}: ${err.message}`);
     process.exit(127);
