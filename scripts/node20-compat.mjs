@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 // The compatibility leg: Node 20.19+ with @kubernetes/client-node 1.4, the
 // oldest runtime the packages support (the default runtime is Node 24 with
-// client-node 2.x). Runs the consumer test there with
-// `@kubernetes/client-node@1.4` installed, then type-checks the workspace and
-// runs every package's unit tests in a copy of the workspace whose catalog
-// pins client-node 1.4 and @types/node 20.
+// client-node 2.x). What a Node 20 user runs: the consumer test there with
+// `@kubernetes/client-node@1.4` installed, then, in a copy of the workspace
+// whose catalog pins client-node 1.4 and @types/node 20, the typecheck and the
+// unit tests of the projects whose code imports @kubernetes/client-node (the
+// others do not depend on Node 20 or client-node 1.4 beyond what the Node 24
+// run covers; `--all-packages` runs every project's).
 //
 // Node 20 is the Node running this script when it is 20.19+ (CI's system
 // Node), else `--node-version` fetched from the npm registry (cached).
 //
-// Usage: node scripts/node20-compat.mjs [--json <file>] [--keep] [--skip-consumer] [--skip-unit]
+// Usage: node scripts/node20-compat.mjs [--json <file>] [--keep] [--skip-consumer] [--skip-unit] [--all-packages]
 //                                       [--node-version 20.20.2] [--client-node 1.4.0] [--types-node 20.19.43]
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -28,6 +30,7 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     'skip-consumer': { type: 'boolean', default: false },
     'skip-unit': { type: 'boolean', default: false },
+    'all-packages': { type: 'boolean', default: false },
     'node-version': { type: 'string', default: '20.20.2' },
     'client-node': { type: 'string', default: '1.4.0' },
     'types-node': { type: 'string', default: '20.19.43' },
@@ -158,10 +161,13 @@ async function unitTests(node, env) {
   });
 
   await checks.step('unit tests', () => {
-    const projects = ['packages', 'examples']
+    const all = ['packages', 'examples']
       .flatMap((parent) => (existsSync(join(copy, parent)) ? readdirSync(join(copy, parent)).map((name) => `${parent}/${name}`) : []))
       .concat(['docs/guide'])
       .filter((dir) => existsSync(join(copy, dir, 'jest.config.js')));
+    const projects = args['all-packages'] ? all : all.filter((dir) => importsClientNode(join(copy, dir, 'src')));
+    const left = all.filter((dir) => !projects.includes(dir));
+    console.log(`  unit tests of ${projects.join(', ')}${left.length > 0 ? ` (not ${left.join(', ')}: no import of client-node)` : ''}`);
     const out = join(work, 'jest.json');
     const jestArgs = ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', join(copy, 'node_modules/jest/bin/jest.js')];
     const res = run(node, [...jestArgs, '--maxWorkers=2', '--json', `--outputFile=${out}`, '--projects', ...projects], {
@@ -191,6 +197,15 @@ async function unitTests(node, env) {
     console.log(`  unit tests: ${summary}`);
     for (const f of failures) console.log(`  FAILED ${f}`);
   });
+}
+
+/** True when a .ts file under `dir` imports `@kubernetes/client-node` (a value or a type). */
+function importsClientNode(dir) {
+  if (!existsSync(dir)) return false;
+  const pattern = /\bfrom\s+'@kubernetes\/client-node'|\bimport\(\s*'@kubernetes\/client-node'\s*\)/;
+  return readdirSync(dir, { recursive: true }).some(
+    (file) => String(file).endsWith('.ts') && pattern.test(readFileSync(join(dir, String(file)), 'utf8')),
+  );
 }
 
 function summarize() {

@@ -1,26 +1,29 @@
 #!/usr/bin/env node
 // The root test command: type-check, lint, then every test tier, and a last
 // line of totals across all packages ("N passed, N failed, N skipped").
-// The default runtime is Node 24 (fetched once from the npm registry, cached)
-// with the workspace's @kubernetes/client-node 2.x; `node20-compat` repeats
-// the unit tier and the consumer test on Node 20 with client-node 1.4.
-// Usage: node scripts/test-all.mjs [--only=<step>[,<step>...]]
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { homedir } from 'node:os';
+// The default runtime is Node 24 (fetched once from the npm registry, cached;
+// scripts/with-node.mjs) with the workspace's @kubernetes/client-node 2.x;
+// `node20-compat` runs the consumer test and the unit tests of the packages
+// that use client-node on Node 20 with client-node 1.4.
+// The kube binaries build (kube-build, CPU-heavy, ~13 min cold on 2 cores) runs
+// in the background from the start, at a lower CPU priority, while the other
+// steps run one after another; `real` waits for it.
+// Usage: node scripts/test-all.mjs [--quick] [--only=<step>[,<step>...]]
+//   --quick  typecheck, api, lint, format, docs and unit only (`pnpm test:quick`)
+// PROTEAN_SKIP_BROWSER=1 skips the browser step (and so the apt-get install of Chromium).
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureChromium } from './chromium.mjs';
-import { obtainNode } from './consumer/obtainNode.mjs';
+import { obtainWorkspaceNode, WORKSPACE_NODE_VERSION as NODE_VERSION } from './with-node.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const resultsDir = join(root, '.test-results');
 rmSync(resultsDir, { recursive: true, force: true });
 mkdirSync(resultsDir, { recursive: true });
 
-/** The Node.js every step runs on unless it says otherwise; keep in step with the README's "Supported runtimes". */
-const NODE_VERSION = '24.22.3';
-const cacheDir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'protean');
+const runStarted = Date.now();
 const jestBin = join(root, 'node_modules/jest/bin/jest.js');
 const nodeFlags = ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning'];
 const packagesWithTests = ['packages', 'examples']
@@ -37,24 +40,36 @@ const realTierConfigs = readdirSync(join(root, 'packages'))
  * Each step is a check (must exit 0) or a Jest run whose counts are summed.
  * `cmd[0] === 'node'` runs on Node NODE_VERSION, with it first on PATH for
  * anything the step spawns; `process.execPath` runs on the Node that runs this script.
+ * `quick` steps make up `--quick`; a `background` step starts with the run and
+ * is reported when the step naming it in `waitFor` comes up (or at the end).
  */
 const steps = [
-  { name: 'typecheck', cmd: ['node', [join(root, 'node_modules/typescript/bin/tsc'), '-b']] },
+  // The kube binaries for the real tier, built from Go modules (or reused from the cache): started first, in the
+  // background, niced so the steps in the foreground keep their speed and Go takes every cycle they leave.
+  {
+    name: 'kube-build',
+    background: true,
+    cmd: ['bash', [join(root, 'tools/kube-apiserver/build.sh')]],
+    captureLastLine: 'PROTEAN_KUBE_BIN_DIR',
+  },
+  { name: 'typecheck', quick: true, cmd: ['node', [join(root, 'node_modules/typescript/bin/tsc'), '-b']] },
   // Public API reports (etc/*.api.md): fails when a package's surface drifts.
-  { name: 'api', cmd: ['node', [join(root, 'scripts/api-report.mjs')]] },
-  { name: 'lint', cmd: ['node', [join(root, 'node_modules/eslint/bin/eslint.js'), '.']] },
+  { name: 'api', quick: true, cmd: ['node', [join(root, 'scripts/api-report.mjs')]] },
+  { name: 'lint', quick: true, cmd: ['node', [join(root, 'node_modules/eslint/bin/eslint.js'), '.']] },
   // The formatter, as part of linting: fails on any TypeScript or JavaScript file prettier would change (`pnpm format`).
-  { name: 'format', cmd: ['node', [join(root, 'node_modules/prettier/bin/prettier.cjs'), '--check', '.']] },
+  { name: 'format', quick: true, cmd: ['node', [join(root, 'node_modules/prettier/bin/prettier.cjs'), '--check', '.']] },
   // docs/kro-differences.md lists every `kro-diff:` marker in the code; fails when it is stale.
-  { name: 'docs', cmd: ['node', [join(root, 'scripts/kro-differences.mjs'), '--check']] },
+  { name: 'docs', quick: true, cmd: ['node', [join(root, 'scripts/kro-differences.mjs'), '--check']] },
   {
     name: 'unit',
+    quick: true,
     jest: true,
     cmd: ['node', [...nodeFlags, jestBin, '--maxWorkers=2', '--projects', ...packagesWithTests]],
   },
   // The status page as a user sees it: the demo's controller in process, its page driven in a real headless
   // Chromium (Debian's package; found on PATH or PROTEAN_CHROMIUM, installed with apt-get when missing and
-  // running as root, else the step is skipped and says why). Screenshots in .test-results/screenshots/.
+  // running as root, else the step is skipped and says why; PROTEAN_SKIP_BROWSER=1 skips it). Screenshots in
+  // .test-results/screenshots/.
   {
     name: 'browser',
     jest: true,
@@ -64,13 +79,13 @@ const steps = [
   // The published packages as an npm consumer gets them: pack, check each tarball, install with the
   // README's command, compile, run, and run a Jest test of the fixture set up as packages/testing's README says.
   { name: 'consumer', summary: true, cmd: ['node', [join(root, 'scripts/consumer-test.mjs')]] },
-  // Node 20 + @kubernetes/client-node 1.4: typecheck, every unit test and the consumer test again.
+  // Node 20 + @kubernetes/client-node 1.4, what a Node 20 user runs: the consumer test, the typecheck, and the unit
+  // tests of the packages whose code uses client-node.
   { name: 'node20-compat', summary: true, cmd: [process.execPath, [join(root, 'scripts/node20-compat.mjs')]] },
-  // The real-cluster tier: build (or reuse) kube-apiserver + etcd from Go
-  // modules, then run every *.real.test.ts against them, one file at a time.
-  { name: 'kube-build', cmd: ['bash', [join(root, 'tools/kube-apiserver/build.sh')]], captureLastLine: 'PROTEAN_KUBE_BIN_DIR' },
+  // The real-cluster tier: every *.real.test.ts against kube-apiserver + etcd (kube-build), one file at a time.
   {
     name: 'real',
+    waitFor: 'kube-build',
     jest: true,
     cmd: ['node', [...nodeFlags, jestBin, '--runInBand', '--projects', ...realTierConfigs]],
   },
@@ -78,6 +93,7 @@ const steps = [
 
 /** The browser step's Chromium: `{ env }` to run with, `{ skip }` with the reason, or `{ error }`. */
 function prepareChromium() {
+  if (process.env.PROTEAN_SKIP_BROWSER === '1') return { skip: 'PROTEAN_SKIP_BROWSER=1' };
   const chromium = ensureChromium();
   if (chromium.error !== undefined) return { error: chromium.error };
   if (chromium.skip !== undefined) return { skip: `no Chromium: ${chromium.skip}` };
@@ -86,6 +102,7 @@ function prepareChromium() {
   return { env: { PROTEAN_CHROMIUM: chromium.executable, PROTEAN_SCREENSHOT_DIR: join(resultsDir, 'screenshots') } };
 }
 
+const quick = process.argv.includes('--quick');
 const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice('--only='.length)
@@ -93,25 +110,29 @@ const only = process.argv
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const sharedEnv = {};
 let ok = true;
-const selected = steps.filter((step) => !only || only.includes(step.name));
+const selected = steps.filter((step) => (!only || only.includes(step.name)) && (!quick || step.quick));
 const unknown = (only ?? []).filter((name) => !steps.some((step) => step.name === name));
 if (unknown.length > 0) {
   console.log(`unknown step(s): ${unknown.join(', ')}; steps: ${steps.map((step) => step.name).join(', ')}`);
   process.exit(2);
 }
 
+// Background steps start now, before anything else.
+const background = new Map(selected.filter((step) => step.background).map((step) => [step.name, startBackground(step)]));
+
 // One Node binary for every 'node' step, fetched before the first of them.
 let node24;
 if (selected.some((step) => step.cmd[0] === 'node')) {
   const started = Date.now();
   try {
-    const { bin, cached } = obtainNode(NODE_VERSION, cacheDir);
+    const { bin, cached } = obtainWorkspaceNode(NODE_VERSION);
     node24 = bin;
     console.log(
       `node v${NODE_VERSION}: ${cached ? 'cached' : 'installed from the npm registry'} at ${bin} (${((Date.now() - started) / 1000).toFixed(1)}s)`,
     );
   } catch (err) {
     console.log(`node v${NODE_VERSION}: FAILED to obtain: ${err instanceof Error ? err.message : String(err)}`);
+    for (const bg of background.values()) bg.child.kill();
     console.log(`0 passed, 1 failed, 0 skipped`);
     process.exit(1);
   }
@@ -119,6 +140,8 @@ if (selected.some((step) => step.cmd[0] === 'node')) {
 const node24Env = () => ({ PATH: `${dirname(node24)}${delimiter}${process.env.PATH ?? ''}` });
 
 for (const step of selected) {
+  if (step.background) continue;
+  if (step.waitFor !== undefined && background.has(step.waitFor)) await finishBackground(step.waitFor);
   const onNode24 = step.cmd[0] === 'node';
   const [bin, args] = onNode24 ? [node24, step.cmd[1]] : step.cmd;
   const outputFile = join(resultsDir, `${step.name}.json`);
@@ -169,6 +192,68 @@ for (const step of selected) {
   console.log(`=== ${step.name}: ${passedStep ? 'ok' : `FAILED (exit ${res.status ?? res.signal})`} in ${seconds}s`);
   ok &&= passedStep;
 }
+for (const name of background.keys()) await finishBackground(name);
 
+const wallSeconds = (Date.now() - runStarted) / 1000;
+// .ci/run exports PROTEAN_CI_STARTED (epoch seconds) before `pnpm install`.
+const ciStarted = Number(process.env.PROTEAN_CI_STARTED);
+const sinceCi = Number.isFinite(ciStarted) && ciStarted > 0 ? `; ${minutes(Date.now() / 1000 - ciStarted)} since .ci/run started` : '';
+console.log(`\nwall time: ${minutes(wallSeconds)}${sinceCi}`);
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(ok ? 0 : 1);
+
+function minutes(seconds) {
+  return `${Math.floor(seconds / 60)}m${String(Math.round(seconds % 60)).padStart(2, '0')}s`;
+}
+
+/**
+ * Starts a background step with its stdout and stderr in
+ * `.test-results/<name>.out` and `.log` (the foreground steps own the terminal),
+ * niced where `nice` exists. Returns `{ child, started, exited, outFile, logFile }`.
+ */
+function startBackground(step) {
+  const [bin, args] = step.cmd;
+  const outFile = join(resultsDir, `${step.name}.out`);
+  const logFile = join(resultsDir, `${step.name}.log`);
+  const [out, log] = [openSync(outFile, 'w'), openSync(logFile, 'w')];
+  const niced = process.platform !== 'win32' && spawnSync('nice', ['true']).status === 0;
+  const [cmd, cmdArgs] = niced ? ['nice', ['-n', '10', bin, ...args]] : [bin, args];
+  console.log(`=== ${step.name}: started in the background${niced ? ' (nice 10)' : ''}: ${bin} ${args.join(' ')} (log: ${logFile})`);
+  const child = spawn(cmd, cmdArgs, { cwd: root, stdio: ['ignore', out, log], env: { ...process.env } });
+  closeSync(out);
+  closeSync(log);
+  const exited = new Promise((resolve) => {
+    child.on('error', (err) => resolve({ status: null, signal: null, error: err }));
+    child.on('exit', (status, signal) => resolve({ status, signal }));
+  });
+  return { step, child, started: Date.now(), exited, outFile, logFile };
+}
+
+/** Waits for a background step (once) and reports it like a foreground step. */
+async function finishBackground(name) {
+  const bg = background.get(name);
+  if (bg === undefined) return;
+  background.delete(name);
+  const waitStarted = Date.now();
+  const res = await bg.exited;
+  const waitedSeconds = (Date.now() - waitStarted) / 1000;
+  // The event loop may have been busy in a synchronous step when it ended: the files' last write is its end.
+  const ended = Math.min(Date.now(), Math.max(...[bg.outFile, bg.logFile].map((f) => statSync(f).mtimeMs)));
+  const seconds = ((ended - bg.started) / 1000).toFixed(1);
+  const passedStep = res.status === 0;
+  if (bg.step.captureLastLine && passedStep) {
+    const last = readFileSync(bg.outFile, 'utf8').trim().split('\n').pop();
+    sharedEnv[bg.step.captureLastLine] = last;
+    console.log(`${bg.step.captureLastLine}=${last}`);
+  }
+  if (!passedStep) {
+    const tail = readFileSync(bg.logFile, 'utf8').trim().split('\n').slice(-40).join('\n');
+    console.log(`--- last lines of ${bg.logFile}:\n${tail}${res.error ? `\n${res.error.message}` : ''}`);
+    totals.failed += 1;
+    ok = false;
+  }
+  const waited = waitedSeconds >= 1 ? `; waited ${waitedSeconds.toFixed(1)}s for it` : '';
+  console.log(
+    `=== ${name}: ${passedStep ? 'ok' : `FAILED (exit ${res.status ?? res.signal})`} in ${seconds}s (in the background${waited})`,
+  );
+}

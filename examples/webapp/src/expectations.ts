@@ -97,3 +97,12 @@ export function instancesWatching(controller: DynamicController, count: number):
     },
   };
 }
+
+/**
+ * The controller has nothing queued and no pass running, so every handler
+ * call a change caused has finished (and printed its line).
+ */
+export function controllerIdle(controller: DynamicController): true | string {
+  const { depth, inFlight } = controller.status().queue;
+  return (depth === 0 && inFlight.length === 0) || `controller busy: ${depth} queued, ${inFlight.length} in flight`;
+}

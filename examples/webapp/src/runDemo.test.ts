@@ -1,13 +1,25 @@
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { silentLogger } from '@protean/core';
 import { runDemo } from './runDemo.js';
+import type { DemoSummary } from './summary.js';
+
+/** The lines of step `n` (its `--- step n/...` header up to the next header), without their timestamps. */
+function stepLines(lines: readonly string[], n: number): string[] {
+  const text = lines.map((l) => l.replace(/^\[\s*[\d.]+s\] /, ''));
+  const start = text.findIndex((l) => l.startsWith(`--- step ${n}/`));
+  const end = text.findIndex((l, i) => i > start && l.startsWith('--- step '));
+  return text.slice(start, end === -1 ? undefined : end);
+}
 
 describe('runDemo (the whole scripted scenario, in process)', () => {
-  it('converges every step and reports sane numbers in its summary', async () => {
-    const lines: string[] = [];
+  const lines: string[] = [];
+  let summary: DemoSummary;
 
-    const summary = await runDemo({ out: (line) => lines.push(line), logger: silentLogger(), stepTimeoutMs: 30_000 });
+  beforeAll(async () => {
+    summary = await runDemo({ out: (line) => lines.push(line), logger: silentLogger(), stepTimeoutMs: 30_000 });
+  }, 180_000);
 
+  it('converges every step and reports sane numbers in its summary', () => {
     expect(summary.steps.filter((s) => !s.ok)).toEqual([]);
     expect(summary.ok).toBe(true);
     expect(summary.steps).toHaveLength(12);
@@ -30,5 +42,18 @@ describe('runDemo (the whole scripted scenario, in process)', () => {
     // The printed summary is the last thing written.
     expect(lines).toContain('=== Summary ===');
     expect(lines.some((l) => l.startsWith('result:') && l.includes('converged: all 12 steps'))).toBe(true);
-  }, 180_000);
+  });
+
+  it("prints a step's ok lines after the handler lines they rest on", () => {
+    // Step 11 deletes the WebSite: its watches go at the delete event, before its handler runs and says so.
+    const deleteWebSite = stepLines(lines, 11);
+    const gone = deleteWebSite.indexOf('website team-b/portal is gone: its child watches are released');
+    expect(gone).toBeGreaterThan(0);
+    expect(deleteWebSite.indexOf('    ok: 0 instance(s) hold child watches')).toBeGreaterThan(gone);
+    // Step 6 relabels docs' ConfigMap away: the handler's apply restores the label before the pass ends.
+    const relabel = stepLines(lines, 6);
+    const restored = relabel.indexOf('webapp team-b/docs reconciled: configmap updated, count=1, generation 1');
+    expect(restored).toBeGreaterThan(0);
+    expect(relabel.indexOf('    ok: webapp team-b/docs converged (count=1)')).toBeGreaterThan(restored);
+  });
 });

@@ -2,7 +2,15 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { DynamicController, Handler } from '@protean/core';
 import { APP_LABEL, configMapName } from './webAppConfigMap.js';
 import { ensureCrd } from './ensureCrd.js';
-import { converged, informersRunning, instancesWatching, recreated, registeredKinds, type Expectation } from './expectations.js';
+import {
+  controllerIdle,
+  converged,
+  informersRunning,
+  instancesWatching,
+  recreated,
+  registeredKinds,
+  type Expectation,
+} from './expectations.js';
 import type { InformerCountProbe } from './InformerCountProbe.js';
 import { WEBAPP, WEBSITE, type ParentKind } from './kinds.js';
 import type { LatencyTracker } from './LatencyTracker.js';
@@ -153,7 +161,8 @@ function steps(d: ScenarioDeps, api: ScenarioApi): Step[] {
 /**
  * Runs the scripted scenario against a started controller: each step makes
  * its change through the API server, then waits (bounded by
- * `stepTimeoutMs`) until every expectation holds. Stops at the first step
+ * `stepTimeoutMs`) until every expectation holds and the controller is
+ * idle, so each `ok` follows the handler lines it rests on. Stops at the first step
  * that fails, recording which expectation failed and what was seen.
  */
 export async function runScenario(d: ScenarioDeps): Promise<ScenarioResult> {
@@ -169,7 +178,16 @@ export async function runScenario(d: ScenarioDeps): Promise<ScenarioResult> {
       await step.act();
       for (const e of step.expect()) {
         const timeoutMs = Math.max(1, deadline - performance.now());
-        await pollUntil(e.what, () => e.check(), { timeoutMs, signal: d.signal });
+        // An expectation can hold while the pass that brought it about is still running (a ConfigMap applied, a
+        // deleted instance's watches dropped before its handler runs): print `ok` once that pass has printed its line.
+        await pollUntil(
+          e.what,
+          async () => {
+            const held = await e.check();
+            return held === true ? controllerIdle(d.controller) : held;
+          },
+          { timeoutMs, signal: d.signal },
+        );
         d.log.line(`    ok: ${e.what}`);
       }
     } catch (err) {

@@ -131,7 +131,7 @@ tmp="$(mktemp -d "$cache_root/.tmp.$key.XXXXXX")"
 trap 'rm -rf -- "$tmp"' EXIT
 
 start=$SECONDS
-log "building kube-apiserver + kube-controller-manager $kube_version + etcd $etcd_version with $("$GO" env GOVERSION) into $dest (cold: ~4 min on 2 cores + ~2.8 GB of Go caches; warm Go cache: ~10 s)"
+log "building kube-apiserver + kube-controller-manager $kube_version + etcd $etcd_version with $("$GO" env GOVERSION) into $dest (cold: ~13 min on 2 cores + ~2.8 GB of Go caches; warm Go cache: ~10 s)"
 log "go mod download"
 "$GO" mod download >&2
 log "go build ${build_args[*]} ./cmd/kube-apiserver ./cmd/etcd ./cmd/kube-controller-manager"

@@ -1,8 +1,13 @@
 import type * as https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { checkClientNodeRuntime, installedClientNodeVersion } from './clientNodeRuntime.js';
 import { messageOf } from './failureOf.js';
 import type { KubeHttpRequest } from './KubeTransport.js';
 import { KubeTransportError } from './KubeTransportError.js';
+
+// Here Protean first uses @kubernetes/client-node. Checked when this package loads: client-node 2.x on Node.js < 22.19
+// fails while loading (inside undici), so a check at the first request would come too late.
+checkClientNodeRuntime(process.versions.node, installedClientNodeVersion());
 
 /** A request with the KubeConfig's credentials applied: where it goes and with which options. */
 export interface PreparedRequest {

@@ -1,3 +1,4 @@
+export { ClientNodeRuntimeError } from './clientNodeRuntime.js';
 export * from './KubeConnectionPool.js';
 export * from './KubeTransportError.js';
 export * from './requestOnNewConnection.js';
