@@ -24,8 +24,8 @@ const DOC_MARKER = /^\s*\/?\*+\s*kro-diff:(.*)$/;
 /** Tracked *.ts sources: no tests, no build output, no declaration files. */
 function sourceFiles() {
   const out = execFileSync('git', ['ls-files', '-z', '--', '*.ts'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  return out
-    .split('\0')
+  // A file with unresolved merge stages is listed once per stage: list each path once.
+  return [...new Set(out.split('\0'))]
     .filter((path) => path !== '')
     .filter((path) => !/(^|\/)(dist|node_modules)\//.test(path))
     .filter((path) => !/\.test\.ts$/.test(path) && !path.endsWith('.d.ts'))
