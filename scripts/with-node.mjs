@@ -93,8 +93,16 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const env = node.fetched ? { ...process.env, PATH: `${dirname(node.bin)}${delimiter}${process.env.PATH ?? ''}` } : process.env;
   const child = spawn(cmd === 'node' ? node.bin : cmd, args, { stdio: 'inherit', env });
   // Pass signals on, as pnpm does: a SIGINT sent to this process alone (not to the terminal's process group) must
-  // still stop the child; after a Ctrl-C the child gets a second copy, which starts the same shutdown.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  // still stop the child. Each signal is passed on once: after a Ctrl-C this process gets the group's copy and the
+  // copy pnpm forwards, and passing both on would give the child a third, which pnpm escalates to SIGTERM.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    let passed = false;
+    process.on(signal, () => {
+      if (passed) return;
+      passed = true;
+      child.kill(signal);
+    });
+  }
   child.on('error', (err) => {
     console.error(`protean: cannot run ${cmd}: ${err.message}`);
     process.exit(127);
