@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import type { Clock, TimerHandle } from './clock.js';
 import { LogSummarizer } from './LogSummarizer.js';
 import { FakeClock, LogRecorder } from './testing/index.js';
 
@@ -75,6 +76,65 @@ describe('LogSummarizer', () => {
     s.flush();
     expect(logs.records.map((r) => r.msg)).toEqual(['reset', 'ECONNRESET: 1 more like this in the last 10000 ms']);
     expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('counts distinct sources, and logs a cause at its own level when the line gives one', () => {
+    const { s, clock, logs } = summarizer(5_000);
+    for (let i = 0; i < 20; i++) {
+      s.log('ECONNREFUSED https://s', { code: 'ECONNREFUSED', gvr: `/v1/g${i % 4}` }, 'list/watch failing', { source: `/v1/g${i % 4}` });
+    }
+    s.log('recovered', {}, 'recovered', { level: 'info', source: '/v1/a' });
+    s.log('recovered', {}, 'recovered', { level: 'info', source: '/v1/b' });
+    expect(logs.records.map((r) => [r.level, r.msg])).toEqual([
+      [40, 'list/watch failing'],
+      [30, 'recovered'],
+    ]);
+    expect(logs.records[0]).toMatchObject({ code: 'ECONNREFUSED', gvr: '/v1/g0', cause: 'ECONNREFUSED https://s' });
+    clock.advance(5_000);
+    expect(logs.records.slice(2)).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg: 'ECONNREFUSED https://s: 19 more like this from 4 source(s) in the last 5000 ms',
+        code: 'ECONNREFUSED',
+        repeats: 19,
+        sources: 4,
+      }),
+      expect.objectContaining({
+        level: 30,
+        msg: 'recovered: 1 more like this from 1 source(s) in the last 5000 ms',
+        repeats: 1,
+        sources: 1,
+      }),
+    ]);
+  });
+
+  it('uses the per-instance level for lines that give none', () => {
+    const logs = new LogRecorder('debug');
+    const s = new LogSummarizer({ logger: logs.logger, clock: new FakeClock(), level: 'info' });
+    s.log('ETIMEDOUT', {}, 'timed out');
+    s.log('ETIMEDOUT', {}, 'timed out');
+    s.flush();
+    expect(logs.records.map((r) => [r.level, r.msg])).toEqual([
+      [30, 'timed out'],
+      [30, 'ETIMEDOUT: 1 more like this in the last 10000 ms'],
+    ]);
+  });
+
+  it('unrefs its interval timer, so pending counts never keep the process alive', () => {
+    const unrefd: boolean[] = [];
+    const fake = new FakeClock();
+    const clock: Clock = {
+      now: () => fake.now(),
+      clearTimeout: (h) => fake.clearTimeout((h as { inner: TimerHandle }).inner),
+      setTimeout: (fn, delayMs) => {
+        const handle = { inner: fake.setTimeout(fn, delayMs), unref: () => unrefd.push(true) };
+        unrefd.push(false);
+        return handle;
+      },
+    };
+    const s = new LogSummarizer({ logger: new LogRecorder().logger, clock });
+    s.log('EPIPE', {}, 'broken pipe');
+    expect(unrefd).toEqual([false, true]);
   });
 
   it('refuses an interval that is not a positive finite number, naming it', () => {

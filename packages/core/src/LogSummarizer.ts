@@ -1,6 +1,9 @@
 import { realClock, type Clock, type TimerHandle } from './clock.js';
 import type { Logger } from './logger.js';
 
+/** Level of a summarized line. */
+export type LogSummarizerLevel = 'error' | 'warn' | 'info' | 'debug';
+
 /** Options of a {@link LogSummarizer}. */
 export interface LogSummarizerOptions {
   /** Where the lines go (usually a component's child logger). */
@@ -9,34 +12,48 @@ export interface LogSummarizerOptions {
   readonly clock?: Clock;
   /** How long repeats of one cause are counted before their count is logged. Default 10 000. */
   readonly intervalMs?: number;
-  /** Level of every line. Default `warn`. */
-  readonly level?: 'error' | 'warn' | 'info' | 'debug';
+  /** Level of a cause's lines when {@link LogSummarizer.log} is given none. Default `warn`. */
+  readonly level?: LogSummarizerLevel;
 }
 
-/** What the summarizer keeps per cause: repeats since the last line, and one example of them. */
+/** Per-line options of {@link LogSummarizer.log}. */
+export interface LogSummaryLineOptions {
+  /** Level of this cause's lines (its first line and its count lines). Default the summarizer's `level`. */
+  readonly level?: LogSummarizerLevel;
+  /** Who saw the cause (a GVR, a controller); the count line says how many distinct sources repeated it. */
+  readonly source?: string;
+}
+
+/** What the summarizer keeps per cause: its level, repeats since the last line, their sources, and one example of them. */
 interface CauseWindow {
+  readonly level: LogSummarizerLevel;
   repeats: number;
+  readonly sources: Set<string>;
   example: Record<string, unknown> | undefined;
 }
 
 /**
  * Turns a burst of log lines with one cause (the same network failure seen
- * by many instances, say) into a handful: the first occurrence of a cause
- * is logged as given, later ones within `intervalMs` are only counted, and
- * at the end of the interval one line per cause says how many were left
- * out. While a cause keeps repeating it gets one count line per interval;
- * after a quiet interval its next occurrence is logged in full again.
+ * by many instances or informers, say) into a handful: the first
+ * occurrence of a cause is logged as given, later ones within `intervalMs`
+ * are only counted, and at the end of the interval one line per cause says
+ * how many were left out (and from how many distinct sources, when the
+ * lines name one). While a cause keeps repeating it gets one count line per
+ * interval; after a quiet interval its next occurrence is logged in full again.
  *
- * Easy to get wrong: the interval runs on a timer of `clock`; call
- * {@link flush} when the owner stops, or the last counts are never logged
- * and a real clock's timer keeps the process alive until it fires.
+ * The interval's timer is unref'd when the clock's handle allows it (a
+ * real clock's does): pending counts never keep the process alive.
+ *
+ * Easy to get wrong: the cause is the key, not the message (which names the
+ * item or GVR and so differs between repeats); call {@link flush} when the
+ * owner stops, or the last counts are never logged.
  */
 export class LogSummarizer {
   private readonly logger: Logger;
   private readonly clock: Clock;
   /** How long repeats of one cause are counted before their count is logged. */
   readonly intervalMs: number;
-  private readonly level: 'error' | 'warn' | 'info' | 'debug';
+  private readonly level: LogSummarizerLevel;
   private readonly windows = new Map<string, CauseWindow>();
   private timer: TimerHandle | undefined;
 
@@ -53,19 +70,21 @@ export class LogSummarizer {
 
   /**
    * Logs `message` with `fields` (plus `cause`) unless `cause` was already
-   * logged in this interval; then it is only counted, and `fields` kept as
-   * the example of the count line.
+   * logged in this interval; then it is only counted (with its `source`),
+   * and `fields` kept as the example of the count line.
    */
-  log(cause: string, fields: Record<string, unknown>, message: string): void {
+  log(cause: string, fields: Record<string, unknown>, message: string, options: LogSummaryLineOptions = {}): void {
     const window = this.windows.get(cause);
     if (window !== undefined) {
       window.repeats++;
+      if (options.source !== undefined) window.sources.add(options.source);
       window.example ??= fields;
       return;
     }
-    this.windows.set(cause, { repeats: 0, example: undefined });
-    this.logger[this.level]({ ...fields, cause }, message);
-    this.timer ??= this.clock.setTimeout(() => this.endInterval(), this.intervalMs);
+    const level = options.level ?? this.level;
+    this.windows.set(cause, { level, repeats: 0, sources: new Set(), example: undefined });
+    this.logger[level]({ ...fields, cause }, message);
+    this.startTimer();
   }
 
   /** Logs the counts of this interval now and forgets every cause (call it when the owner stops). */
@@ -76,6 +95,13 @@ export class LogSummarizer {
     this.windows.clear();
   }
 
+  private startTimer(): void {
+    if (this.timer !== undefined) return;
+    this.timer = this.clock.setTimeout(() => this.endInterval(), this.intervalMs);
+    // Counts due later must not keep the process alive.
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+
   private endInterval(): void {
     this.timer = undefined;
     this.logCounts();
@@ -84,18 +110,20 @@ export class LogSummarizer {
       if (window.repeats === 0) this.windows.delete(cause);
       else {
         window.repeats = 0;
+        window.sources.clear();
         window.example = undefined;
       }
     }
-    if (this.windows.size > 0) this.timer = this.clock.setTimeout(() => this.endInterval(), this.intervalMs);
+    if (this.windows.size > 0) this.startTimer();
   }
 
   private logCounts(): void {
     for (const [cause, window] of this.windows) {
       if (window.repeats === 0) continue;
-      this.logger[this.level](
-        { ...window.example, cause, repeats: window.repeats, intervalMs: this.intervalMs },
-        `${cause}: ${window.repeats} more like this in the last ${this.intervalMs} ms`,
+      const sources = window.sources.size;
+      this.logger[window.level](
+        { ...window.example, cause, repeats: window.repeats, ...(sources > 0 ? { sources } : {}), intervalMs: this.intervalMs },
+        `${cause}: ${window.repeats} more like this${sources > 0 ? ` from ${sources} source(s)` : ''} in the last ${this.intervalMs} ms`,
       );
     }
   }

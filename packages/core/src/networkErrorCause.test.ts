@@ -15,13 +15,27 @@ describe('networkErrorCause', () => {
     expect(networkErrorCause(new Error('New streams cannot be created after receiving a GOAWAY'))).toBe('GOAWAY');
   });
 
-  it("names the transport's failure reason, and finds causes down the cause chain", () => {
-    const transport = Object.assign(new Error('GET /api/v1/pods: ConnectionReset: socket hang up', { cause: coded('ECONNRESET') }), {
-      name: 'KubeTransportError',
-      reason: 'ConnectionReset',
-    });
-    expect(networkErrorCause(transport)).toBe('ConnectionReset');
+  it("names the transport's failure by the socket's code down its cause chain, else by its reason", () => {
+    const transport = (cause?: Error): Error =>
+      Object.assign(new Error('GET /api/v1/pods: ConnectionReset: socket hang up', { cause }), {
+        name: 'KubeTransportError',
+        reason: 'ConnectionReset',
+      });
+    expect(networkErrorCause(transport(coded('ECONNRESET')))).toBe('ECONNRESET');
+    expect(networkErrorCause(transport())).toBe('ConnectionReset');
+    expect(networkErrorCause(transport(new Error('socket hang up')))).toBe('ConnectionReset');
     expect(networkErrorCause(new Error('reconcile failed', { cause: coded('ECONNREFUSED') }))).toBe('ECONNREFUSED');
+  });
+
+  it("names a request error's code down its chain first, else its network reason (a stalled watch, an uncoded socket failure)", () => {
+    const request = (reason: string, cause?: Error): Error =>
+      Object.assign(new Error(`WATCH example.com/v1/kinds: ${reason}`, { cause }), { name: 'KubernetesRequestError', reason });
+    expect(networkErrorCause(request('ConnectionReset', coded('ERR_HTTP2_GOAWAY_SESSION', 'session closed')))).toBe('GOAWAY');
+    expect(networkErrorCause(request('NetworkError', coded('ENOTFOUND')))).toBe('ENOTFOUND');
+    expect(networkErrorCause(request('NetworkError', new Error('fetch failed')))).toBe('NetworkError');
+    expect(networkErrorCause(request('InactivityTimeout'))).toBe('InactivityTimeout');
+    expect(networkErrorCause(request('InvalidResponse'))).toBeUndefined();
+    expect(networkErrorCause(request('CredentialsError'))).toBeUndefined();
   });
 
   it('is undefined for API errors, transport credential errors and plain errors', () => {

@@ -1,5 +1,4 @@
 import { waitFor, WaitForTimeoutError, type WaitForOptions } from '@protean/core/testing';
-import { describeCondition } from './describeCondition.js';
 import { describeFailedPass } from './describeFailedPass.js';
 import type { FailedPassLog } from './FailedPassLog.js';
 
@@ -23,7 +22,8 @@ export function controllerWaitFor(
     const failedBefore = failures.count();
     const timeoutMs = options.timeoutMs ?? defaults.timeoutMs;
     try {
-      await waitFor(condition, { ...options, timeoutMs, message: options.message ?? describeCondition(condition) });
+      // core's waitFor shows the condition as an expression (`describeCondition`) when no message is given.
+      await waitFor(condition, { ...options, timeoutMs });
     } catch (err) {
       if (!(err instanceof WaitForTimeoutError)) throw err;
       const lines = [err.message];

@@ -23,7 +23,7 @@ import { coordinatorModule } from '@protean/coordinator';
 import { queueModule } from '@protean/queue';
 import { InformerWatchManager, type InformerWatchManagerOptions } from '@protean/watch-manager';
 import { Container } from 'inversify';
-import { FakeInformerSource, type WaitForOptions } from '@protean/core/testing';
+import { FakeInformerSource, waitForTimeoutMs, type WaitForOptions } from '@protean/core/testing';
 import { controllerWaitFor } from './controllerWaitFor.js';
 import type { FailedPass } from './FailedPass.js';
 import { FailedPassLog, warnFailedPass } from './FailedPassLog.js';
@@ -50,7 +50,7 @@ export const testControllerConfig: Readonly<Partial<Config>> = Object.freeze({
  * the test kit's message (the condition, the last failed pass) rather than
  * Jest's generic "Exceeded timeout".
  */
-export const testWaitForTimeoutMs = 4_000;
+export const testWaitForTimeoutMs: number = waitForTimeoutMs;
 
 /** Options of {@link createTestController}. */
 export interface TestControllerOptions<S extends InformerSource = FakeInformerSource> {

@@ -1,6 +1,7 @@
 import {
   errorMessage,
   gvrKey,
+  LogSummarizer,
   realClock,
   silentLogger,
   type Clock,
@@ -28,11 +29,10 @@ import {
 } from './KubernetesInformerOptions.js';
 import { KubernetesRequestError, type RequestVerb } from './KubernetesRequestError.js';
 import { LineSplitter } from './LineSplitter.js';
-import { LogSummarizer } from './LogSummarizer.js';
 import { listAll, type ListPage } from './listAll.js';
 import { MetadataStore } from './MetadataStore.js';
 import { resourcePath } from './resourcePath.js';
-import { RetryPolicy } from './RetryPolicy.js';
+import { INFORMER_LOG_SUMMARY_INTERVAL_MS, RetryPolicy } from './RetryPolicy.js';
 import { refusesStreamingList } from './refusesStreamingList.js';
 
 /** Error of a second `run` call, or of a request attempted after stop. */
@@ -121,7 +121,8 @@ export class KubernetesInformer implements Informer {
     const base = (options.logger ?? silentLogger()).child({ component: 'informer' });
     this.log = base.child({ gvr: gvrKey(gvr) });
     this.handlers = new HandlerSet(this.log);
-    const summarizer = options.logSummarizer ?? new LogSummarizer(base, this.clock);
+    const summarizer =
+      options.logSummarizer ?? new LogSummarizer({ logger: base, clock: this.clock, intervalMs: INFORMER_LOG_SUMMARY_INTERVAL_MS });
     this.retry = new RetryPolicy(this.log, { ...options, clock: this.clock, random: this.random }, { summarizer, gvr: gvrKey(gvr) });
     this.tracker = new InformerHealthTracker(this.clock, this.settings.shortWatchMs);
   }

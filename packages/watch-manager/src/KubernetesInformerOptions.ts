@@ -1,7 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Logger } from '@protean/core';
+import type { Logger, LogSummarizer } from '@protean/core';
 import { sharedConnectionPool, type KubeConnectionPool } from '@protean/transport';
-import type { LogSummarizer } from './LogSummarizer.js';
 import type { RetryPolicyOptions } from './RetryPolicy.js';
 import { StreamingListSupport } from './StreamingListSupport.js';
 
@@ -82,6 +81,7 @@ export interface KubernetesInformerOptions extends RetryPolicyOptions {
    * Where network failures and recoveries are logged, summarized per cause
    * across informers. A `KubernetesInformerSource` shares one between its
    * informers; default: one per informer (no summary across informers).
+   * Core's `LogSummarizer`; the informers' own are 5 s intervals.
    */
   readonly logSummarizer?: LogSummarizer;
 }

@@ -1,4 +1,5 @@
 import {
+  LogSummarizer,
   realClock,
   silentLogger,
   validateNamespace,
@@ -8,7 +9,7 @@ import {
 } from '@protean/core';
 import { KubernetesInformer } from './KubernetesInformer.js';
 import type { KubernetesInformerOptions } from './KubernetesInformerOptions.js';
-import { LogSummarizer } from './LogSummarizer.js';
+import { INFORMER_LOG_SUMMARY_INTERVAL_MS } from './RetryPolicy.js';
 import { StreamingListSupport } from './StreamingListSupport.js';
 
 /** Options of a {@link KubernetesInformerSource}: those of every informer it creates, bar the resync period. */
@@ -44,7 +45,11 @@ export class KubernetesInformerSource implements InformerSource {
     if (options.namespace !== undefined) validateNamespace(options.namespace);
     const logSummarizer =
       options.logSummarizer ??
-      new LogSummarizer((options.logger ?? silentLogger()).child({ component: 'informer' }), options.clock ?? realClock);
+      new LogSummarizer({
+        logger: (options.logger ?? silentLogger()).child({ component: 'informer' }),
+        clock: options.clock ?? realClock,
+        intervalMs: INFORMER_LOG_SUMMARY_INTERVAL_MS,
+      });
     this.options = { ...options, streamingListSupport: options.streamingListSupport ?? new StreamingListSupport(), logSummarizer };
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { LogSummarizer } from '@protean/core';
 import { FakeClock, LogRecorder } from '@protean/core/testing';
 import { KubernetesRequestError } from './KubernetesRequestError.js';
-import { LogSummarizer } from './LogSummarizer.js';
 import { RetryPolicy } from './RetryPolicy.js';
 
 const gvr = { group: '', version: 'v1', resource: 'configmaps' };
@@ -99,7 +99,7 @@ describe('RetryPolicy', () => {
   it('summarizes the same network cause across 20 informers, and their recoveries, into a handful of lines', async () => {
     const log = new LogRecorder('info');
     const clock = new FakeClock();
-    const summarizer = new LogSummarizer(log.logger, clock, 5000);
+    const summarizer = new LogSummarizer({ logger: log.logger, clock, intervalMs: 5000 });
     const policies = Array.from(
       { length: 20 },
       (_, i) => new RetryPolicy(log.logger, { clock, random: () => 0.5 }, { summarizer, gvr: `example.com/v1/kind${i}` }),
@@ -115,10 +115,12 @@ describe('RetryPolicy', () => {
     for (const p of policies) p.succeeded();
     await clock.advanceAsync(5000);
     expect(log.records.map((r) => r.msg)).toEqual([
-      'list/watch failing (ERR_HTTP2_GOAWAY_SESSION); retrying with backoff',
+      'list/watch failing (GOAWAY); retrying with backoff',
       'list/watch recovered',
-      'list/watch failing (ERR_HTTP2_GOAWAY_SESSION); retrying with backoff (19 more like it from 19 GVR(s) in 5000 ms)',
-      'list/watch recovered (19 more like it from 19 GVR(s) in 5000 ms)',
+      'GOAWAY https://api:6443: 19 more like this from 19 source(s) in the last 5000 ms',
+      'recovered GOAWAY https://api:6443: 19 more like this from 19 source(s) in the last 5000 ms',
     ]);
+    expect(log.records.map((r) => r.level)).toEqual([40, 30, 40, 30]);
+    expect(log.records[2]).toMatchObject({ code: 'GOAWAY', server: 'https://api:6443', repeats: 19, sources: 19 });
   });
 });

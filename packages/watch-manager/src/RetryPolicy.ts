@@ -1,8 +1,10 @@
-import { realClock, type Clock, type Logger } from '@protean/core';
+import { networkErrorCause, realClock, type Clock, type Logger, type LogSummarizer } from '@protean/core';
 import { Backoff } from './Backoff.js';
 import type { KubernetesRequestError } from './KubernetesRequestError.js';
-import type { LogSummarizer } from './LogSummarizer.js';
-import { networkCause } from './networkCause.js';
+import { rootCause, serverOf } from './unfixableFailure.js';
+
+/** Interval of the informers' own {@link LogSummarizer}s (one per source, or one per informer). */
+export const INFORMER_LOG_SUMMARY_INTERVAL_MS = 5000;
 
 /** Retry tuning of an informer; see `KubernetesInformerOptions`. */
 export interface RetryPolicyOptions {
@@ -119,7 +121,8 @@ export class RetryPolicy {
     const key = this.outageKey;
     this.outageKey = undefined;
     if (this.summary !== undefined && key !== undefined) {
-      this.summary.summarizer.note('info', `recovered ${key}`, this.summary.gvr, {}, 'list/watch recovered');
+      const { gvr } = this.summary;
+      this.summary.summarizer.log(`recovered ${key}`, { gvr }, 'list/watch recovered', { level: 'info', source: gvr });
       return;
     }
     this.log.info('list/watch recovered');
@@ -131,15 +134,21 @@ export class RetryPolicy {
       return;
     }
     this.degraded = true;
-    const net = networkCause(err);
-    if (net === undefined) {
+    const code = err.status === undefined ? networkErrorCause(err) : undefined;
+    if (code === undefined) {
       this.log.warn({ err: err.message, status: err.status, reason: err.reason }, 'list/watch failing; retrying with backoff');
       return;
     }
-    const fields = { code: net.code, server: net.server, err: net.detail };
-    const msg = `list/watch failing (${net.code}); retrying with backoff`;
-    this.outageKey = net.key;
+    // One line without a stack: the cause's label, the server and the socket's own words.
+    const server = serverOf(err);
+    const fields = { code, server, err: rootCause(err).message };
+    const msg = `list/watch failing (${code}); retrying with backoff`;
+    const key = `${code} ${server ?? ''}`;
+    this.outageKey = key;
     if (this.summary === undefined) this.log.warn(fields, msg);
-    else this.summary.summarizer.note('warn', net.key, this.summary.gvr, fields, msg);
+    else {
+      const { gvr } = this.summary;
+      this.summary.summarizer.log(key, { ...fields, gvr }, msg, { level: 'warn', source: gvr });
+    }
   }
 }

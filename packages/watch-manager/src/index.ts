@@ -12,4 +12,3 @@ export * from './InformerWatchManager.js';
 export * from './InformerWatchManagerOptions.js';
 export * from './watchManagerModule.js';
 export type { RetryPolicyOptions } from './RetryPolicy.js';
-export * from './LogSummarizer.js';

@@ -22,4 +22,5 @@ export * from './ObserverRecorder.js';
 export * from './QueueMetricsRecorder.js';
 export * from './Random.js';
 export * from './track.js';
+export * from './describeCondition.js';
 export * from './waitFor.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { waitFor, WaitForTimeoutError } from './waitFor.js';
+import { waitFor, WaitForTimeoutError, waitForTimeoutMs } from './waitFor.js';
 
 describe('waitFor', () => {
   it('resolves once the condition holds', async () => {
@@ -18,6 +18,18 @@ describe('waitFor', () => {
     expect(err).toBeInstanceOf(WaitForTimeoutError);
     expect((err as Error).message).toContain('the thing: not there yet');
     expect((err as Error).cause).toBeInstanceOf(Error);
+  });
+
+  it('shows the condition as an expression when given no message', async () => {
+    const done: string[] = [];
+    const err = await waitFor(() => done.length === 2, { timeoutMs: 10 }).catch((e: unknown) => e);
+    expect((err as Error).message).toBe('condition not met within 10ms: done.length === 2');
+  });
+
+  it(`gives up after ${waitForTimeoutMs}ms by default, below Jest's 5 s test timeout, so its own message is what fails the test`, async () => {
+    expect(waitForTimeoutMs).toBeLessThan(5_000);
+    const err = await waitFor(() => false).catch((e: unknown) => e);
+    expect((err as Error).message).toBe(`condition not met within ${waitForTimeoutMs}ms: false`);
   });
 
   it('treats a truthy non-true result as not met', async () => {

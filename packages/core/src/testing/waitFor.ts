@@ -1,10 +1,19 @@
+import { describeCondition } from './describeCondition.js';
+
+/**
+ * The default timeout of {@link waitFor}: 4 s, below Jest's default test
+ * timeout (5 s), so a condition that never holds fails with waitFor's
+ * message (the condition) rather than Jest's generic "Exceeded timeout".
+ */
+export const waitForTimeoutMs = 4_000;
+
 /** Options of {@link waitFor}. */
 export interface WaitForOptions {
-  /** Give up after this long (real time). Default 5000. */
+  /** Give up after this long (real time). Default {@link waitForTimeoutMs} (4000). */
   readonly timeoutMs?: number;
   /** Pause between checks (real time). Default 2. */
   readonly intervalMs?: number;
-  /** Describes the condition in the timeout error. */
+  /** Describes the condition in the timeout error. Default the condition's source, as `describeCondition` shows it. */
   readonly message?: string;
 }
 
@@ -23,7 +32,7 @@ export class WaitForTimeoutError extends Error {
  * clock to move; advance the clock first, then wait for the effect.
  */
 export async function waitFor(condition: () => boolean | Promise<boolean>, options: WaitForOptions = {}): Promise<void> {
-  const timeoutMs = options.timeoutMs ?? 5000;
+  const timeoutMs = options.timeoutMs ?? waitForTimeoutMs;
   const intervalMs = options.intervalMs ?? 2;
   const deadline = performance.now() + timeoutMs;
   let lastError: unknown;
@@ -35,7 +44,7 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, optio
       lastError = err;
     }
     if (performance.now() >= deadline) {
-      const what = options.message ?? String(condition).slice(0, 200);
+      const what = options.message ?? describeCondition(condition);
       const detail = lastError instanceof Error ? `: ${lastError.message}` : '';
       throw new WaitForTimeoutError(
         `condition not met within ${timeoutMs}ms: ${what}${detail}`,

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
+import { LogSummarizer } from '@protean/core';
 import { FakeClock, LogRecorder, waitFor } from '@protean/core/testing';
-import { KubernetesInformerSource, LogSummarizer, type KubernetesInformer } from '@protean/watch-manager';
+import { KubernetesInformerSource, type KubernetesInformer } from '@protean/watch-manager';
 import { createServer } from 'node:net';
 
 async function closedPortUrl(): Promise<string> {
@@ -30,7 +31,7 @@ describe('informer logs while the API server is unreachable', () => {
     const source = new KubernetesInformerSource({
       kubeConfig,
       logger: log.logger,
-      logSummarizer: new LogSummarizer(log.logger.child({ component: 'informer' }), summaryClock, 5000),
+      logSummarizer: new LogSummarizer({ logger: log.logger.child({ component: 'informer' }), clock: summaryClock, intervalMs: 5000 }),
     });
     const informers: KubernetesInformer[] = [];
     for (let i = 0; i < 20; i++) {
@@ -45,9 +46,11 @@ describe('informer logs while the API server is unreachable', () => {
     await summaryClock.advanceAsync(5000);
     expect(warns()).toHaveLength(2);
     expect(warns()[1]).toMatchObject({
-      msg: 'list/watch failing (ECONNREFUSED); retrying with backoff (19 more like it from 19 GVR(s) in 5000 ms)',
-      count: 19,
-      gvrs: 19,
+      msg: `ECONNREFUSED ${server}: 19 more like this from 19 source(s) in the last 5000 ms`,
+      code: 'ECONNREFUSED',
+      server,
+      repeats: 19,
+      sources: 19,
     });
     expect(JSON.stringify(log.records)).not.toContain('"stack"');
   });

@@ -17,27 +17,32 @@ function openssl(dir: string, args: string[]): void {
   execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
 }
 
+/** Makes a self-signed CA certificate `<name>.crt` and its key `<name>.key` in `dir`. */
+function selfSignedCa(dir: string, name: string): void {
+  openssl(dir, [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-sha256',
+    '-days',
+    '1',
+    '-subj',
+    `/CN=${name}`,
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.crt`,
+  ]);
+}
+
 /** The PEM certificate of a fresh self-signed CA that signed nothing: the wrong CA for any server. */
 export function unrelatedCaPem(): string {
   const dir = mkdtempSync(join(tmpdir(), 'protean-unrelated-ca-'));
   try {
-    openssl(dir, [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-sha256',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=unrelated-ca',
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.crt',
-    ]);
-    return readFileSync(join(dir, 'ca.crt'), 'utf8');
+    selfSignedCa(dir, 'unrelated-ca');
+    return readFileSync(join(dir, 'unrelated-ca.crt'), 'utf8');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -52,25 +57,8 @@ export function unrelatedCaPem(): string {
 export async function startWrongCaServer(): Promise<WrongCaServer> {
   const dir = mkdtempSync(join(tmpdir(), 'protean-wrong-ca-'));
   try {
-    const ca = (name: string): void =>
-      openssl(dir, [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-sha256',
-        '-days',
-        '1',
-        '-subj',
-        `/CN=${name}`,
-        '-keyout',
-        `${name}.key`,
-        '-out',
-        `${name}.crt`,
-      ]);
-    ca('server-ca');
-    ca('other-ca');
+    selfSignedCa(dir, 'server-ca');
+    selfSignedCa(dir, 'other-ca');
     openssl(dir, [
       'req',
       '-newkey',
