@@ -55,4 +55,27 @@ describe('KubeClient writes made with a pass signal tied to a lease', () => {
     await client.patch(configmaps, { namespace: 'default', name: 'a' }, { data: { k: 'v' } }, { signal: new AbortController().signal });
     expect(transport.sent.map((r) => r.method)).toEqual(['PATCH']);
   });
+
+  it('checks again right before the transport hands the write over: a lease that ends while connecting sends nothing', async () => {
+    const validity = new ManualValidity();
+    const handedOver: KubeHttpRequest[] = [];
+    // A transport that, like the connection pool, spends a turn on credentials and connecting, then calls beforeSend.
+    const transport: KubeTransport = {
+      async send(request) {
+        await Promise.resolve();
+        validity.valid = false; // the process froze here, past its renew deadline
+        request.beforeSend?.();
+        handedOver.push(request);
+        return OK;
+      },
+    };
+    const client = new KubeClient({ transport, fieldManager: 'test' });
+    const signal = fenceSignal(new AbortController(), validity);
+    const err = await client
+      .patch(configmaps, { namespace: 'default', name: 'a' }, { data: { k: 'stale' } }, { signal })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LeaseExpiredError);
+    expect(handedOver).toEqual([]);
+    expect(signal.reason).toBe(err);
+  });
 });

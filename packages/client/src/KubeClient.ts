@@ -335,7 +335,7 @@ export class KubeClient {
     if (bodyName !== undefined) validateObjectName(bodyName);
     if ((call.name !== undefined || call.method === 'POST') && (call.namespace ?? '') === '') await this.checkClusterScoped(call);
     const queryText = call.query?.toString() ?? '';
-    const request: KubeHttpRequest = {
+    let request: KubeHttpRequest = {
       method: call.method,
       path: queryText === '' ? path : `${path}?${queryText}`,
       headers: {
@@ -353,6 +353,12 @@ export class KubeClient {
         describe(call.gvr, { namespace: call.namespace, name: call.name ?? '' }) +
         (call.subresource === undefined ? '' : `/${call.subresource}`),
     };
+    if (call.method !== 'GET') {
+      // Checked again by the transport right before the stream opens: a freeze during credentials or connecting
+      // would otherwise send the write on waking.
+      const action = `${description.method} ${description.target}`;
+      request = { ...request, beforeSend: () => assertStillValid(call.signal, action) };
+    }
     return retryRequest(
       async () => {
         // A write made with a pass's ctx.signal is sent only while the lease the pass runs under is valid, checked

@@ -127,6 +127,8 @@ export class ApiServerConnection {
       signal?.throwIfAborted();
       const free = this.sessions.find((s) => s.hasRoom());
       if (free !== undefined) {
+        // The last moment before the stream exists: what throws here is the caller's own refusal, passed on as is.
+        request.beforeSend?.();
         try {
           return free.open(headers, request.body === undefined);
         } catch (err) {

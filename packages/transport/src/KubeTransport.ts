@@ -8,6 +8,14 @@ export interface KubeHttpRequest {
   readonly body?: string;
   /** Aborts the request; the transport then rejects with `signal.reason`. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Called synchronously right before the request is handed to a
+   * connection (an HTTP/2 stream opened, an HTTP/1.1 request made), after
+   * credentials and connecting; when it throws, nothing is sent and the
+   * request rejects with what it threw. `@protean/client` checks a pass's
+   * lease here, so a write delayed by a freeze on its way out is not sent.
+   */
+  readonly beforeSend?: (() => void) | undefined;
 }
 
 /** The API server's answer, whatever its status. */

@@ -53,6 +53,13 @@ export function http1Request(
       );
     };
     try {
+      request.beforeSend?.();
+    } catch (err) {
+      answered = true;
+      reject(err);
+      return;
+    }
+    try {
       req = (prepared.plain ? http : https).request(prepared.url, options, (r) => {
         res = r;
         // Errors before the caller listens must not become unhandled 'error' events.
