@@ -346,7 +346,7 @@ function freezeSuite(setup: Setup): void {
     for (const f of freezes) {
       const mine = audit.filter((l) => l.replica === f.victim);
       const wrote = (instance: string, from: number): boolean =>
-        mine.some((l) => l.event === 'write' && l.instance === instance && l.at > from && l.at <= f.stoppedAt);
+        mine.some((l) => l.event === 'write' && l.outcome !== 'attempt' && l.instance === instance && l.at > from && l.at <= f.stoppedAt);
       halfDone += mine.filter(
         (l) => l.event === 'pass' && l.at < f.stoppedAt && l.at > f.stoppedAt - 400 && !wrote(l.instance, l.at),
       ).length;

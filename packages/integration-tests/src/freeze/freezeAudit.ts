@@ -14,7 +14,7 @@ export type FreezeAuditLine =
       readonly at: number;
       readonly instance: string;
       readonly value: number;
-      /** `sent` (answered 2xx), `refused` (LeaseExpiredError, never sent) or the error's name. */
+      /** `attempt` (logged right before the client is called), then `sent` (answered 2xx), `refused` (LeaseExpiredError, never sent) or the error's name. */
       readonly outcome: string;
     }
   | { readonly replica: string; readonly event: 'share'; readonly at: number; readonly members: readonly string[] };

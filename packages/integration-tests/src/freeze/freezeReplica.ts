@@ -155,6 +155,8 @@ async function main(): Promise<void> {
     const ms = 100 + Number((fnv1a64(`${instance}@${value}`) >> 8n) % 201n);
     await new Promise((resolve) => setTimeout(resolve, ms));
     const key = { namespace: req.namespace, name: `${req.name}${CHILD_SUFFIX}` };
+    // The instant the write is attempted (the client checks validity right after, before sending).
+    record({ replica: identity, event: 'write', at: now(), instance, value, outcome: 'attempt' });
     try {
       await client.patch(CONFIGMAPS, key, { data: { value: String(value), writer: identity } }, { signal: ctx.signal });
       record({ replica: identity, event: 'write', at: now(), instance, value, outcome: 'sent' });
