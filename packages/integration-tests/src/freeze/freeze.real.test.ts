@@ -338,8 +338,8 @@ function freezeSuite(setup: Setup): void {
     const outside = audit.filter((l) => l.event === 'pass' && !within(validity.get(l.replica), l.at));
     const backwards = decreases(observed);
     const unserved = longestUnserved(touches, observed, endAt);
-    // What the freezes caught: passes of the victim started before its freeze and not finished by then (between their
-    // read and their write), and the writes it attempted after waking, refused before being sent.
+    // What the freezes caught: passes of the victim started just before its freeze that had not written by then (most
+    // between their read and their write), and the writes it attempted after waking, refused before being sent.
     let halfDone = 0;
     let refusedAfterWake = 0;
     let sentAfterWake = 0;
@@ -348,7 +348,7 @@ function freezeSuite(setup: Setup): void {
       const wrote = (instance: string, from: number): boolean =>
         mine.some((l) => l.event === 'write' && l.outcome !== 'attempt' && l.instance === instance && l.at > from && l.at <= f.stoppedAt);
       halfDone += mine.filter(
-        (l) => l.event === 'pass' && l.at < f.stoppedAt && l.at > f.stoppedAt - 400 && !wrote(l.instance, l.at),
+        (l) => l.event === 'pass' && l.at < f.stoppedAt && l.at > f.stoppedAt - 600 && !wrote(l.instance, l.at),
       ).length;
       const next = freezes.find((g) => g.stoppedAt > f.stoppedAt)?.stoppedAt ?? Number.POSITIVE_INFINITY;
       refusedAfterWake += mine.filter((l) => l.event === 'write' && l.at >= f.wokeAt && l.at < next && l.outcome === 'refused').length;
@@ -358,7 +358,7 @@ function freezeSuite(setup: Setup): void {
     process.stdout.write(
       `freeze (${setup}; lease ${s(LEASE_DURATION_MS)}, renew deadline ${s(RENEW_DEADLINE_MS)}, retry ${s(RETRY_PERIOD_MS)}; ` +
         `${freezes.length} freezes of ${s(FREEZE_MS)} of ${[...new Set(freezes.map((f) => f.victim))].join(', ')}): ` +
-        `${passes} passes, ${accepted.length} writes accepted, ${touches.length} touches; ${halfDone} passes frozen between read and write, ` +
+        `${passes} passes, ${accepted.length} writes accepted, ${touches.length} touches; ${halfDone} passes frozen before their write (started in the 600 ms before the freeze), ` +
         `${refusedAfterWake} writes refused after waking (LeaseExpiredError), ${sentAfterWake} accepted in the second after waking (after re-acquiring); ` +
         `${late.length} writes accepted outside the writer's validity, ${outside.length} passes started outside validity, ` +
         `${backwards.length} child values going backwards, longest wait of a touch for its child ${s(unserved.ms)} (${unserved.key ?? 'none'})\n`,

@@ -7,7 +7,7 @@
 /** One line a replica appends to the shared audit file. */
 export type FreezeAuditLine =
   | { readonly replica: string; readonly event: 'valid-from' | 'valid-until'; readonly at: number }
-  | { readonly replica: string; readonly event: 'pass'; readonly at: number; readonly instance: string; readonly value: number }
+  | { readonly replica: string; readonly event: 'pass'; readonly at: number; readonly instance: string }
   | {
       readonly replica: string;
       readonly event: 'write';

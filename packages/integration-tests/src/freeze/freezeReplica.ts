@@ -149,9 +149,10 @@ async function main(): Promise<void> {
 
   const handler: Handler = async (req, ctx) => {
     const instance = `${req.namespace}/${req.name}`;
+    // Logged first, synchronously where the pass was admitted (the read below may be cut by a freeze).
+    record({ replica: identity, event: 'pass', at: now(), instance });
     const parent = await client.get<{ metadata?: object; spec?: { touch?: number } }>(PARENTS, req, { signal: ctx.signal });
     const value = Number(parent.spec?.touch ?? 0);
-    record({ replica: identity, event: 'pass', at: now(), instance, value });
     const ms = 100 + Number((fnv1a64(`${instance}@${value}`) >> 8n) % 201n);
     await new Promise((resolve) => setTimeout(resolve, ms));
     const key = { namespace: req.namespace, name: `${req.name}${CHILD_SUFFIX}` };
