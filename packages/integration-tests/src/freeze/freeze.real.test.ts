@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import { Watch } from '@kubernetes/client-node';
 import { waitFor } from '@protean/core/testing';
 import { kubeRequest, startKubeApiServer, type KubeApiServer } from '@protean/envtest';
-import { CHILD_SUFFIX, PARENTS } from '../sharding/shardAudit.js';
+import { CHILD_SUFFIX } from '../sharding/shardAudit.js';
 import { acceptedWrites, decreases, longestUnserved, parseLines, validityOf, within, type FreezeAuditLine } from './freezeAudit.js';
+import { AUDIT_POLICY, CHILD_LABEL, LEASE_NAMESPACE, now, PARENT_KEYS, seed, sleep, startWriter } from './freezeCluster.js';
 
 // Short timings, so that many freezes longer than the lease fit in a run.
 const LEASE_DURATION_MS = 3_000;
@@ -18,25 +19,9 @@ const FREEZE_MS = 5_000;
 const FREEZES = 6;
 // Room for the new owners' informers to list their new share (a "sync") on a busy 2-core machine.
 const SYNC_ALLOWANCE_MS = 10_000;
-const LEASE_NAMESPACE = 'freeze-system';
-const NAMESPACES = Array.from({ length: 8 }, (_, i) => `freeze-${i}`);
-const PARENT_KEYS = NAMESPACES.flatMap((ns) => Array.from({ length: 4 }, (_, i) => `${ns}/p-${i}`));
-const CHILD_LABEL = 'freeze-child';
-// Only configmap writes are audited, at Metadata level: enough for who (user agent), when and the answer.
-const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: ["RequestReceived"]
-rules:
-  - level: Metadata
-    verbs: ["create", "update", "patch"]
-    resources: [{ group: "", resources: ["configmaps"] }]
-  - level: None
-`;
 
 const source = fileURLToPath(new URL('./freezeReplica.ts', import.meta.url));
 const script = fileURLToPath(new URL('../../dist/freeze/freezeReplica.js', import.meta.url));
-const now = (): number => performance.timeOrigin + performance.now();
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 
 type Setup = 'gate on' | 'gate off' | 'leader';
@@ -67,88 +52,6 @@ class Replica {
   kill(signal: NodeJS.Signals): void {
     this.child.kill(signal);
   }
-}
-
-async function created(kc: KubeConfig, path: string, body: unknown): Promise<void> {
-  const r = await kubeRequest(kc, 'POST', path, { body });
-  if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${r.text.slice(0, 200)}`);
-}
-
-async function seed(kc: KubeConfig): Promise<void> {
-  await created(kc, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-    metadata: { name: `${PARENTS.resource}.${PARENTS.group}` },
-    spec: {
-      group: PARENTS.group,
-      scope: 'Namespaced',
-      names: { plural: PARENTS.resource, singular: 'shardparent', kind: 'ShardParent', listKind: 'ShardParentList' },
-      versions: [
-        {
-          name: PARENTS.version,
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-        },
-      ],
-    },
-  });
-  const parents = `/apis/${PARENTS.group}/${PARENTS.version}`;
-  await waitFor(async () => (await kubeRequest(kc, 'GET', `${parents}/${PARENTS.resource}?limit=1`)).status === 200, {
-    timeoutMs: 30_000,
-    intervalMs: 100,
-    message: 'the parent CRD served',
-  });
-  for (const ns of [LEASE_NAMESPACE, ...NAMESPACES]) await created(kc, '/api/v1/namespaces', { metadata: { name: ns } });
-  for (const key of PARENT_KEYS) {
-    const [ns, name] = key.split('/') as [string, string];
-    await created(kc, `/api/v1/namespaces/${ns}/configmaps`, {
-      metadata: { name: `${name}${CHILD_SUFFIX}`, labels: { [CHILD_LABEL]: 'true' } },
-      data: { value: '0' },
-    });
-    await created(kc, `${parents}/namespaces/${ns}/${PARENTS.resource}`, {
-      apiVersion: `${PARENTS.group}/${PARENTS.version}`,
-      kind: 'ShardParent',
-      metadata: { name },
-      spec: { touch: 0 },
-    });
-  }
-}
-
-/** Touches every parent with 1, 2, 3 ... (about one round a second) until stopped; records each acknowledged touch. */
-function startWriter(kc: KubeConfig, touches: { key: string; value: number; at: number }[]): { stop: () => Promise<number> } {
-  let stopped = false;
-  let value = 0;
-  const loop = (async () => {
-    while (!stopped) {
-      const round = now();
-      value++;
-      for (let i = 0; i < PARENT_KEYS.length; i += 4) {
-        await Promise.all(
-          PARENT_KEYS.slice(i, i + 4).map(async (key) => {
-            const [ns, name] = key.split('/') as [string, string];
-            const r = await kubeRequest(
-              kc,
-              'PATCH',
-              `/apis/${PARENTS.group}/${PARENTS.version}/namespaces/${ns}/${PARENTS.resource}/${name}`,
-              {
-                body: { spec: { touch: value } },
-                contentType: 'application/merge-patch+json',
-              },
-            );
-            if (r.status !== 200) throw new Error(`touching ${key}: ${r.status} ${r.text.slice(0, 200)}`);
-            touches.push({ key, value, at: now() });
-          }),
-        );
-      }
-      await sleep(Math.max(0, 1_000 - (now() - round)));
-    }
-  })();
-  return {
-    stop: async () => {
-      stopped = true;
-      await loop;
-      return value;
-    },
-  };
 }
 
 function freezeSuite(setup: Setup): void {
