@@ -282,7 +282,15 @@ function freezeSuite(setup: Setup): void {
       );
     };
     expect(late.map(explain)).toEqual([]);
-    expect(outside.map((l) => JSON.stringify(l))).toEqual([]);
+    // A pass outside validity, with the replica's freezes, intervals and validity lines around it.
+    const placed = (l: FreezeAuditLine): string =>
+      `${JSON.stringify(l)}; freezes ${JSON.stringify(freezes.filter((f) => f.victim === l.replica))}; intervals ` +
+      `${JSON.stringify((validity.get(l.replica) ?? []).filter((i) => Math.abs(i.from - l.at) < 20_000))}; lines ` +
+      audit
+        .filter((m) => m.replica === l.replica && m.event !== 'pass' && m.event !== 'write' && Math.abs(m.at - l.at) < 10_000)
+        .map((m) => JSON.stringify(m))
+        .join(' ');
+    expect(outside.map(placed)).toEqual([]);
     expect(backwards).toEqual([]);
     expect(unserved.ms).toBeLessThan(LEASE_DURATION_MS + 2 * RETRY_PERIOD_MS + SYNC_ALLOWANCE_MS);
   }
