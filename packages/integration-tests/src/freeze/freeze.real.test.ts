@@ -237,9 +237,35 @@ function freezeSuite(setup: Setup): void {
     const audit = lines();
     const validity = validityOf(audit);
     const accepted = acceptedWrites(readFileSync(serverAudit, 'utf8'));
-    const late = accepted.filter((w) => !within(validity.get(w.replica), w.receivedAt));
+    const outsideValidity = accepted.filter((w) => !within(validity.get(w.replica), w.receivedAt));
+    // A write attempted (and checked) inside validity whose request had not left the process when a freeze began
+    // reaches the server on waking: the gap a client-side check cannot close (leader-election README, "Frozen
+    // leaders"). Such writes are counted and printed; any other write accepted outside validity fails the test.
+    const attemptOf = (w: (typeof accepted)[number]) => {
+      const instance = w.object.slice(0, -CHILD_SUFFIX.length);
+      return audit
+        .filter(
+          (l): l is Extract<FreezeAuditLine, { event: 'write' }> =>
+            l.event === 'write' && l.outcome === 'attempt' && l.replica === w.replica && l.instance === instance && l.at <= w.receivedAt,
+        )
+        .at(-1);
+    };
+    const inFlight = outsideValidity.flatMap((w) => {
+      const attempt = attemptOf(w);
+      const frozenInFlight =
+        attempt !== undefined &&
+        within(validity.get(w.replica), attempt.at) &&
+        freezes.some((f) => f.victim === w.replica && attempt.at <= f.stoppedAt && w.receivedAt >= f.wokeAt);
+      return frozenInFlight ? [{ write: w, attempt }] : [];
+    });
+    const late = outsideValidity.filter((w) => !inFlight.some((i) => i.write === w));
     const outside = audit.filter((l) => l.event === 'pass' && !within(validity.get(l.replica), l.at));
-    const backwards = decreases(observed);
+    // The value an in-flight write put back is that gap too, not a pass acting outside validity.
+    const backwards = decreases(
+      observed.filter(
+        (o) => !inFlight.some((i) => i.attempt.instance === o.key && i.attempt.value === o.value && o.writer === i.write.replica),
+      ),
+    );
     const unserved = longestUnserved(touches, observed, endAt);
     // What the freezes caught: passes of the victim started just before its freeze that had not written by then (most
     // between their read and their write), and the writes it attempted after waking, refused before being sent.
@@ -263,7 +289,7 @@ function freezeSuite(setup: Setup): void {
         `${freezes.length} freezes of ${s(FREEZE_MS)} of ${[...new Set(freezes.map((f) => f.victim))].join(', ')}): ` +
         `${passes} passes, ${accepted.length} writes accepted, ${touches.length} touches; ${halfDone} passes frozen before their write (started in the 600 ms before the freeze), ` +
         `${refusedAfterWake} writes refused after waking (LeaseExpiredError), ${sentAfterWake} accepted in the second after waking (after re-acquiring); ` +
-        `${late.length} writes accepted outside the writer's validity, ${outside.length} passes started outside validity, ` +
+        `${late.length} writes accepted outside the writer's validity (and ${inFlight.length} checked inside it and in flight when the freeze began), ${outside.length} passes started outside validity, ` +
         `${backwards.length} child values going backwards, longest wait of a touch for its child ${s(unserved.ms)} (${unserved.key ?? 'none'})\n`,
     );
     expect(freezes.length).toBeGreaterThanOrEqual(5);
