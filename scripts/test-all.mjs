@@ -60,6 +60,8 @@ const steps = [
   { name: 'format', quick: true, cmd: ['node', [join(root, 'node_modules/prettier/bin/prettier.cjs'), '--check', '.']] },
   // docs/kro-differences.md lists every `kro-diff:` marker in the code; fails when it is stale.
   { name: 'docs', quick: true, cmd: ['node', [join(root, 'scripts/kro-differences.mjs'), '--check']] },
+  // ARCHITECTURE.md's dependency graph against every package's package.json and imports, both ways.
+  { name: 'deps', quick: true, cmd: ['node', [join(root, 'scripts/dependency-rules.mjs')]] },
   {
     name: 'unit',
     quick: true,
