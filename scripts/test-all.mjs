@@ -9,7 +9,7 @@
 // in the background from the start, at a lower CPU priority, while the other
 // steps run one after another; `real` waits for it.
 // Usage: node scripts/test-all.mjs [--quick] [--only=<step>[,<step>...]]
-//   --quick  typecheck, api, lint, format, docs and unit only (`pnpm test:quick`)
+//   --quick  typecheck, api, lint, format, docs, deps and unit only (`pnpm test:quick`)
 // PROTEAN_SKIP_BROWSER=1 skips the browser step (and so the apt-get install of Chromium).
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
