@@ -1,4 +1,4 @@
-import { gvrKey, type GroupVersionResource, type WatchManager, type WatchManagerFactory } from '@protean/core';
+import { forwardEveryMember, gvrKey, type GroupVersionResource, type WatchManager, type WatchManagerFactory } from '@protean/core';
 
 /** An informer the watch manager started or stopped, and how many run afterwards. */
 export interface InformerChange {
@@ -46,7 +46,8 @@ export class InformerCountProbe {
         else this.running.delete(key);
         this.onChange({ gvr, change: runs ? 'started' : 'stopped', active: inner.activeWatchCount() });
       };
-      return {
+      // Every member named, so one the contract gains cannot be dropped here.
+      return forwardEveryMember<WatchManager>({
         async ensureWatch(gvr, ownerId) {
           try {
             await inner.ensureWatch(gvr, ownerId);
@@ -62,8 +63,8 @@ export class InformerCountProbe {
         activeWatchCount: () => inner.activeWatchCount(),
         shutdown: () => inner.shutdown(),
         // Passed through: the health rules, /readyz and the status page read it.
-        ...(inner.health === undefined ? {} : { health: () => inner.health?.() ?? [] }),
-      };
+        health: inner.health === undefined ? undefined : () => inner.health?.() ?? [],
+      });
     };
   }
 }

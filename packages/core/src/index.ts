@@ -16,6 +16,7 @@ export * from './coreModule.js';
 export * from './DynamicController.js';
 export * from './errorSerializer.js';
 export * from './events.js';
+export * from './everyMember.js';
 export * from './fence.js';
 export * from './gvr.js';
 export * from './gvrValidation.js';

@@ -1,5 +1,6 @@
 import {
   DynamicController,
+  forwardEveryMember,
   gvrKey,
   TOKENS,
   type WatchCoordinator,
@@ -223,7 +224,7 @@ function countingWatchCoordinator(
       deps.enqueue(parent, instance);
     },
   });
-  return {
+  return forwardEveryMember<WatchCoordinator>({
     routeEvent(event) {
       matched = false;
       inner.routeEvent(event);
@@ -235,14 +236,14 @@ function countingWatchCoordinator(
     removeParentGVR: (parent) => inner.removeParentGVR(parent),
     instanceWatchCount: () => inner.instanceWatchCount(),
     watchRequestCount: () => inner.watchRequestCount(),
-    ...(inner.declaredWatches === undefined ? {} : { declaredWatches: () => inner.declaredWatches!() }),
-    ...(inner.explain === undefined ? {} : { explain: (query) => inner.explain!(query) }),
-  };
+    declaredWatches: inner.declaredWatches === undefined ? undefined : () => inner.declaredWatches!(),
+    explain: inner.explain === undefined ? undefined : (query) => inner.explain!(query),
+  });
 }
 
 /** A watch manager that times the first sync of each informer it starts. */
 function timedWatchManager(inner: WatchManager, metrics: ControllerMetrics): WatchManager {
-  return {
+  return forwardEveryMember<WatchManager>({
     async ensureWatch(gvr, ownerId) {
       const fresh = inner.getInformer(gvr) === undefined;
       const started = performance.now();
@@ -253,8 +254,8 @@ function timedWatchManager(inner: WatchManager, metrics: ControllerMetrics): Wat
     getInformer: (gvr) => inner.getInformer(gvr),
     activeWatchCount: () => inner.activeWatchCount(),
     shutdown: () => inner.shutdown(),
-    ...(inner.health === undefined ? {} : { health: () => inner.health!() }),
-  };
+    health: inner.health === undefined ? undefined : () => inner.health!(),
+  });
 }
 
 function rebindConstant<T>(container: Container, token: ServiceIdentifier<T>, value: T): void {

@@ -1,4 +1,5 @@
 import type { QueueGetResult, RateLimitingQueue } from '../contracts/index.js';
+import { forwardEveryMember } from '../everyMember.js';
 
 const ENDED: QueueGetResult<never> = Object.freeze({ shutdown: true });
 
@@ -27,7 +28,7 @@ export class TermQueues<T> {
   /** The queue as the workers of the term `term` see it. */
   view(term: AbortSignal): RateLimitingQueue<T> {
     const q = this.queue;
-    return {
+    return forwardEveryMember<RateLimitingQueue<T>>({
       add: (item) => q.add(item),
       len: () => q.len(),
       get: () => this.get(term),
@@ -39,8 +40,8 @@ export class TermQueues<T> {
       addRateLimited: (item) => q.addRateLimited(item),
       forget: (item) => q.forget(item),
       numRequeues: (item) => q.numRequeues(item),
-      ...(q.readyAt === undefined ? {} : { readyAt: (item: T) => q.readyAt!(item) }),
-    };
+      readyAt: q.readyAt === undefined ? undefined : (item) => q.readyAt!(item),
+    });
   }
 
   /** From now on every parked or newly parked `get()` gives its item back at once (the controller is stopping). */
