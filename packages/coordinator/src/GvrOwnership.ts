@@ -30,26 +30,26 @@ export class GvrOwnership extends GvrTable<GvrWatches> {
 
   /** The table of the entry's GVR, created (not yet owned) if needed. */
   open(entry: WatchEntry): GvrWatches {
-    let g = this.get(entry.gvr);
-    if (g === undefined) {
-      g = new GvrWatches(entry.gvr, entry.gvrKey);
-      this.set(entry.gvr, g);
+    let gvrWatches = this.get(entry.gvr);
+    if (gvrWatches === undefined) {
+      gvrWatches = new GvrWatches(entry.gvr, entry.gvrKey);
+      this.set(entry.gvr, gvrWatches);
     }
-    return g;
+    return gvrWatches;
   }
 
-  /** The last request of `g` went: end ownership now, or when its sync settles. */
-  retire(g: GvrWatches): void {
-    switch (g.phase) {
+  /** The last request of `gvrWatches` went: end ownership now, or when its sync settles. */
+  retire(gvrWatches: GvrWatches): void {
+    switch (gvrWatches.phase) {
       case 'owned':
-        g.phase = 'idle';
-        this.delete(g.gvr);
+        gvrWatches.phase = 'idle';
+        this.delete(gvrWatches.gvr);
         // Deferred to the end of the caller's operation (flush), which may
         // still be walking instance state.
-        this.releases.push(g.gvr);
+        this.releases.push(gvrWatches.gvr);
         break;
       case 'idle':
-        this.delete(g.gvr);
+        this.delete(gvrWatches.gvr);
         break;
       case 'ensuring':
         // The watch manager is still adding us as an owner; settle() decides.
@@ -57,22 +57,22 @@ export class GvrOwnership extends GvrTable<GvrWatches> {
     }
   }
 
-  /** Resolves once the coordinator owns a synced informer for `g`'s GVR. */
-  acquire(g: GvrWatches): Promise<void> {
-    if (g.phase === 'owned') return RESOLVED;
-    if (g.phase === 'ensuring') return g.inflight!;
-    g.phase = 'ensuring';
+  /** Resolves once the coordinator owns a synced informer for `gvrWatches`'s GVR. */
+  acquire(gvrWatches: GvrWatches): Promise<void> {
+    if (gvrWatches.phase === 'owned') return RESOLVED;
+    if (gvrWatches.phase === 'ensuring') return gvrWatches.inflight!;
+    gvrWatches.phase = 'ensuring';
     let sync: Promise<void>;
     try {
-      sync = Promise.resolve(this.watchManager.ensureWatch(g.gvr, this.ownerId));
+      sync = Promise.resolve(this.watchManager.ensureWatch(gvrWatches.gvr, this.ownerId));
     } catch (err) {
       sync = Promise.reject(err as Error);
     }
     const inflight = sync.then(
-      () => this.synced(g),
-      (err: unknown) => this.failed(g, err),
+      () => this.synced(gvrWatches),
+      (err: unknown) => this.failed(gvrWatches, err),
     );
-    g.inflight = inflight;
+    gvrWatches.inflight = inflight;
     return inflight;
   }
 
@@ -82,16 +82,16 @@ export class GvrOwnership extends GvrTable<GvrWatches> {
     for (const gvr of this.releases.splice(0)) this.release(gvr);
   }
 
-  private synced(g: GvrWatches): void {
-    g.inflight = undefined;
-    if (g.entries.size !== 0) {
-      g.phase = 'owned';
+  private synced(gvrWatches: GvrWatches): void {
+    gvrWatches.inflight = undefined;
+    if (gvrWatches.entries.size !== 0) {
+      gvrWatches.phase = 'owned';
       return;
     }
     // Every request left while the informer was syncing.
-    g.phase = 'idle';
-    if (this.get(g.gvr) === g) this.delete(g.gvr);
-    this.release(g.gvr);
+    gvrWatches.phase = 'idle';
+    if (this.get(gvrWatches.gvr) === gvrWatches) this.delete(gvrWatches.gvr);
+    this.release(gvrWatches.gvr);
   }
 
   /**
@@ -99,12 +99,12 @@ export class GvrOwnership extends GvrTable<GvrWatches> {
    * after the previous ownership ended, so all of them wait on this sync and
    * fail with it; none may stay in the indexes of a GVR nobody watches.
    */
-  private failed(g: GvrWatches, err: unknown): never {
-    g.inflight = undefined;
-    g.phase = 'idle';
-    this.log.warn({ err, gvr: g.key, requests: g.entries.size }, 'cannot watch child resource; dropping its requests');
-    for (const entry of [...g.entries]) this.dropEntry(entry);
-    if (g.entries.size === 0 && this.get(g.gvr) === g) this.delete(g.gvr);
+  private failed(gvrWatches: GvrWatches, err: unknown): never {
+    gvrWatches.inflight = undefined;
+    gvrWatches.phase = 'idle';
+    this.log.warn({ err, gvr: gvrWatches.key, requests: gvrWatches.entries.size }, 'cannot watch child resource; dropping its requests');
+    for (const entry of [...gvrWatches.entries]) this.dropEntry(entry);
+    if (gvrWatches.entries.size === 0 && this.get(gvrWatches.gvr) === gvrWatches) this.delete(gvrWatches.gvr);
     this.flush();
     throw err;
   }

@@ -131,19 +131,19 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
     // kro-diff: resync updates are not routed (kro routes them): parents are re-reconciled on resync anyway, and
     // routing them would enqueue every watcher each period.
     if (event.resync === true) return;
-    const g = this.gvrs.get(event.gvr);
-    if (g === undefined) return;
+    const gvrWatches = this.gvrs.get(event.gvr);
+    if (gvrWatches === undefined) return;
     const stamp = ++this.stamp;
     // The scratch array saves an allocation per event; an enqueue callback
     // that routes another event re-entrantly gets a fresh one.
     const matched = this.routing ? [] : this.scratch;
     // Each instance the event concerns, once per stamp: scalar requests by namespace and name, then collection requests.
-    if (g.scalar.size !== 0) g.scalar.collect(event.namespace, event.name, stamp, matched);
-    g.collection.collect(event, stamp, matched);
+    if (gvrWatches.scalar.size !== 0) gvrWatches.scalar.collect(event.namespace, event.name, stamp, matched);
+    gvrWatches.collection.collect(event, stamp, matched);
     if (matched.length === 0) return;
     if (this.log.isLevelEnabled('debug')) {
       this.log.debug(
-        { gvr: g.key, namespace: event.namespace, name: event.name, type: event.type, instances: matched.length },
+        { gvr: gvrWatches.key, namespace: event.namespace, name: event.name, type: event.type, instances: matched.length },
         'routed event',
       );
     }
@@ -235,13 +235,13 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
    * event path.
    */
   explain(query: RouteQuery): RouteExplanation {
-    const g = this.gvrs.get(query.gvr);
+    const gvrWatches = this.gvrs.get(query.gvr);
     const routes: WatchRoute[] = [];
     const misses: WatchMiss[] = [];
-    if (g === undefined) return { routes, misses };
-    for (const entry of g.entries) {
+    if (gvrWatches === undefined) return { routes, misses };
+    for (const entry of gvrWatches.entries) {
       const miss = entryMiss(entry, query);
-      const who = { parent: entry.owner.parentKey, instance: entry.owner.instanceKey, watch: declaredWatch(entry) };
+      const who = { parent: entry.instance.parentKey, instance: entry.instance.instanceKey, watch: declaredWatch(entry) };
       if (miss === undefined) routes.push(who);
       else misses.push({ ...who, ...miss });
     }
@@ -258,9 +258,9 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
     state.lastWatchAt = ++this.activityCount;
     const entry = this.record(state, req);
     this.gvrs.flush();
-    const g = this.gvrs.get(entry.gvr)!;
+    const gvrWatches = this.gvrs.get(entry.gvr)!;
     try {
-      await this.gvrs.acquire(g);
+      await this.gvrs.acquire(gvrWatches);
     } catch (err) {
       // kro-diff: a failed ensure rejects `watch()` with WatchUnavailableError, so the handler learns that its watch is
       // missing; kro logs the ensure error and reports success.
@@ -358,23 +358,23 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
     entry.indexed = true;
     if (entry.selector === undefined) this.scalarCount++;
     else this.collectionCount++;
-    if (entry.owner.indexedCount++ === 0) this.activeInstances++;
+    if (entry.instance.indexedCount++ === 0) this.activeInstances++;
   }
 
   private unindex(entry: WatchEntry): void {
     if (!entry.indexed) return;
     entry.indexed = false;
-    const g = this.gvrs.get(entry.gvr);
-    if (g === undefined || !g.remove(entry)) return;
+    const gvrWatches = this.gvrs.get(entry.gvr);
+    if (gvrWatches === undefined || !gvrWatches.remove(entry)) return;
     if (entry.selector === undefined) this.scalarCount--;
     else this.collectionCount--;
-    if (--entry.owner.indexedCount === 0) this.activeInstances--;
-    if (g.entries.size === 0) this.gvrs.retire(g);
+    if (--entry.instance.indexedCount === 0) this.activeInstances--;
+    if (gvrWatches.entries.size === 0) this.gvrs.retire(gvrWatches);
   }
 
   /** A request whose GVR could not be watched leaves its instance and the indexes. */
   private dropFailed(entry: WatchEntry): void {
-    const owner = entry.owner;
+    const owner = entry.instance;
     if (owner.pending.get(entry.nodeId) === entry) owner.pending.delete(entry.nodeId);
     if (owner.committed.get(entry.nodeId) === entry) owner.committed.delete(entry.nodeId);
     this.unindex(entry);

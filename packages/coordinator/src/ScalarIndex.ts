@@ -51,9 +51,9 @@ export class ScalarIndex {
     const watchers = this.byNamespace.get(namespace)?.get(name);
     if (watchers === undefined) return;
     if (watchers instanceof Set) {
-      for (const entry of watchers) stampInto(entry.owner, stamp, out);
+      for (const entry of watchers) stampInto(entry.instance, stamp, out);
     } else {
-      stampInto(watchers.owner, stamp, out);
+      stampInto(watchers.instance, stamp, out);
     }
   }
 }

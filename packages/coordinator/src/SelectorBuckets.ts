@@ -1,6 +1,7 @@
+import type { Selector } from '@protean/core';
 import type { InstanceState } from './InstanceState.js';
-import { SelectorGroup } from './SelectorGroup.js';
-import { bucketPlan, type WatchEntry } from './WatchEntry.js';
+import { SelectorGroup, type BucketPlan } from './SelectorGroup.js';
+import type { WatchEntry } from './WatchEntry.js';
 
 type Labels = Readonly<Record<string, string>>;
 
@@ -149,4 +150,38 @@ function addTo<T>(map: Map<string, Set<T>>, key: string, item: T): void {
 function removeFrom<T>(map: Map<string, Set<T>>, key: string, item: T): void {
   const set = map.get(key);
   if (set !== undefined && set.delete(item) && set.size === 0) map.delete(key);
+}
+
+const SCAN: BucketPlan = Object.freeze({ kind: 'scan' });
+const NEVER: BucketPlan = Object.freeze({ kind: 'never' });
+
+/**
+ * Picks the requirement an entry is bucketed by: an `In` with the fewest
+ * values (a single-value `In` is `key=value`), else an `Exists`, else a
+ * `DoesNotExist`; ties go to the first in canonical order. An object can
+ * only match the selector if it satisfies that requirement, so visiting the
+ * buckets the event's labels select never misses the entry.
+ *
+ * Easy to get wrong: the choice ignores how common a label value is, so a
+ * set-based selector whose smallest `In` is on a low-cardinality key (say
+ * `tier in (web,api)`) lands in a busy bucket.
+ */
+export function bucketPlan(selector: Selector): BucketPlan {
+  if (selector.matchesNothing()) return NEVER;
+  let best: { key: string; values: readonly string[] } | undefined;
+  let exists: string | undefined;
+  let absent: string | undefined;
+  for (const r of selector.requirements()) {
+    if (r.operator === 'In' && r.values.length > 0) {
+      if (best === undefined || r.values.length < best.values.length) best = r;
+    } else if (r.operator === 'Exists') {
+      exists ??= r.key;
+    } else if (r.operator === 'DoesNotExist') {
+      absent ??= r.key;
+    }
+  }
+  if (best !== undefined) return Object.freeze({ kind: 'label', key: best.key, values: best.values });
+  if (exists !== undefined) return Object.freeze({ kind: 'key', key: exists });
+  if (absent !== undefined) return Object.freeze({ kind: 'absent', key: absent });
+  return SCAN;
 }

@@ -1,6 +1,21 @@
 import type { Selector } from '@protean/core';
 import type { InstanceState } from './InstanceState.js';
-import type { BucketPlan, WatchEntry } from './WatchEntry.js';
+import type { WatchEntry } from './WatchEntry.js';
+
+/**
+ * Where a selector group sits in its namespace's buckets:
+ * under each value of an `In` requirement, under the key of an `Exists`
+ * requirement, under the key of a `DoesNotExist` requirement (visited only
+ * by events lacking that label), in the scan list (only `NotIn`
+ * requirements, or none), or nowhere (a selector that matches nothing never
+ * routes).
+ */
+export type BucketPlan =
+  | { readonly kind: 'label'; readonly key: string; readonly values: readonly string[] }
+  | { readonly kind: 'key'; readonly key: string }
+  | { readonly kind: 'absent'; readonly key: string }
+  | { readonly kind: 'scan' }
+  | { readonly kind: 'never' };
 
 type Labels = Readonly<Record<string, string>>;
 
@@ -29,12 +44,12 @@ export class SelectorGroup {
 
   add(entry: WatchEntry): void {
     this.members.add(entry);
-    this.singleOwner = this.members.size === 1 ? entry.owner : undefined;
+    this.singleOwner = this.members.size === 1 ? entry.instance : undefined;
   }
 
   delete(entry: WatchEntry): boolean {
     if (!this.members.delete(entry)) return false;
-    this.singleOwner = this.members.size === 1 ? this.members.values().next().value!.owner : undefined;
+    this.singleOwner = this.members.size === 1 ? this.members.values().next().value!.instance : undefined;
     return true;
   }
 
@@ -58,13 +73,13 @@ export class SelectorGroup {
   }
 
   private anyUnstamped(stamp: number): boolean {
-    for (const entry of this.members) if (entry.owner.routedStamp !== stamp) return true;
+    for (const entry of this.members) if (entry.instance.routedStamp !== stamp) return true;
     return false;
   }
 
   private push(stamp: number, out: InstanceState[]): void {
     for (const entry of this.members) {
-      const owner = entry.owner;
+      const owner = entry.instance;
       if (owner.routedStamp !== stamp) {
         owner.routedStamp = stamp;
         out.push(owner);

@@ -7,10 +7,10 @@ import { IndexedWatchCoordinator, type IndexedWatchCoordinatorOptions } from './
  * {@link IndexedWatchCoordinator} from the controller's watch manager, enqueue
  * function and logger.
  *
- * Easy to get wrong: the token holds a factory, not a watchCoordinator: the
+ * Easy to get wrong: the token holds a factory, not a coordinator: the
  * controller calls it once its watch manager and queue exist. To plug in another
- * watchCoordinator, rebind the token after loading this module:
- * `container.rebind(TOKENS.watchCoordinatorFactory).toConstantValue((deps) => myRouter)`.
+ * coordinator, rebind the token after loading this module:
+ * `container.rebind(TOKENS.watchCoordinatorFactory).toConstantValue((deps) => new MyCoordinator(deps))`.
  */
 export function coordinatorModule(coordinatorOptions: IndexedWatchCoordinatorOptions = {}): ContainerModule {
   const factory: WatchCoordinatorFactory = (deps: WatchCoordinatorDeps) =>

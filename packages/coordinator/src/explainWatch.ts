@@ -3,7 +3,7 @@ import type { WatchEntry } from './WatchEntry.js';
 
 /** An indexed entry as plain data; `committed` when it is the entry of its instance's committed set. */
 export function declaredWatch(entry: WatchEntry): DeclaredWatch {
-  const committed = entry.owner.committed.get(entry.nodeId) === entry;
+  const committed = entry.instance.committed.get(entry.nodeId) === entry;
   if (entry.selector === undefined) {
     return { kind: 'scalar', nodeId: entry.nodeId, gvr: entry.gvrKey, namespace: entry.namespace, name: entry.name, committed };
   }

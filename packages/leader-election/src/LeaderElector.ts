@@ -54,7 +54,7 @@ type TermEnd = { readonly kind: 'lost'; readonly reason: string } | { readonly k
  */
 export class LeaderElector implements Leadership {
   readonly identity: string;
-  private readonly o: ResolvedLeaderElectorOptions;
+  private readonly settings: ResolvedLeaderElectorOptions;
   private readonly log: Logger;
   private observed: Observed | undefined;
   private leading = false;
@@ -66,20 +66,20 @@ export class LeaderElector implements Leadership {
   private wakeUp: (() => void) | undefined;
 
   constructor(options: LeaderElectorOptions) {
-    this.o = resolveLeaderElectorOptions(options);
-    this.identity = this.o.identity;
-    this.validity = new LeaseValidity(this.o.clock, this.o.renewDeadlineMs, `leadership of lease ${this.leaseKey}`);
-    this.log = this.o.logger.child({ component: 'leader-election', lease: this.leaseKey, identity: this.identity });
+    this.settings = resolveLeaderElectorOptions(options);
+    this.identity = this.settings.identity;
+    this.validity = new LeaseValidity(this.settings.clock, this.settings.renewDeadlineMs, `leadership of lease ${this.leaseKey}`);
+    this.log = this.settings.logger.child({ component: 'leader-election', lease: this.leaseKey, identity: this.identity });
   }
 
   /** `namespace/name` of the lease. */
   get leaseKey(): string {
-    return `${this.o.namespace}/${this.o.leaseName}`;
+    return `${this.settings.namespace}/${this.settings.leaseName}`;
   }
 
   /** The options in force, defaults filled in. */
   get options(): ResolvedLeaderElectorOptions {
-    return this.o;
+    return this.settings;
   }
 
   /**
@@ -111,7 +111,11 @@ export class LeaderElector implements Leadership {
     const watchStop = new AbortController();
     try {
       this.log.info(
-        { leaseDurationMs: this.o.leaseDurationMs, renewDeadlineMs: this.o.renewDeadlineMs, retryPeriodMs: this.o.retryPeriodMs },
+        {
+          leaseDurationMs: this.settings.leaseDurationMs,
+          renewDeadlineMs: this.settings.renewDeadlineMs,
+          retryPeriodMs: this.settings.retryPeriodMs,
+        },
         'waiting to acquire the lease',
       );
       void this.watchLease(watchStop.signal);
@@ -140,7 +144,7 @@ export class LeaderElector implements Leadership {
    * a retry period; meanwhile candidates poll every retry period.
    */
   private async watchLease(stop: AbortSignal): Promise<void> {
-    const { client, namespace, leaseName, clock, retryPeriodMs } = this.o;
+    const { client, namespace, leaseName, clock, retryPeriodMs } = this.settings;
     if (client.watch === undefined) return;
     let lastFailure = '';
     let failures = 0;
@@ -161,7 +165,7 @@ export class LeaderElector implements Leadership {
         this.wake();
         // Retry a retry period later, backing off to a lease duration while it keeps failing (e.g. no RBAC for watch).
         if (clock.now() - openedAt >= retryPeriodMs) failures = 0; // it had been open a while: a break, not a refusal
-        await sleep(clock, Math.min(retryPeriodMs * 2 ** failures++, this.o.leaseDurationMs), stop);
+        await sleep(clock, Math.min(retryPeriodMs * 2 ** failures++, this.settings.leaseDurationMs), stop);
       }
     }
     this.watching = false;
@@ -172,7 +176,7 @@ export class LeaderElector implements Leadership {
     // The leader renews from the lease it wrote last; events of its own writes may arrive late.
     if (this.leading) return;
     if (type === 'DELETED') this.observed = undefined;
-    else this.observe(lease, this.o.clock.now());
+    else this.observe(lease, this.settings.clock.now());
     this.wake();
   }
 
@@ -191,7 +195,7 @@ export class LeaderElector implements Leadership {
         resolve();
       };
     });
-    await sleep(this.o.clock, ms, signal, wakePromise);
+    await sleep(this.settings.clock, ms, signal, wakePromise);
     this.wakeUp = undefined;
     return woken;
   }
@@ -200,7 +204,7 @@ export class LeaderElector implements Leadership {
   private async acquire(signal: AbortSignal): Promise<boolean> {
     let lastFailure = '';
     while (!signal.aborted) {
-      const attempt = await this.attempt(this.o.renewDeadlineMs, signal);
+      const attempt = await this.attempt(this.settings.renewDeadlineMs, signal);
       if (attempt.kind === 'held') {
         this.validity.renewed(attempt.sentAt);
         return true;
@@ -211,21 +215,21 @@ export class LeaderElector implements Leadership {
         if (message !== lastFailure) this.log.warn({ err: message }, 'could not read or take the lease; retrying');
         lastFailure = message;
       }
-      const retryAt = this.o.clock.now() + this.o.retryPeriodMs * (1 + this.o.random() * this.o.jitter);
+      const retryAt = this.settings.clock.now() + this.settings.retryPeriodMs * (1 + this.settings.random() * this.settings.jitter);
       if (attempt.kind !== 'taken') {
-        await sleep(this.o.clock, retryAt - this.o.clock.now(), signal);
+        await sleep(this.settings.clock, retryAt - this.settings.clock.now(), signal);
         continue;
       }
       // Waiting for another holder's lease: try again the moment it would expire (on this replica's clock) or is
       // released. While the watch is open its events move the expiry and wake this wait, so no poll is needed; without
       // it, poll every jittered retry period.
       for (;;) {
-        const now = this.o.clock.now();
+        const now = this.settings.clock.now();
         if (this.observedFree(now)) break;
         const until = this.watching ? this.expiresAt() : Math.min(retryAt, this.expiresAt());
         if (until <= now) break;
         const woken = await this.waitOrWake(until - now, signal);
-        if (signal.aborted || (!woken && !this.watching) || (!woken && this.o.clock.now() >= this.expiresAt())) break;
+        if (signal.aborted || (!woken && !this.watching) || (!woken && this.settings.clock.now() >= this.expiresAt())) break;
       }
     }
     return false;
@@ -247,7 +251,7 @@ export class LeaderElector implements Leadership {
       (err: unknown) => void (outcome = { ok: false, err }),
     );
     let lost: string | undefined;
-    let nextRenewAt = this.o.clock.now() + this.o.retryPeriodMs;
+    let nextRenewAt = this.settings.clock.now() + this.settings.retryPeriodMs;
     // Renew until the lease is lost, or until the work has ended (after a stop, or on its own).
     while (outcome === undefined) {
       if (signal.aborted && !term.signal.aborted) {
@@ -255,17 +259,22 @@ export class LeaderElector implements Leadership {
         term.abort(signal.reason);
       }
       const deadline = this.validity.validUntilMs();
-      await sleep(this.o.clock, Math.min(nextRenewAt, deadline) - this.o.clock.now(), term.signal.aborted ? undefined : signal, settled);
-      if (outcome !== undefined || (signal.aborted && !term.signal.aborted) || this.o.clock.now() < Math.min(nextRenewAt, deadline))
+      await sleep(
+        this.settings.clock,
+        Math.min(nextRenewAt, deadline) - this.settings.clock.now(),
+        term.signal.aborted ? undefined : signal,
+        settled,
+      );
+      if (outcome !== undefined || (signal.aborted && !term.signal.aborted) || this.settings.clock.now() < Math.min(nextRenewAt, deadline))
         continue;
       // Checked right before sending: a renewal past the deadline is never sent (after a freeze, say).
       const left = this.validity.remainingMs();
       if (left <= 0) {
-        lost = `could not renew the lease for renewDeadlineMs=${this.o.renewDeadlineMs}`;
+        lost = `could not renew the lease for renewDeadlineMs=${this.settings.renewDeadlineMs}`;
         break;
       }
       const attempt = await this.attempt(left, undefined);
-      nextRenewAt = this.o.clock.now() + this.o.retryPeriodMs;
+      nextRenewAt = this.settings.clock.now() + this.settings.retryPeriodMs;
       if (attempt.kind === 'held') this.validity.renewed(attempt.sentAt);
       else if (attempt.kind === 'taken') {
         lost = `the lease is now held by ${attempt.holder}`;
@@ -279,11 +288,11 @@ export class LeaderElector implements Leadership {
     this.leading = false;
     if (lost !== undefined) {
       term.abort(new Error(`leadership of lease ${this.leaseKey} lost: ${lost}`));
-      const expiresAt = (this.validity.renewedAtMs() ?? this.o.clock.now()) + this.o.leaseDurationMs;
+      const expiresAt = (this.validity.renewedAtMs() ?? this.settings.clock.now()) + this.settings.leaseDurationMs;
       this.validity.end();
-      this.log.warn({ reason: lost, msToDrain: Math.round(expiresAt - this.o.clock.now()) }, 'lost the lease; stepping down');
+      this.log.warn({ reason: lost, msToDrain: Math.round(expiresAt - this.settings.clock.now()) }, 'lost the lease; stepping down');
       await settled;
-      const overMs = this.o.clock.now() - expiresAt;
+      const overMs = this.settings.clock.now() - expiresAt;
       if (overMs > 0)
         this.log.error({ overMs: Math.round(overMs) }, 'the work outlived the lease: another replica may have reconciled at the same time');
       else this.log.info('stepped down: the work of the term has stopped');
@@ -310,7 +319,7 @@ export class LeaderElector implements Leadership {
    * record is still valid, and take or renew it with a guarded update.
    */
   private async attempt(budgetMs: number, signal: AbortSignal | undefined): Promise<Attempt> {
-    const { clock, client, namespace, leaseName } = this.o;
+    const { clock, client, namespace, leaseName } = this.settings;
     const deadline = deadlineSignal(clock, budgetMs, `a lease request of ${this.leaseKey}`, signal);
     try {
       if (this.leading && this.observed !== undefined && holderOf(this.observed.lease) === this.identity) {
@@ -350,12 +359,15 @@ export class LeaderElector implements Leadership {
   private async release(): Promise<void> {
     const observed = this.observed;
     if (observed === undefined || holderOf(observed.lease) !== this.identity) return;
-    const budgetMs = Math.min(this.o.renewDeadlineMs, (this.validity.renewedAtMs() ?? 0) + this.o.leaseDurationMs - this.o.clock.now());
+    const budgetMs = Math.min(
+      this.settings.renewDeadlineMs,
+      (this.validity.renewedAtMs() ?? 0) + this.settings.leaseDurationMs - this.settings.clock.now(),
+    );
     if (budgetMs <= 0) return;
-    const deadline = deadlineSignal(this.o.clock, budgetMs, `releasing lease ${this.leaseKey}`);
+    const deadline = deadlineSignal(this.settings.clock, budgetMs, `releasing lease ${this.leaseKey}`);
     try {
-      const written = await this.o.client.update(releasedLease(observed.lease, this.o.wallClock()), deadline.signal);
-      this.observe(written, this.o.clock.now());
+      const written = await this.settings.client.update(releasedLease(observed.lease, this.settings.wallClock()), deadline.signal);
+      this.observe(written, this.settings.clock.now());
       this.log.info('released the lease');
     } catch (err) {
       this.log.warn({ err: errorMessage(err) }, 'releasing the lease failed; it expires on its own');
@@ -380,7 +392,7 @@ export class LeaderElector implements Leadership {
     const observed = this.observed;
     if (observed === undefined) return Number.NEGATIVE_INFINITY;
     const seconds = observed.lease.spec?.leaseDurationSeconds;
-    const durationMs = typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : this.o.leaseDurationMs;
+    const durationMs = typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : this.settings.leaseDurationMs;
     return observed.at + durationMs;
   }
 
@@ -396,6 +408,6 @@ export class LeaderElector implements Leadership {
   }
 
   private write(): LeaseWrite {
-    return { identity: this.identity, leaseDurationSeconds: this.o.leaseDurationMs / 1000, nowMs: this.o.wallClock() };
+    return { identity: this.identity, leaseDurationSeconds: this.settings.leaseDurationMs / 1000, nowMs: this.settings.wallClock() };
   }
 }

@@ -26,7 +26,7 @@ export interface ControllerGaugeSources {
  * The seed system's `dynamic_controller_*` metrics. Every GVR label is
  * `gvrKey(gvr)` (`group/version/resource`, core group empty), the same
  * format everywhere. Counters are fed by the {@link ControllerObserver}
- * hooks and by the instrumented registry and router; gauges are read from
+ * hooks and by the instrumented watch manager and coordinator; gauges are read from
  * the live controller on each scrape, so they can never drift.
  */
 export class ControllerMetrics implements ControllerObserver {

@@ -1,5 +1,5 @@
 import type { RateLimitingQueue, WorkQueueFactory, WorkQueueOptions } from '@protean/core';
-import type { WorkQueueFactoryDeps } from './createWorkQueueFactory.js';
+import type { WorkQueueFactoryDeps } from './queueOptionsBuilder.js';
 import { FairRateLimitingQueue } from './FairRateLimitingQueue.js';
 import { gvrGroup } from './gvrGroup.js';
 import { queueOptionsBuilder } from './queueOptionsBuilder.js';

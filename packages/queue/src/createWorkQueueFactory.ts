@@ -1,16 +1,8 @@
-import type { Clock, QueueMetricsProvider, RateLimitingQueue, WorkQueueFactory, WorkQueueOptions } from '@protean/core';
-import { queueOptionsBuilder } from './queueOptionsBuilder.js';
-import { RateLimitingWorkQueue } from './RateLimitingWorkQueue.js';
+import type { RateLimitingQueue, WorkQueueFactory, WorkQueueOptions } from '@protean/core';
+import { queueOptionsBuilder, type WorkQueueFactoryDeps } from './queueOptionsBuilder.js';
 
-/** What every queue built by {@link createWorkQueueFactory} shares. */
-export interface WorkQueueFactoryDeps {
-  /** Defaults to core's `realClock`. */
-  readonly clock?: Clock;
-  /** Defaults to the no-op provider. */
-  readonly metricsProvider?: QueueMetricsProvider;
-  /** See {@link BasicWorkQueueOptions.unfinishedWorkUpdatePeriodMs}; default 0 (off). */
-  readonly unfinishedWorkUpdatePeriodMs?: number;
-}
+export type { WorkQueueFactoryDeps } from './queueOptionsBuilder.js';
+import { RateLimitingWorkQueue } from './RateLimitingWorkQueue.js';
 
 /**
  * Builds core's {@link WorkQueueFactory} without a container: each call

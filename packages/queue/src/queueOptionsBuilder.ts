@@ -1,9 +1,17 @@
-import { noopQueueMetricsProvider, realClock, type WorkQueueOptions } from '@protean/core';
+import { noopQueueMetricsProvider, realClock, type Clock, type QueueMetricsProvider, type WorkQueueOptions } from '@protean/core';
 import { checkNonNegative } from './checks.js';
 import { controllerRateLimiter, defaultControllerRateLimiter } from './controllerRateLimiter.js';
-import type { WorkQueueFactoryDeps } from './createWorkQueueFactory.js';
 import type { RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
 
+/** What every queue built by {@link createWorkQueueFactory} (or another factory of the package) shares. */
+export interface WorkQueueFactoryDeps {
+  /** Defaults to core's `realClock`. */
+  readonly clock?: Clock;
+  /** Defaults to the no-op provider. */
+  readonly metricsProvider?: QueueMetricsProvider;
+  /** See {@link BasicWorkQueueOptions.unfinishedWorkUpdatePeriodMs}; default 0 (off). */
+  readonly unfinishedWorkUpdatePeriodMs?: number;
+}
 /** Turns core's per-queue options into a rate-limiting queue's options. */
 export type QueueOptionsBuilder = <T>(options: WorkQueueOptions<T>) => RateLimitingWorkQueueOptions<T>;
 
