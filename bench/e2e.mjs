@@ -45,6 +45,7 @@
 // the median is reported.
 // Wall-clock time throughout: this measures the system (API server, etcd,
 // informers, queue), on a machine whose 2 cores are shared.
+import { waitFor } from '@protean/core/testing';
 import { startKubeApiServer } from '@protean/envtest';
 import { parseArgs } from './lib/args.mjs';
 import { defineParentKind, keepAliveClient, kubeBinDir } from './lib/cluster.mjs';
@@ -58,7 +59,6 @@ import {
   populate,
   REGISTER_PARENT,
   startComposedController,
-  waitFor,
   WATCHES_PER_INSTANCE,
 } from './lib/e2eWorkload.mjs';
 import { emitResult, progress } from './lib/report.mjs';
@@ -135,9 +135,13 @@ async function measureLatency(kc, instances) {
   };
   try {
     await controller.register(LATENCY_PARENT, handler);
-    await waitFor('every latency instance to be reconciled', () => calls.size === instances, 120_000);
+    await waitFor(() => calls.size === instances, {
+      message: 'every latency instance to be reconciled',
+      timeoutMs: 120_000,
+      intervalMs: 5,
+    });
     const quiet = () => running === 0 && controller.queueLength() === 0 && performance.now() - lastCallAt > QUIET_MS;
-    await waitFor('the controller to go quiet', quiet, 120_000);
+    await waitFor(quiet, { message: 'the controller to go quiet', timeoutMs: 120_000, intervalMs: 5 });
 
     const client = await keepAliveClient(kc);
     let updates;
@@ -145,7 +149,7 @@ async function measureLatency(kc, instances) {
     try {
       // Untimed warm-up of the whole path (client, informer, queue, handler).
       await sendUpdates(client, instances, 0, WARMUP_UPDATES);
-      await waitFor('the controller to go quiet', quiet, 60_000);
+      await waitFor(quiet, { message: 'the controller to go quiet', timeoutMs: 60_000, intervalMs: 5 });
       const started = performance.now();
       updates = await sendUpdates(client, instances, WARMUP_UPDATES, UPDATES);
       sendSeconds = (updates.at(-1).sentAt - started) / 1000 || 1;
@@ -153,9 +157,11 @@ async function measureLatency(kc, instances) {
       client.close();
     }
     const firstCallAfter = (u) => calls.get(u.instance).find((t) => t > u.sentAt);
-    await waitFor('handler calls for the updates', () => updates.every((u) => firstCallAfter(u) !== undefined), 10_000).catch(
-      () => undefined,
-    );
+    await waitFor(() => updates.every((u) => firstCallAfter(u) !== undefined), {
+      message: 'handler calls for the updates',
+      timeoutMs: 10_000,
+      intervalMs: 5,
+    }).catch(() => undefined);
 
     const latencies = [];
     const fromSent = [];
@@ -204,7 +210,11 @@ async function measureRegister(kc, instances) {
     const started = performance.now();
     await controller.register(REGISTER_PARENT, handler);
     const registeredAt = performance.now();
-    await waitFor('every register instance to be reconciled', () => allDoneAt !== undefined, 300_000);
+    await waitFor(() => allDoneAt !== undefined, {
+      message: 'every register instance to be reconciled',
+      timeoutMs: 300_000,
+      intervalMs: 5,
+    });
     return { totalMs: allDoneAt - started, registerMs: registeredAt - started };
   } finally {
     await stop();

@@ -36,13 +36,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { waitFor } from '@protean/core/testing';
 import { startKubeApiServer } from '@protean/envtest';
 import { assignShards } from '@protean/sharding';
 import { parseArgs } from './lib/args.mjs';
 import { createAll, defineParentKind, keepAliveClient, kubeBinDir } from './lib/cluster.mjs';
 import { PARENT, ROUND_ANNOTATION, timeBurn, TRIGGER } from './lib/replicaWorkload.mjs';
 import { emitResult, progress } from './lib/report.mjs';
-import { median, sleep } from './lib/stats.mjs';
+import { median } from './lib/stats.mjs';
 
 const flags = parseArgs(process.argv.slice(2), ['quick', 'out']);
 const quick = flags.quick === true;
@@ -136,15 +137,6 @@ class Replica {
     const exit = await this.exited;
     clearTimeout(timer);
     return exit;
-  }
-}
-
-async function waitFor(what, cond, timeoutMs, intervalMs = 20) {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    if (await cond()) return;
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(intervalMs);
   }
 }
 
@@ -252,7 +244,6 @@ try {
       const reportAll = () => Promise.all(replicas.map((r) => r.report()));
       let reports = [];
       await waitFor(
-        `${n} replica(s) to settle and reconcile every parent once`,
         async () => {
           reports = await reportAll();
           const split = reports.every(
@@ -263,8 +254,7 @@ try {
           );
           return split && passesOf(reports, round) >= PARENTS;
         },
-        120_000,
-        100,
+        { message: `${n} replica(s) to settle and reconcile every parent once`, timeoutMs: 120_000, intervalMs: 100 },
       );
       const cached = reports.map((r) => Object.values(r.cached).reduce((a, b) => a + b, 0));
       const perReplica = reports.map((r) => ({ identity: r.identity ?? '', ...r.cached }));
@@ -281,13 +271,11 @@ try {
           NAMESPACES.map((ns) => client.request('PUT', `/api/v1/namespaces/${ns}/configmaps/${TRIGGER}`, trigger(ns, round))),
         );
         await waitFor(
-          `round ${round}: ${PARENTS} passes`,
           async () => {
             reports = await progressAll();
             return reports.reduce((a, r) => a + r.round.passes, 0) >= PARENTS;
           },
-          300_000,
-          50,
+          { message: `round ${round}: ${PARENTS} passes`, timeoutMs: 300_000, intervalMs: 50 },
         );
         const machineAfter = machineCpu();
         const serverCpuS = processCpuS(serverPids) - serverBefore;

@@ -7,7 +7,6 @@ import { queueModule } from '@protean/queue';
 import { watchManagerModule } from '@protean/watch-manager';
 import { Container } from 'inversify';
 import { createAll } from './cluster.mjs';
-import { sleep } from './stats.mjs';
 
 export const NAMESPACE = 'default';
 /** Scalar ConfigMap watches per latency instance: instance j watches cm-<10j>..cm-<10j+9>. */
@@ -77,13 +76,4 @@ export async function populate(kc, from, to) {
   const objects =
     to.configMaps - from.configMaps + (to.latencyInstances - from.latencyInstances) + (to.registerInstances - from.registerInstances);
   return { objects, ms: performance.now() - started };
-}
-
-/** Polls `cond` every 5 ms; throws naming `what` after `timeoutMs`. */
-export async function waitFor(what, cond, timeoutMs) {
-  const deadline = performance.now() + timeoutMs;
-  while (!cond()) {
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(5);
-  }
 }

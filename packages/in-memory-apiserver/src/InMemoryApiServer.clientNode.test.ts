@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { CoreV1Api, makeInformer, Watch, type V1ConfigMap } from '@kubernetes/client-node';
 import { isNotFound } from '@protean/core';
 import { InMemoryApiServer } from './InMemoryApiServer.js';
-import { waitFor } from './testSupport.js';
+import { waitFor } from '@protean/core/testing';
 
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
 
@@ -44,7 +44,7 @@ describe('through @kubernetes/client-node', () => {
       () => undefined,
     );
     server.create(CM, { metadata: { name: 'w', namespace: 'default' } });
-    await waitFor(() => seen.length === 1, 'the ADDED event');
+    await waitFor(() => seen.length === 1, { message: 'the ADDED event' });
     controller.abort();
     expect(seen).toEqual(['ADDED w']);
   });
@@ -61,10 +61,10 @@ describe('through @kubernetes/client-node', () => {
     server.create(CM, { metadata: { name: 'a', namespace: 'default' } });
     await informer.start();
     server.create(CM, { metadata: { name: 'b', namespace: 'default' } });
-    await waitFor(() => seen.length === 2, 'two adds');
+    await waitFor(() => seen.length === 2, { message: 'two adds' });
     server.faults.closeWatches();
     server.patch(CM, 'default', 'b', { data: { x: '1' } });
-    await waitFor(() => seen.length === 3, 'the update after the watch was re-established');
+    await waitFor(() => seen.length === 3, { message: 'the update after the watch was re-established' });
     await informer.stop();
     expect(seen).toEqual(['add a', 'add b', 'update b']);
   });

@@ -1,7 +1,8 @@
 import { request } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { InMemoryApiServer } from './InMemoryApiServer.js';
-import { TestWatch, waitFor } from './testSupport.js';
+import { waitFor } from '@protean/core/testing';
+import { TestWatch } from './testSupport.js';
 
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
 
@@ -80,7 +81,7 @@ describe('fault hooks', () => {
     server.create(CM, { metadata: { name: 's', namespace: 'x' } });
     const before = server.requests().length;
     const pending = fetch(`${server.url}/api/v1/namespaces/x/configmaps/s`);
-    await waitFor(() => server.requests().length === before + 1, 'the stalled GET to arrive');
+    await waitFor(() => server.requests().length === before + 1, { message: 'the stalled GET to arrive' });
     expect(w.events).toEqual([]);
     server.faults.stall(false);
     expect((await pending).status).toBe(200);

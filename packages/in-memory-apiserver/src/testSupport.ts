@@ -1,10 +1,5 @@
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
-import { waitFor as sharedWaitFor } from '@protean/core/testing';
-
-/** Polls `condition` until it holds; rejects after `timeoutMs` naming `what` (the package's {@link sharedWaitFor}). */
-export function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  return sharedWaitFor(condition, { message: what, timeoutMs, intervalMs: 5 });
-}
+import { waitFor } from '@protean/core/testing';
 
 /** One decoded watch event line. */
 export interface WatchLine {
@@ -66,12 +61,12 @@ export class TestWatch {
 
   /** Waits until at least `n` events arrived. */
   async waitForEvents(n: number): Promise<WatchLine[]> {
-    await waitFor(() => this.events.length >= n, `${n} watch events (have ${this.events.length})`);
+    await waitFor(() => this.events.length >= n, { message: `${n} watch events (have ${this.events.length})`, timeoutMs: 5000 });
     return this.events;
   }
 
   async waitForOutcome(): Promise<'end' | 'error'> {
-    await waitFor(() => this.outcome !== 'open', 'the watch to end');
+    await waitFor(() => this.outcome !== 'open', { message: 'the watch to end', timeoutMs: 5000 });
     return this.outcome as 'end' | 'error';
   }
 

@@ -1,10 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { waitFor } from '@protean/core/testing';
 import { KubeConnectionPool } from './KubeConnectionPool.js';
 import { KubeTransportError } from './KubeTransportError.js';
 import { makeTestPki, type TestPki } from './test-helpers/testPki.js';
 import { kubeConfigFor, SilentRelay, startServer, type TestServer } from './test-helpers/testServers.js';
-import { firstChunk, text, waitFor } from './test-helpers/waitFor.js';
+import { firstChunk, text } from './test-helpers/bodies.js';
 import { sharedConnectionPool } from './sharedConnectionPool.js';
 import { requestOnNewConnection } from './requestOnNewConnection.js';
 
@@ -45,7 +46,7 @@ describe('KubeConnectionPool over HTTP/2', () => {
     expect(p.stats()).toMatchObject({ connections: 1, http2Sessions: 1, activeStreams: 50, connectionsOpened: 1 });
     s.releaseHeld();
     for (const r of responses) r.body.resume();
-    await waitFor(() => p.stats().activeStreams === 0, 'every stream to end');
+    await waitFor(() => p.stats().activeStreams === 0, { message: 'every stream to end' });
     expect((await p.send(get('/after'))).body).toBe('ok /after');
     expect(s.connections()).toBe(1);
   });
@@ -53,7 +54,7 @@ describe('KubeConnectionPool over HTTP/2', () => {
   it('opens wide flow-control windows, so many streams on one session are not throttled to 64 KiB', async () => {
     const s = await server('h2');
     await pool(kubeConfigFor(s.url, pki, { token: 't' })).send(get('/a'));
-    await waitFor(() => (s.flowWindows()[0]?.sessionWindow ?? 0) > 65_535, 'the session window update');
+    await waitFor(() => (s.flowWindows()[0]?.sessionWindow ?? 0) > 65_535, { message: 'the session window update' });
     expect(s.flowWindows()).toEqual([{ streamWindow: 4 * 1024 * 1024, sessionWindow: expect.any(Number) }]);
     expect(s.flowWindows()[0]?.sessionWindow).toBeGreaterThan(32 * 1024 * 1024 - 65_536);
 
@@ -98,7 +99,7 @@ describe('KubeConnectionPool over HTTP/2', () => {
     // The old stream keeps going on the old session until it ends; then that session closes.
     s.releaseHeld();
     expect(await text(watch.body)).toBe('released\n');
-    await waitFor(() => s.openConnections() === 1, 'the old session to close');
+    await waitFor(() => s.openConnections() === 1, { message: 'the old session to close' });
     expect(p.stats()).toMatchObject({ http2Sessions: 1, servers: [{ retired: false }] });
   });
 
@@ -132,7 +133,7 @@ describe('KubeConnectionPool over HTTP/2', () => {
       expect((err as KubeTransportError).reason).toBe('ConnectionReset');
       expect((err as KubeTransportError).message).toMatch(/no answer to an HTTP\/2 PING within 100 ms/);
     }
-    await waitFor(() => p.stats().http2Sessions === 0, 'the dead session to go');
+    await waitFor(() => p.stats().http2Sessions === 0, { message: 'the dead session to go' });
     expect((await p.send(get('/again'))).body).toBe('ok /again');
     expect(p.stats()).toMatchObject({ http2Sessions: 1, connectionsOpened: 2 });
   });
@@ -142,7 +143,7 @@ describe('KubeConnectionPool over HTTP/2', () => {
     const p = pool(kubeConfigFor(s.url, pki, { token: 't' }), { readIdleTimeoutMs: 20, pingTimeoutMs: 5000 });
     const watch = await p.request(get('/hold'));
     await firstChunk(watch.body);
-    await waitFor(() => s.pings() >= 5, 'five PINGs of the quiet session');
+    await waitFor(() => s.pings() >= 5, { message: 'five PINGs of the quiet session' });
     expect(s.connections()).toBe(1);
     expect(p.stats()).toMatchObject({ http2Sessions: 1, activeStreams: 1 });
     s.releaseHeld();
@@ -172,7 +173,7 @@ describe('KubeConnectionPool over HTTP/1.1', () => {
     expect(p.stats()).toMatchObject({ http1Sockets: 3, activeStreams: 3 });
     s.releaseHeld();
     await Promise.all(held.map((r) => text(r.body)));
-    await waitFor(() => p.stats().activeStreams === 0, 'the streams to end');
+    await waitFor(() => p.stats().activeStreams === 0, { message: 'the streams to end' });
     const before = s.connections();
     await Promise.all([p.send(get('/a')), p.send(get('/b')), p.send(get('/c'))]);
     expect(s.connections()).toBe(before);
@@ -200,7 +201,7 @@ describe('KubeConnectionPool over HTTP/1.1', () => {
     }));
     await p.send(get('/as-dave'));
     expect(s.seen.map((r) => r.clientCn)).toEqual(['carol', 'dave']);
-    await waitFor(() => p.stats().servers.length === 1, 'the retired connection to close');
+    await waitFor(() => p.stats().servers.length === 1, { message: 'the retired connection to close' });
     expect(p.stats().http1Sockets).toBe(1);
   });
 });
@@ -234,8 +235,8 @@ describe.each(['h2', 'https1'] as const)('KubeConnectionPool (%s) requests', (ki
     );
     late.abort(lateReason);
     expect(await failed).toBe(lateReason);
-    await waitFor(() => p.stats().activeStreams === 0, 'the aborted stream to be freed');
-    await waitFor(() => s.held() === 0, 'the server to see the stream closed');
+    await waitFor(() => p.stats().activeStreams === 0, { message: 'the aborted stream to be freed' });
+    await waitFor(() => s.held() === 0, { message: 'the server to see the stream closed' });
   });
 
   it('fails the open streams with ConnectionReset on close(), and connects again afterwards', async () => {
@@ -252,7 +253,7 @@ describe.each(['h2', 'https1'] as const)('KubeConnectionPool (%s) requests', (ki
     expect(err).toBeInstanceOf(KubeTransportError);
     expect((err as KubeTransportError).reason).toBe('ConnectionReset');
     expect(p.stats().connections).toBe(0);
-    await waitFor(() => s.openConnections() === 0, 'the server to see every connection closed');
+    await waitFor(() => s.openConnections() === 0, { message: 'the server to see every connection closed' });
     expect((await p.send(get('/again'))).body).toBe('ok /again');
   });
 });

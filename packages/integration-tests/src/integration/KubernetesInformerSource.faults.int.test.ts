@@ -10,7 +10,7 @@ import {
   FAST,
   listRequests,
   runInformer,
-  waitFor,
+  waitForValue,
   watchRequests,
   WEBAPP_DEF,
   WEBAPPS,
@@ -35,8 +35,8 @@ afterEach(async () => {
 async function startSynced(...args: Parameters<typeof runInformer> extends [unknown, ...infer R] ? R : never): Promise<RunningInformer> {
   const r = runInformer(server, ...args);
   running.push(r);
-  await waitFor(() => r.informer.hasSynced(), 'sync');
-  await waitFor(() => server.openWatchCount() > 0, 'the watch to open');
+  await waitForValue(() => r.informer.hasSynced(), 'sync');
+  await waitForValue(() => server.openWatchCount() > 0, 'the watch to open');
   return r;
 }
 
@@ -46,14 +46,14 @@ describe('KubernetesInformer reconnects', () => {
   it('re-watches from the last resourceVersion after every watch is dropped mid-stream, losing no event', async () => {
     const { recorder, errors } = await startSynced(CONFIGMAPS);
     server.create(CONFIGMAPS, { metadata: { name: 'before', namespace: 'default' } });
-    await waitFor(() => recorder.of('add', 'before').length === 1, 'before');
+    await waitForValue(() => recorder.of('add', 'before').length === 1, 'before');
     const rvBefore = server.currentResourceVersion();
     const watches = watchRequests(server, CM_PATH).length;
 
     server.faults.dropWatches();
     server.create(CONFIGMAPS, { metadata: { name: 'during', namespace: 'default' } });
 
-    await waitFor(() => recorder.of('add', 'during').length === 1, 'the write made during the disconnect');
+    await waitForValue(() => recorder.of('add', 'during').length === 1, 'the write made during the disconnect');
     const rewatch = watchRequests(server, CM_PATH)[watches]!;
     expect(rewatch.query.get('resourceVersion')).toBe(rvBefore);
     expect(listRequests(server, CM_PATH)).toHaveLength(1);
@@ -64,7 +64,7 @@ describe('KubernetesInformer reconnects', () => {
     const { recorder } = await startSynced(CONFIGMAPS);
     server.faults.closeWatches();
     server.create(CONFIGMAPS, { metadata: { name: 'after-close', namespace: 'default' } });
-    await waitFor(() => recorder.of('add', 'after-close').length === 1, 'event after the close');
+    await waitForValue(() => recorder.of('add', 'after-close').length === 1, 'event after the close');
     expect(listRequests(server, CM_PATH)).toHaveLength(1);
     expect(watchRequests(server, CM_PATH).length).toBeGreaterThanOrEqual(2);
   });
@@ -75,7 +75,7 @@ describe('KubernetesInformer reconnects', () => {
     const watches = watchRequests(server, CM_PATH).length;
     server.faults.stall(true);
     server.faults.dropWatches();
-    await waitFor(() => watchRequests(server, CM_PATH).length > watches, 'the re-watch to be parked');
+    await waitForValue(() => watchRequests(server, CM_PATH).length > watches, 'the re-watch to be parked');
     server.delete(CONFIGMAPS, 'team-a', 'cm-0');
     server.delete(CONFIGMAPS, 'team-b', 'cm-1');
     server.patch(CONFIGMAPS, 'team-a', 'cm-2', { metadata: { labels: { app: 'changed' } } });
@@ -83,7 +83,7 @@ describe('KubernetesInformer reconnects', () => {
     server.faults.expireAll();
     server.faults.stall(false);
 
-    await waitFor(() => recorder.of('delete').length === 2, 'two tombstones');
+    await waitForValue(() => recorder.of('delete').length === 2, 'two tombstones');
     for (const d of recorder.of('delete')) {
       expect(d.obj).toBeInstanceOf(DeletedFinalStateUnknown);
       expect((d.obj as DeletedFinalStateUnknown).obj?.metadata.name).toBe(d.name);
@@ -94,7 +94,7 @@ describe('KubernetesInformer reconnects', () => {
         .map((d) => (d.obj as DeletedFinalStateUnknown).key)
         .sort(),
     ).toEqual(['team-a/cm-0', 'team-b/cm-1']);
-    await waitFor(() => recorder.of('add', 'new').length === 1, 'the object created while disconnected');
+    await waitForValue(() => recorder.of('add', 'new').length === 1, 'the object created while disconnected');
     expect(recorder.of('update', 'cm-2')[0]!.old!.metadata.labels).toEqual({ app: 'demo', idx: '2' });
     expect(recorder.of('update', 'cm-3')).toHaveLength(0);
     const relist = listRequests(server, CM_PATH)[1]!;
@@ -106,7 +106,7 @@ describe('KubernetesInformer reconnects', () => {
     server.faults.failNext(1, 410, { match: (r) => r.query.has('continue') });
     const r = runInformer(server, CONFIGMAPS);
     running.push(r);
-    await waitFor(() => r.informer.hasSynced(), 'sync');
+    await waitForValue(() => r.informer.hasSynced(), 'sync');
     expect(r.recorder.of('add')).toHaveLength(1200);
     const lists = listRequests(server, CM_PATH);
     expect(lists).toHaveLength(5);
@@ -119,7 +119,7 @@ describe('KubernetesInformer reconnects', () => {
     server.faults.failNext(3, 500, { match: (r) => !isWatch(r) });
     const r = runInformer(server, CONFIGMAPS);
     running.push(r);
-    await waitFor(() => r.informer.hasSynced(), 'sync');
+    await waitForValue(() => r.informer.hasSynced(), 'sync');
     expect(r.errors.map(statusOf)).toEqual([500, 500, 500]);
     expect(r.clock.delays.filter((d) => d !== FAST.inactivityTimeoutMs)).toEqual([20, 40, 80]);
     expect(r.recorder.of('add')).toHaveLength(2);
@@ -135,7 +135,7 @@ describe('KubernetesInformer failure handling', () => {
     const delaysBefore = clock.delays.length;
 
     server.unregisterResource(WEBAPPS);
-    await waitFor(() => errors.filter((e) => statusOf(e) === 404).length >= 7, 'seven 404s');
+    await waitForValue(() => errors.filter((e) => statusOf(e) === 404).length >= 7, 'seven 404s');
     const sleeps = clock.delays.slice(delaysBefore).filter((d) => d !== FAST.inactivityTimeoutMs);
     // One sleep per failed request, growing to the not-served cap: no hot loop.
     expect(sleeps.join(',')).toContain('20,40,80,160,160');
@@ -145,8 +145,8 @@ describe('KubernetesInformer failure handling', () => {
 
     server.registerResource(WEBAPP_DEF);
     server.create(WEBAPPS, { metadata: { name: 'w2', namespace: 'default' }, spec: {} });
-    await waitFor(() => recorder.of('add', 'w2').length === 1, 'the object created after the resource came back');
-    await waitFor(() => recorder.of('delete', 'w1').length === 1, 'a tombstone for the object lost with the resource');
+    await waitForValue(() => recorder.of('add', 'w2').length === 1, 'the object created after the resource came back');
+    await waitForValue(() => recorder.of('delete', 'w1').length === 1, 'a tombstone for the object lost with the resource');
     expect(logs.filter((l) => l.level === 40)).toHaveLength(1);
     expect(logs.some((l) => l.level === 30 && l.msg.includes('recovered'))).toBe(true);
   });
@@ -155,10 +155,10 @@ describe('KubernetesInformer failure handling', () => {
     const { recorder, errors, clock } = await startSynced(CONFIGMAPS);
     server.faults.failNext(1, 429, { retryAfterSeconds: 1, match: isWatch });
     server.faults.closeWatches();
-    await waitFor(() => errors.some((e) => statusOf(e) === 429), 'the 429');
+    await waitForValue(() => errors.some((e) => statusOf(e) === 429), 'the 429');
     expect((errors.find((e) => statusOf(e) === 429) as KubernetesRequestError).retryAfterMs).toBe(1000);
     server.create(CONFIGMAPS, { metadata: { name: 'after-429', namespace: 'default' } });
-    await waitFor(() => recorder.of('add', 'after-429').length === 1, 'event after the 429');
+    await waitForValue(() => recorder.of('add', 'after-429').length === 1, 'event after the 429');
     expect(clock.delays).toContain(1000);
     const watches = watchRequests(server, CM_PATH);
     const rejected = watches[watches.length - 2]!;
@@ -175,20 +175,20 @@ describe('KubernetesInformer failure handling', () => {
     server.setAcceptedTokens(['token-2']);
     server.faults.dropWatches();
     server.create(CONFIGMAPS, { metadata: { name: 'rotated', namespace: 'default' } });
-    await waitFor(() => recorder.of('add', 'rotated').length === 1, 'event after the rotation');
+    await waitForValue(() => recorder.of('add', 'rotated').length === 1, 'event after the rotation');
     expect(errors.filter((e) => statusOf(e) === 401)).toHaveLength(0);
   });
 
   it('detects a half-open connection by inactivity and watches again', async () => {
     const { recorder, errors } = await startSynced(CONFIGMAPS, { inactivityTimeoutMs: 200 });
     server.faults.stall(true);
-    await waitFor(
+    await waitForValue(
       () => errors.find((e) => e instanceof KubernetesRequestError && e.reason === 'InactivityTimeout'),
       'the inactivity timeout',
     );
     server.faults.stall(false);
     server.create(CONFIGMAPS, { metadata: { name: 'after-stall', namespace: 'default' } });
-    await waitFor(() => recorder.of('add', 'after-stall').length === 1, 'event after the stall');
+    await waitForValue(() => recorder.of('add', 'after-stall').length === 1, 'event after the stall');
     expect(listRequests(server, CM_PATH)).toHaveLength(1);
   });
 });
@@ -205,8 +205,8 @@ describe('KubernetesInformer stop', () => {
       expect(sockets.some((s) => !s.destroyed)).toBe(true);
       abort.abort();
       expect(informer.isStopped()).toBe(true);
-      await waitFor(() => server.openWatchCount() === 0, 'the server to see the watch closed');
-      await waitFor(() => sockets.every((s) => s.destroyed), 'every client socket closed');
+      await waitForValue(() => server.openWatchCount() === 0, 'the server to see the watch closed');
+      await waitForValue(() => sockets.every((s) => s.destroyed), 'every client socket closed');
       expect(clock.pendingTimers()).toBe(0);
     } finally {
       diagnostics.unsubscribe('net.client.socket', onSocket);
@@ -216,8 +216,8 @@ describe('KubernetesInformer stop', () => {
   it('stops while backing off, leaving no timer', async () => {
     server.faults.failNext(100, 503);
     const r = runInformer(server, CONFIGMAPS, { backoff: { initialMs: 60_000, maxMs: 60_000, jitter: 0 } });
-    await waitFor(() => r.errors.length === 1, 'the first failure');
-    await waitFor(() => r.clock.delays.includes(60_000), 'the backoff sleep');
+    await waitForValue(() => r.errors.length === 1, 'the first failure');
+    await waitForValue(() => r.clock.delays.includes(60_000), 'the backoff sleep');
     r.abort.abort();
     expect(r.clock.pendingTimers()).toBe(0);
     expect(r.informer.hasSynced()).toBe(false);

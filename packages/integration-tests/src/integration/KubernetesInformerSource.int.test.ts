@@ -10,7 +10,7 @@ import {
   NAMESPACES,
   runInformer,
   SECRETS,
-  waitFor,
+  waitForValue,
   watchRequests,
   WEBAPPS,
   type RunningInformer,
@@ -38,7 +38,7 @@ describe('KubernetesInformerSource: list', () => {
   it('lists 1,200 objects in three pages of 500, delivering them all before reporting synced', async () => {
     createConfigMaps(server, 1200);
     const { informer, recorder } = start(CONFIGMAPS);
-    await waitFor(() => informer.hasSynced(), 'sync');
+    await waitForValue(() => informer.hasSynced(), 'sync');
     expect(recorder.of('add')).toHaveLength(1200);
     expect(recorder.events.every((e) => e.type === 'add' && e.initial === true && !e.syncedAtDelivery)).toBe(true);
     expect(informer.list()).toHaveLength(1200);
@@ -57,8 +57,8 @@ describe('KubernetesInformerSource: list', () => {
     createConfigMaps(server, 3);
     const listRv = server.currentResourceVersion();
     const { informer } = start(CONFIGMAPS);
-    await waitFor(() => informer.hasSynced(), 'sync');
-    const [watch] = await waitFor(() => {
+    await waitForValue(() => informer.hasSynced(), 'sync');
+    const [watch] = await waitForValue(() => {
       const w = watchRequests(server, '/api/v1/configmaps');
       return w.length > 0 && w;
     }, 'a watch request');
@@ -73,9 +73,9 @@ describe('KubernetesInformerSource: list', () => {
   it('serves a cluster-scoped resource from its collection path', async () => {
     server.create(NAMESPACES, { metadata: { name: 'ns-1' } });
     const { informer, recorder } = start(NAMESPACES);
-    await waitFor(() => informer.hasSynced(), 'sync');
+    await waitForValue(() => informer.hasSynced(), 'sync');
     server.create(NAMESPACES, { metadata: { name: 'ns-2' } });
-    await waitFor(() => recorder.of('add', 'ns-2').length === 1, 'ns-2 added');
+    await waitForValue(() => recorder.of('add', 'ns-2').length === 1, 'ns-2 added');
     expect(informer.get({ namespace: '', name: 'ns-1' })?.metadata.namespace).toBeUndefined();
     expect(listRequests(server, '/api/v1/namespaces').length).toBe(1);
   });
@@ -83,7 +83,7 @@ describe('KubernetesInformerSource: list', () => {
   it('watches only one namespace when asked to', async () => {
     createConfigMaps(server, 4);
     const { informer, recorder } = start(CONFIGMAPS, { namespace: 'team-a' });
-    await waitFor(() => informer.hasSynced(), 'sync');
+    await waitForValue(() => informer.hasSynced(), 'sync');
     expect(
       informer
         .list()
@@ -92,7 +92,7 @@ describe('KubernetesInformerSource: list', () => {
     ).toEqual(['cm-0', 'cm-2']);
     server.create(CONFIGMAPS, { metadata: { name: 'other', namespace: 'team-b' } });
     server.create(CONFIGMAPS, { metadata: { name: 'mine', namespace: 'team-a' } });
-    await waitFor(() => recorder.of('add', 'mine').length === 1, 'mine added');
+    await waitForValue(() => recorder.of('add', 'mine').length === 1, 'mine added');
     expect(recorder.of('add', 'other')).toHaveLength(0);
     expect(listRequests(server, '/api/v1/namespaces/team-a/configmaps')).toHaveLength(1);
   });
@@ -101,24 +101,24 @@ describe('KubernetesInformerSource: list', () => {
 describe('KubernetesInformerSource: watch events', () => {
   it('delivers add, update, label change (with old labels) and delete', async () => {
     const { informer, recorder } = start(CONFIGMAPS);
-    await waitFor(() => informer.hasSynced(), 'sync');
+    await waitForValue(() => informer.hasSynced(), 'sync');
     server.create(CONFIGMAPS, { metadata: { name: 'x', namespace: 'default', labels: { app: 'web' } }, data: { a: '1' } });
-    await waitFor(() => recorder.of('add', 'x').length === 1, 'add');
+    await waitForValue(() => recorder.of('add', 'x').length === 1, 'add');
     expect(recorder.of('add', 'x')[0]!.initial).toBe(false);
 
     server.patch(CONFIGMAPS, 'default', 'x', { data: { a: '2' } });
-    await waitFor(() => recorder.of('update', 'x').length === 1, 'update');
+    await waitForValue(() => recorder.of('update', 'x').length === 1, 'update');
     const up = recorder.of('update', 'x')[0]!;
     expect(up.old!.metadata.resourceVersion).not.toBe((up.obj as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
 
     server.patch(CONFIGMAPS, 'default', 'x', { metadata: { labels: { app: 'api' } } });
-    await waitFor(() => recorder.of('update', 'x').length === 2, 'label change');
+    await waitForValue(() => recorder.of('update', 'x').length === 2, 'label change');
     const relabel = recorder.of('update', 'x')[1]!;
     expect(relabel.old!.metadata.labels).toEqual({ app: 'web' });
     expect(informer.get({ namespace: 'default', name: 'x' })!.metadata.labels).toEqual({ app: 'api' });
 
     server.delete(CONFIGMAPS, 'default', 'x');
-    await waitFor(() => recorder.of('delete', 'x').length === 1, 'delete');
+    await waitForValue(() => recorder.of('delete', 'x').length === 1, 'delete');
     expect(recorder.of('delete', 'x')[0]!.obj).not.toBeInstanceOf(DeletedFinalStateUnknown);
     expect(informer.get({ namespace: 'default', name: 'x' })).toBeUndefined();
   });
@@ -135,7 +135,7 @@ describe('KubernetesInformerSource: watch events', () => {
     });
     expect(server.get(CONFIGMAPS, 'default', 'm')!.metadata.managedFields).toBeDefined();
     const { informer } = start(CONFIGMAPS);
-    await waitFor(() => informer.hasSynced(), 'sync');
+    await waitForValue(() => informer.hasSynced(), 'sync');
     const cached = informer.get({ namespace: 'default', name: 'm' })!;
     expect(cached).toEqual({
       apiVersion: 'meta.k8s.io/v1',
@@ -156,15 +156,15 @@ describe('KubernetesInformerSource: watch events', () => {
     await server.stop();
     server = await InMemoryApiServer.start({ bookmarkIntervalMs: 50 });
     const { informer } = start(CONFIGMAPS);
-    await waitFor(() => informer.hasSynced(), 'sync');
+    await waitForValue(() => informer.hasSynced(), 'sync');
     const listRv = informer.lastSyncResourceVersion();
     server.create(SECRETS, { metadata: { name: 's', namespace: 'default' } });
     const bumped = server.currentResourceVersion();
     expect(bumped).not.toBe(listRv);
-    await waitFor(() => informer.lastSyncResourceVersion() === bumped, 'a bookmark at the new resourceVersion');
+    await waitForValue(() => informer.lastSyncResourceVersion() === bumped, 'a bookmark at the new resourceVersion');
     const watchesBefore = watchRequests(server, '/api/v1/configmaps').length;
     server.faults.closeWatches();
-    const next = await waitFor(() => watchRequests(server, '/api/v1/configmaps')[watchesBefore], 'the next watch');
+    const next = await waitForValue(() => watchRequests(server, '/api/v1/configmaps')[watchesBefore], 'the next watch');
     expect(next.query.get('resourceVersion')).toBe(bumped);
     expect(listRequests(server, '/api/v1/configmaps')).toHaveLength(1);
   });
@@ -172,10 +172,10 @@ describe('KubernetesInformerSource: watch events', () => {
   it('resyncs from the cache as updates of identical objects, without contacting the server', async () => {
     createConfigMaps(server, 3);
     const { informer, recorder } = start(CONFIGMAPS, { resyncPeriodMs: 50 });
-    await waitFor(() => informer.hasSynced(), 'sync');
-    await waitFor(() => watchRequests(server, '/api/v1/configmaps').length === 1, 'the watch');
+    await waitForValue(() => informer.hasSynced(), 'sync');
+    await waitForValue(() => watchRequests(server, '/api/v1/configmaps').length === 1, 'the watch');
     const requestsBefore = server.requests().length;
-    await waitFor(() => recorder.of('update').length >= 6, 'two resyncs');
+    await waitForValue(() => recorder.of('update').length >= 6, 'two resyncs');
     const updates = recorder.of('update');
     expect(updates.every((u) => u.old === u.obj)).toBe(true);
     expect(new Set(updates.slice(0, 3).map((u) => u.name))).toEqual(new Set(['cm-0', 'cm-1', 'cm-2']));
@@ -185,7 +185,7 @@ describe('KubernetesInformerSource: watch events', () => {
   it('replays the cache to a handler added later, as adds not in the initial list', async () => {
     createConfigMaps(server, 2);
     const { informer } = start(CONFIGMAPS);
-    await waitFor(() => informer.hasSynced(), 'sync');
+    await waitForValue(() => informer.hasSynced(), 'sync');
     const late: Array<[string, boolean]> = [];
     const reg = informer.addEventHandler({ onAdd: (o, initial) => late.push([o.metadata.name, initial]) });
     expect(late.sort()).toEqual([
@@ -206,7 +206,7 @@ describe('InformerWatchManager over KubernetesInformerSource', () => {
       await wm.ensureWatch(CONFIGMAPS, 'owner');
       expect(events.filter((e) => e.type === 'add')).toHaveLength(2);
       server.patch(CONFIGMAPS, 'team-a', 'cm-0', { metadata: { labels: { app: 'moved' } } });
-      await waitFor(() => events.find((e) => e.type === 'update'), 'update event');
+      await waitForValue(() => events.find((e) => e.type === 'update'), 'update event');
       expect(events.find((e) => e.type === 'update')).toMatchObject({
         name: 'cm-0',
         labels: { app: 'moved' },
@@ -222,6 +222,6 @@ describe('InformerWatchManager over KubernetesInformerSource', () => {
     } finally {
       wm.shutdown();
     }
-    await waitFor(() => server.openWatchCount() === 0, 'watches closed after shutdown');
+    await waitForValue(() => server.openWatchCount() === 0, 'watches closed after shutdown');
   });
 });

@@ -35,8 +35,8 @@ export const FAST: Partial<KubernetesInformerSourceOptions> = {
   maxRetryAfterMs: 5000,
 };
 
-/** Polls `cond` every 10 ms until it returns something truthy, and returns it; fails after `timeoutMs`. */
-export async function waitFor<T>(cond: () => T | undefined | null | false, what: string, timeoutMs = 5000): Promise<T> {
+/** Polls `cond` every 10 ms until it returns something truthy, and returns that value (core's `waitFor` waits for `true` only); fails after `timeoutMs`. */
+export async function waitForValue<T>(cond: () => T | undefined | null | false, what: string, timeoutMs = 5000): Promise<T> {
   let value: T | undefined | null | false;
   await sharedWaitFor(
     () => {

@@ -1,12 +1,3 @@
-/** Polls `cond` every 5 ms until it holds; fails naming `what` after `timeoutMs`. */
-export async function waitFor(cond: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 /** Reads a stream to its end as UTF-8. */
 export async function text(body: AsyncIterable<unknown>): Promise<string> {
   let out = '';
