@@ -2,7 +2,7 @@ import { ContainerModule } from 'inversify';
 import { realClock } from './clock.js';
 import { resolveConfig, type Config } from './config.js';
 import { noopControllerObserver } from './controller/ControllerObserver.js';
-import { DynamicController } from './DynamicController.js';
+import { DynamicController } from './controller/DynamicController.js';
 import { createLogger, type Logger } from './logger.js';
 import { noopQueueMetricsProvider } from './queueMetrics.js';
 import { TOKENS } from './tokens.js';

@@ -13,7 +13,7 @@ export * from './controller/ReconcileTimeoutError.js';
 export * from './controller/ShutdownTimeoutError.js';
 export * from './controller/workItemKey.js';
 export * from './coreModule.js';
-export * from './DynamicController.js';
+export * from './controller/DynamicController.js';
 export * from './errorSerializer.js';
 export * from './events.js';
 export * from './everyMember.js';

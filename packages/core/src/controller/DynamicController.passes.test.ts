@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import type { Config } from './config.js';
-import { PassCancelledError } from './controller/PassCancelledError.js';
-import { workItemKey } from './controller/workItemKey.js';
+import type { Config } from '../config.js';
+import { PassCancelledError } from './PassCancelledError.js';
+import { workItemKey } from './workItemKey.js';
 import { DynamicController } from './DynamicController.js';
-import type { WatchEvent } from './events.js';
-import type { GroupVersionResource, NamespacedName, ObjectIdentifiers } from './gvr.js';
-import type { Handler } from './handler.js';
+import type { WatchEvent } from '../events.js';
+import type { GroupVersionResource, NamespacedName, ObjectIdentifiers } from '../gvr.js';
+import type { Handler } from '../handler.js';
 import {
   FakeClock,
   FakeInformerSource,
@@ -18,7 +18,7 @@ import {
   ObserverRecorder,
   waitFor,
   type FakeInformer,
-} from './testing/index.js';
+} from '../testing/index.js';
 
 const webapps: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
 const a: NamespacedName = { namespace: 'ns', name: 'a' };

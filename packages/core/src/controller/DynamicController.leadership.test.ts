@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import type { Config } from './config.js';
-import type { Leadership } from './contracts/index.js';
-import type { ControllerObserver } from './controller/ControllerObserver.js';
-import { ShutdownTimeoutError } from './controller/ShutdownTimeoutError.js';
+import type { Config } from '../config.js';
+import type { Leadership } from '../contracts/index.js';
+import type { ControllerObserver } from './ControllerObserver.js';
+import { ShutdownTimeoutError } from './ShutdownTimeoutError.js';
 import { DynamicController } from './DynamicController.js';
-import type { GroupVersionResource, NamespacedName, ObjectIdentifiers } from './gvr.js';
+import type { GroupVersionResource, NamespacedName, ObjectIdentifiers } from '../gvr.js';
 import {
   Deferred,
   FakeClock,
@@ -19,7 +19,7 @@ import {
   LogRecorder,
   waitFor,
   type FakeInformer,
-} from './testing/index.js';
+} from '../testing/index.js';
 
 const webapps: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
 const a: NamespacedName = { namespace: 'ns', name: 'a' };
@@ -152,6 +152,19 @@ describe('DynamicController with a Leadership: warm standby', () => {
     expect(rig.controller.isLeading()).toBe(true);
     expect(rig.changes).toEqual([{ identity: 'replica-a', leading: true }]);
     expect(rig.logs.find('leading: workers started')[0]).toMatchObject({ identity: 'replica-a', workers: 2 });
+  });
+
+  it('stops reporting itself leading once the term\'s validity ends, before the term is deposed (a replica woken past its lease)', async () => {
+    const handler = new HandlerRecorder();
+    const rig = await standbyWithInstances(handler);
+    let valid = true;
+    void fake(rig).elect({ isValid: () => valid, description: 'lease of replica-a' });
+    await waitFor(() => handler.count() === 2);
+    expect(rig.controller.isLeading()).toBe(true);
+    valid = false;
+    expect(rig.controller.isLeading()).toBe(false);
+    expect(rig.controller.status().leading).toBe(false);
+    expect(fake(rig).isLeading()).toBe(true);
   });
 
   it('on losing the lease stops taking items, aborts the running handler and resolves lead() only after it returned', async () => {

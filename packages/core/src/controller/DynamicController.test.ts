@@ -1,16 +1,16 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import type { Config } from './config.js';
-import type { WatchManagerDeps, WorkQueueOptions } from './contracts/index.js';
-import { ControllerStateError } from './controller/ControllerStateError.js';
-import { ParentSyncError } from './controller/ParentSyncError.js';
-import { ShutdownTimeoutError } from './controller/ShutdownTimeoutError.js';
-import { workItemKey } from './controller/workItemKey.js';
+import type { Config } from '../config.js';
+import type { WatchManagerDeps, WorkQueueOptions } from '../contracts/index.js';
+import { ControllerStateError } from './ControllerStateError.js';
+import { ParentSyncError } from './ParentSyncError.js';
+import { ShutdownTimeoutError } from './ShutdownTimeoutError.js';
+import { workItemKey } from './workItemKey.js';
 import { DynamicController } from './DynamicController.js';
-import type { WatchEvent } from './events.js';
-import { gvrKey, type GroupVersionResource, type NamespacedName, type ObjectIdentifiers } from './gvr.js';
-import { InvalidGroupVersionResourceError } from './gvrValidation.js';
-import type { Handler } from './handler.js';
-import { requeue } from './requeue.js';
+import type { WatchEvent } from '../events.js';
+import { gvrKey, type GroupVersionResource, type NamespacedName, type ObjectIdentifiers } from '../gvr.js';
+import { InvalidGroupVersionResourceError } from '../gvrValidation.js';
+import type { Handler } from '../handler.js';
+import { requeue } from '../requeue.js';
 import {
   Deferred,
   FakeClock,
@@ -25,7 +25,7 @@ import {
   ObserverRecorder,
   waitFor,
   type FakeInformer,
-} from './testing/index.js';
+} from '../testing/index.js';
 
 const webapps: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
 const databases: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'databases' };
