@@ -73,6 +73,24 @@ describe('KubeClient against a real kube-apiserver', () => {
     await server?.stop();
   });
 
+  it('validates a dry-run write on the server and stores nothing (dryRun: true)', async () => {
+    const dry = await client.create(
+      configmaps,
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry', namespace: 'default' } },
+      { dryRun: true },
+    );
+    expect(dry.metadata.uid).toEqual(expect.any(String)); // the object the server would have stored
+    expect(await client.find(configmaps, { namespace: 'default', name: 'dry' })).toBeUndefined();
+    const invalid = await client
+      .create(
+        configmaps,
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry', namespace: 'default' }, data: { 'no/slash': 'x' } },
+        { dryRun: true },
+      )
+      .catch((e: unknown) => e);
+    expect(invalid).toMatchObject({ status: 422 });
+  });
+
   it('creates a child by server-side apply with a controller reference the real server accepts', async () => {
     const owner = await client.create(backups, backup('nightly'));
     const child = setControllerReference(owner, {

@@ -223,6 +223,7 @@ export class KubeClient {
     checkFieldManager(fieldManager);
     const query = new URLSearchParams({ fieldManager });
     if (options.force === true) query.set('force', 'true');
+    if (options.dryRun === true) query.set('dryRun', 'All');
     return this.send<Stored<T>>({
       method: 'PATCH',
       gvr,
@@ -261,6 +262,7 @@ export class KubeClient {
         gvr,
         namespace: key.namespace,
         name: key.name,
+        ...(options.dryRun === true ? { query: new URLSearchParams({ dryRun: 'All' }) } : {}),
         body,
         idempotent: true,
         signal: options.signal,
@@ -325,6 +327,7 @@ export class KubeClient {
       checkFieldManager(fieldManager);
       query.set('fieldManager', fieldManager);
     }
+    if (options.dryRun === true) query.set('dryRun', 'All');
     return query;
   }
 
