@@ -15,7 +15,7 @@ class RecordingTransport implements KubeTransport {
   }
 }
 
-describe('KubeClient dryRun', () => {
+describe('KubeClient dryRun and fieldValidation', () => {
   it('sends dryRun=All on every write made with dryRun: true, and on none without it', async () => {
     const transport = new RecordingTransport();
     const client = new KubeClient({ transport, fieldManager: 'ctl' });
@@ -29,6 +29,8 @@ describe('KubeClient dryRun', () => {
     await client.create(configmaps, cm);
     await client.apply(configmaps, cm);
     await client.delete(configmaps, key);
+    await client.create(configmaps, cm, { dryRun: true, fieldValidation: 'Strict' });
+    await client.apply(configmaps, cm, { fieldValidation: 'Ignore' });
     expect(transport.lines).toEqual([
       'POST /api/v1/namespaces/default/configmaps?fieldManager=ctl&dryRun=All',
       'PUT /api/v1/namespaces/default/configmaps/a?fieldManager=ctl&dryRun=All',
@@ -39,6 +41,8 @@ describe('KubeClient dryRun', () => {
       'POST /api/v1/namespaces/default/configmaps?fieldManager=ctl',
       'PATCH /api/v1/namespaces/default/configmaps/a?fieldManager=ctl',
       'DELETE /api/v1/namespaces/default/configmaps/a',
+      'POST /api/v1/namespaces/default/configmaps?fieldManager=ctl&dryRun=All&fieldValidation=Strict',
+      'PATCH /api/v1/namespaces/default/configmaps/a?fieldManager=ctl&fieldValidation=Ignore',
     ]);
   });
 });

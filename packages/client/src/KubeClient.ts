@@ -224,6 +224,7 @@ export class KubeClient {
     const query = new URLSearchParams({ fieldManager });
     if (options.force === true) query.set('force', 'true');
     if (options.dryRun === true) query.set('dryRun', 'All');
+    if (options.fieldValidation !== undefined) query.set('fieldValidation', options.fieldValidation);
     return this.send<Stored<T>>({
       method: 'PATCH',
       gvr,
@@ -328,6 +329,7 @@ export class KubeClient {
       query.set('fieldManager', fieldManager);
     }
     if (options.dryRun === true) query.set('dryRun', 'All');
+    if (options.fieldValidation !== undefined) query.set('fieldValidation', options.fieldValidation);
     return query;
   }
 

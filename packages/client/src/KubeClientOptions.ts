@@ -34,6 +34,13 @@ export interface WriteOptions extends RequestOptions {
    * stores nothing. Default false.
    */
   readonly dryRun?: boolean;
+  /**
+   * What the API server does with fields it does not know or that appear
+   * twice: `Strict` fails the write (400), `Warn` stores without them and
+   * answers with a warning, `Ignore` drops them silently. Default: the
+   * server's (`Warn`).
+   */
+  readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
 }
 
 /** A subresource a write can address; `status` is the one handlers write. */
