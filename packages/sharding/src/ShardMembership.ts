@@ -1,7 +1,16 @@
-import { errorMessage, realClock, silentLogger, type Clock, type Logger, type TimerHandle } from '@protean/core';
-import { formatMicroTime, LeaseRequestError, LeaseValidity, type Lease } from '@protean/leader-election';
+import {
+  deadlineSignal,
+  errorMessage,
+  realClock,
+  silentLogger,
+  sleepOrWake,
+  Waker,
+  type Clock,
+  type Logger,
+  type TimerHandle,
+} from '@protean/core';
+import { formatMicroTime, keepLeaseWatch, LeaseRequestError, LeaseValidity, type Lease } from '@protean/leader-election';
 import { assignShards, keysPerMember, type ShardAssignment } from './assignShards.js';
-import { deadlineSignal, sleepOrWake } from './clockWait.js';
 import type { HashRange } from './HashRange.js';
 import type { MemberLeaseClient } from './MemberLeaseClient.js';
 import { MemberLeaseView, type LiveMember } from './MemberLeaseView.js';
@@ -119,8 +128,8 @@ export class ShardMembership {
   private listener: ShardChangeListener | undefined;
   private running = false;
   private watching = false;
-  private wakeUp: (() => void) | undefined;
-  private wakeRequested = false;
+  /** Cuts the wait between steps short; a wake while stepping makes the next wait return at once. */
+  private readonly waker: Waker;
   private lastWaiting = '';
   private readonly transitions: ShardTransitionLog;
 
@@ -171,6 +180,7 @@ export class ShardMembership {
       this.renewDeadlineMs,
       `shard ranges of member ${this.identity} (lease ${this.namespace}/${this.leaseName})`,
     );
+    this.waker = new Waker(this.clock, true);
     this.view = new MemberLeaseView(this.leaseName, this.leaseDurationMs, this.wallClock, this.maxClockSkewMs);
     this.log = (options.logger ?? silentLogger()).child({ component: 'sharding', group: this.group, identity: this.identity });
     this.transitions = new ShardTransitionLog(this.log);
@@ -464,54 +474,31 @@ export class ShardMembership {
   private async watchGroup(stop: AbortSignal): Promise<void> {
     const watch = this.client.watch?.bind(this.client);
     if (watch === undefined) return;
-    let lastFailure = '';
-    let failures = 0;
-    while (!stop.aborted) {
-      this.watching = true;
-      const openedAt = this.clock.now();
-      try {
-        await watch(
+    await keepLeaseWatch(stop, {
+      clock: this.clock,
+      retryPeriodMs: this.retryPeriodMs,
+      leaseDurationMs: this.leaseDurationMs,
+      log: this.log,
+      failedMessage: 'watching the shard group failed; polling every retry period',
+      open: (signal) =>
+        watch(
           this.namespace,
           { labelSelector: `${SHARD_GROUP_LABEL}=${this.group}` },
           (e) => {
             if (this.view.absorbEvent(e.type, e.lease, this.clock.now())) this.wake();
           },
-          stop,
-        );
-        lastFailure = '';
-        failures = 0;
-        // A server that ends watches at once would make this loop spin: open the next one a retry period later.
-        if (this.clock.now() - openedAt < this.retryPeriodMs) await sleepOrWake(this.clock, this.retryPeriodMs, stop).done;
-      } catch (err) {
-        this.watching = false;
-        const message = errorMessage(err);
-        if (message !== lastFailure) this.log.info({ err: message }, 'watching the shard group failed; polling every retry period');
-        lastFailure = message;
-        // Retry a retry period later, backing off to a lease duration while it keeps failing (e.g. no RBAC for watch).
-        if (this.clock.now() - openedAt >= this.retryPeriodMs) failures = 0; // it had been open a while: a break, not a refusal
-        await sleepOrWake(this.clock, Math.min(this.retryPeriodMs * 2 ** failures++, this.leaseDurationMs), stop).done;
-      }
-    }
-    this.watching = false;
+          signal,
+        ),
+      onWatching: (watching) => (this.watching = watching),
+    });
   }
 
   private wake(): void {
-    const wake = this.wakeUp;
-    this.wakeUp = undefined;
-    if (wake !== undefined) wake();
-    else this.wakeRequested = true;
+    this.waker.wake();
   }
 
   private async waitOrWake(ms: number, signal: AbortSignal | undefined): Promise<void> {
-    if (this.wakeRequested) {
-      this.wakeRequested = false;
-      return;
-    }
-    const wait = sleepOrWake(this.clock, ms, signal);
-    this.wakeUp = wait.wake;
-    await wait.done;
-    this.wakeUp = undefined;
-    this.wakeRequested = false;
+    await this.waker.wait(ms, signal);
   }
 
   /** A retry period, or less when another member's lease expires sooner (its ranges can then be taken at once). */
