@@ -112,6 +112,7 @@ export function resolveShardMembershipOptions(options: ShardMembershipOptions): 
     retryPeriodMs,
     maxClockSkewMs,
     clock: options.clock ?? realClock,
+    // eslint-disable-next-line no-restricted-properties -- the wall clock's default, injected like the clock
     wallClock: options.wallClock ?? Date.now,
     logger: options.logger ?? silentLogger(),
   };
