@@ -33,4 +33,22 @@ export default tseslint.config(
     files: ['**/*.test.ts', '**/*.int.test.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
+  // The packages whose time comes in through a Clock (ARCHITECTURE.md, "Time comes from an injected Clock"): a timer
+  // or a clock read of their own would escape FakeClock in tests. The few deliberate exceptions say why, inline.
+  {
+    files: ['packages/{core,queue,watch-manager,coordinator,leader-election,sharding}/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/testing/**', '**/test-helpers/**'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        { name: 'setTimeout', message: 'Use the injected Clock (clock.setTimeout) so tests can drive it.' },
+        { name: 'setInterval', message: 'Use the injected Clock (clock.setTimeout) so tests can drive it.' },
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: 'Use the injected Clock (clock.now(), or a wallClock option).' },
+        { object: 'performance', property: 'now', message: 'Use the injected Clock (clock.now()).' },
+      ],
+    },
+  },
 );

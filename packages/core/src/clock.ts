@@ -14,7 +14,10 @@ export interface Clock {
 
 /** The process clock: `performance.now()` and Node timers (ref'd: a pending requeue keeps the process alive). */
 export const realClock: Clock = Object.freeze({
+  // The real clock itself: the one place these are read.
+  // eslint-disable-next-line no-restricted-properties
   now: () => performance.now(),
+  // eslint-disable-next-line no-restricted-globals
   setTimeout: (fn: () => void, delayMs: number): TimerHandle => setTimeout(fn, delayMs),
   clearTimeout: (handle: TimerHandle): void => {
     clearTimeout(handle as ReturnType<typeof setTimeout>);

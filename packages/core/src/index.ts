@@ -1,5 +1,6 @@
 export * from './apiStatus.js';
 export * from './clock.js';
+export * from './clockWait.js';
 export * from './config.js';
 export * from './contracts/index.js';
 export * from './controller/ControllerObserver.js';

@@ -1,16 +1,10 @@
-import { errorMessage, type Leadership, type Logger, type Validity } from '@protean/core';
-import { deadlineSignal, sleep } from './clockTimers.js';
+import { deadlineSignal, errorMessage, sleepOrWake, Waker, type Leadership, type Logger, type Validity } from '@protean/core';
+import { keepLeaseWatch } from './keepLeaseWatch.js';
 import type { Lease } from './Lease.js';
 import { LeaseValidity } from './LeaseValidity.js';
-import { heldLease, holderOf, leaseRecordKey, newLease, releasedLease, type LeaseWrite } from './leaseRecords.js';
+import { heldLease, holderOf, newLease, releasedLease, type LeaseWrite } from './leaseRecords.js';
+import { ObservedLease } from './ObservedLease.js';
 import { resolveLeaderElectorOptions, type LeaderElectorOptions, type ResolvedLeaderElectorOptions } from './LeaderElectorOptions.js';
-
-/** The lease as last read or written, and when (clock ms) its record last changed as this replica saw it. */
-interface Observed {
-  readonly lease: Lease;
-  readonly key: string;
-  readonly at: number;
-}
 
 /** How one try to acquire or renew ended. */
 type Attempt =
@@ -56,20 +50,22 @@ export class LeaderElector implements Leadership {
   readonly identity: string;
   private readonly settings: ResolvedLeaderElectorOptions;
   private readonly log: Logger;
-  private observed: Observed | undefined;
+  private readonly observed: ObservedLease;
   private leading = false;
   private running = false;
   /** Until when (clock ms) the current term may be acted on: its last successful write's start plus the renew deadline. */
   private readonly validity: LeaseValidity;
   private watching = false;
-  /** Ends the candidate's current wait early (a watched change). */
-  private wakeUp: (() => void) | undefined;
+  /** Ends the candidate's current wait early (a watched change); a wake while nobody waits is dropped. */
+  private readonly waker: Waker;
 
   constructor(options: LeaderElectorOptions) {
     this.settings = resolveLeaderElectorOptions(options);
     this.identity = this.settings.identity;
     this.validity = new LeaseValidity(this.settings.clock, this.settings.renewDeadlineMs, `leadership of lease ${this.leaseKey}`);
+    this.waker = new Waker(this.settings.clock, false);
     this.log = this.settings.logger.child({ component: 'leader-election', lease: this.leaseKey, identity: this.identity });
+    this.observed = new ObservedLease(this.identity, this.settings.leaseDurationMs, this.log);
   }
 
   /** `namespace/name` of the lease. */
@@ -94,7 +90,7 @@ export class LeaderElector implements Leadership {
 
   /** The holder named by the lease as last read or written (`''` when released), `undefined` before the first read. */
   observedLeader(): string | undefined {
-    return this.observed === undefined ? undefined : holderOf(this.observed.lease);
+    return this.observed.holder();
   }
 
   /**
@@ -144,60 +140,28 @@ export class LeaderElector implements Leadership {
    * a retry period; meanwhile candidates poll every retry period.
    */
   private async watchLease(stop: AbortSignal): Promise<void> {
-    const { client, namespace, leaseName, clock, retryPeriodMs } = this.settings;
-    if (client.watch === undefined) return;
-    let lastFailure = '';
-    let failures = 0;
-    while (!stop.aborted) {
-      this.watching = true;
-      const openedAt = clock.now();
-      try {
-        await client.watch(namespace, { name: leaseName }, (event) => this.onWatchEvent(event.type, event.lease), stop);
-        lastFailure = '';
-        failures = 0;
-        // A server that ends watches at once would make this loop spin: open the next one a retry period later.
-        if (clock.now() - openedAt < retryPeriodMs) await sleep(clock, retryPeriodMs, stop);
-      } catch (err) {
-        this.watching = false;
-        const message = errorMessage(err);
-        if (message !== lastFailure) this.log.info({ err: message }, 'watching the lease failed; polling it until the watch is back');
-        lastFailure = message;
-        this.wake();
-        // Retry a retry period later, backing off to a lease duration while it keeps failing (e.g. no RBAC for watch).
-        if (clock.now() - openedAt >= retryPeriodMs) failures = 0; // it had been open a while: a break, not a refusal
-        await sleep(clock, Math.min(retryPeriodMs * 2 ** failures++, this.settings.leaseDurationMs), stop);
-      }
-    }
-    this.watching = false;
+    const { client, namespace, leaseName, clock, retryPeriodMs, leaseDurationMs } = this.settings;
+    const watch = client.watch?.bind(client);
+    if (watch === undefined) return;
+    await keepLeaseWatch(stop, {
+      clock,
+      retryPeriodMs,
+      leaseDurationMs,
+      log: this.log,
+      failedMessage: 'watching the lease failed; polling it until the watch is back',
+      open: (signal) => watch(namespace, { name: leaseName }, (event) => this.onWatchEvent(event.type, event.lease), signal),
+      onWatching: (watching) => (this.watching = watching),
+      onFailure: () => this.waker.wake(),
+    });
   }
 
   /** A watched change: a candidate records it (when it saw the record change) and re-plans its wait. */
   private onWatchEvent(type: 'ADDED' | 'MODIFIED' | 'DELETED', lease: Lease): void {
     // The leader renews from the lease it wrote last; events of its own writes may arrive late.
     if (this.leading) return;
-    if (type === 'DELETED') this.observed = undefined;
-    else this.observe(lease, this.settings.clock.now());
-    this.wake();
-  }
-
-  private wake(): void {
-    const wake = this.wakeUp;
-    this.wakeUp = undefined;
-    wake?.();
-  }
-
-  /** Resolves after `ms`, when `signal` aborts, or when the watch saw a change; true when woken by the watch. */
-  private async waitOrWake(ms: number, signal: AbortSignal): Promise<boolean> {
-    let woken = false;
-    const wakePromise = new Promise<void>((resolve) => {
-      this.wakeUp = () => {
-        woken = true;
-        resolve();
-      };
-    });
-    await sleep(this.settings.clock, ms, signal, wakePromise);
-    this.wakeUp = undefined;
-    return woken;
+    if (type === 'DELETED') this.observed.forget();
+    else this.observed.record(lease, this.settings.clock.now());
+    this.waker.wake();
   }
 
   /** Tries until the lease is ours (true) or `signal` aborts (false). */
@@ -217,7 +181,7 @@ export class LeaderElector implements Leadership {
       }
       const retryAt = this.settings.clock.now() + this.settings.retryPeriodMs * (1 + this.settings.random() * this.settings.jitter);
       if (attempt.kind !== 'taken') {
-        await sleep(this.settings.clock, retryAt - this.settings.clock.now(), signal);
+        await sleepOrWake(this.settings.clock, retryAt - this.settings.clock.now(), signal).done;
         continue;
       }
       // Waiting for another holder's lease: try again the moment it would expire (on this replica's clock) or is
@@ -225,11 +189,11 @@ export class LeaderElector implements Leadership {
       // it, poll every jittered retry period.
       for (;;) {
         const now = this.settings.clock.now();
-        if (this.observedFree(now)) break;
-        const until = this.watching ? this.expiresAt() : Math.min(retryAt, this.expiresAt());
+        if (this.observed.isFree(now)) break;
+        const until = this.watching ? this.observed.expiresAt() : Math.min(retryAt, this.observed.expiresAt());
         if (until <= now) break;
-        const woken = await this.waitOrWake(until - now, signal);
-        if (signal.aborted || (!woken && !this.watching) || (!woken && this.settings.clock.now() >= this.expiresAt())) break;
+        const woken = await this.waker.wait(until - now, signal);
+        if (signal.aborted || (!woken && !this.watching) || (!woken && this.settings.clock.now() >= this.observed.expiresAt())) break;
       }
     }
     return false;
@@ -237,7 +201,7 @@ export class LeaderElector implements Leadership {
 
   private async leadTerm(signal: AbortSignal, lead: (term: AbortSignal, validity: Validity) => Promise<void>): Promise<TermEnd> {
     this.leading = true;
-    this.log.info({ leaseTransitions: this.observed?.lease.spec?.leaseTransitions }, 'acquired the lease; leading');
+    this.log.info({ leaseTransitions: this.observed.lease?.spec?.leaseTransitions }, 'acquired the lease; leading');
     const term = new AbortController();
     let outcome: { ok: true } | { ok: false; err: unknown } | undefined;
     let work: Promise<void>;
@@ -259,12 +223,13 @@ export class LeaderElector implements Leadership {
         term.abort(signal.reason);
       }
       const deadline = this.validity.validUntilMs();
-      await sleep(
+      const nap = sleepOrWake(
         this.settings.clock,
         Math.min(nextRenewAt, deadline) - this.settings.clock.now(),
         term.signal.aborted ? undefined : signal,
-        settled,
       );
+      void settled.then(nap.wake);
+      await nap.done;
       if (outcome !== undefined || (signal.aborted && !term.signal.aborted) || this.settings.clock.now() < Math.min(nextRenewAt, deadline))
         continue;
       // Checked right before sending: a renewal past the deadline is never sent (after a freeze, say).
@@ -322,11 +287,12 @@ export class LeaderElector implements Leadership {
     const { clock, client, namespace, leaseName } = this.settings;
     const deadline = deadlineSignal(clock, budgetMs, `a lease request of ${this.leaseKey}`, signal);
     try {
-      if (this.leading && this.observed !== undefined && holderOf(this.observed.lease) === this.identity) {
+      const ours = this.leading && this.observed.isOurs() ? this.observed.lease : undefined;
+      if (ours !== undefined) {
         const sentAt = clock.now();
         try {
-          const written = await client.update(heldLease(this.observed.lease, this.write()), deadline.signal);
-          this.observe(written, sentAt);
+          const written = await client.update(heldLease(ours, this.write()), deadline.signal);
+          this.observed.record(written, sentAt);
           return { kind: 'held', sentAt };
         } catch (err) {
           if (deadline.signal.aborted) return { kind: 'failed', err };
@@ -338,15 +304,15 @@ export class LeaderElector implements Leadership {
       if (current === undefined) {
         const sentAt = clock.now();
         const created = await client.create(newLease(namespace, leaseName, this.write()), deadline.signal);
-        this.observe(created, sentAt);
+        this.observed.record(created, sentAt);
         return { kind: 'held', sentAt };
       }
-      this.observe(current, readAt);
+      this.observed.record(current, readAt);
       const holder = holderOf(current);
-      if (holder !== '' && holder !== this.identity && !this.expired(readAt)) return { kind: 'taken', holder };
+      if (holder !== '' && holder !== this.identity && !this.observed.isExpired(readAt)) return { kind: 'taken', holder };
       const sentAt = clock.now();
       const written = await client.update(heldLease(current, this.write()), deadline.signal);
-      this.observe(written, sentAt);
+      this.observed.record(written, sentAt);
       return { kind: 'held', sentAt };
     } catch (err) {
       return { kind: 'failed', err };
@@ -357,8 +323,8 @@ export class LeaderElector implements Leadership {
 
   /** Hands the lease back if it is still ours and could still be valid; failures are logged (it then expires). */
   private async release(): Promise<void> {
-    const observed = this.observed;
-    if (observed === undefined || holderOf(observed.lease) !== this.identity) return;
+    const observed = this.observed.lease;
+    if (observed === undefined || !this.observed.isOurs()) return;
     const budgetMs = Math.min(
       this.settings.renewDeadlineMs,
       (this.validity.renewedAtMs() ?? 0) + this.settings.leaseDurationMs - this.settings.clock.now(),
@@ -366,8 +332,8 @@ export class LeaderElector implements Leadership {
     if (budgetMs <= 0) return;
     const deadline = deadlineSignal(this.settings.clock, budgetMs, `releasing lease ${this.leaseKey}`);
     try {
-      const written = await this.settings.client.update(releasedLease(observed.lease, this.settings.wallClock()), deadline.signal);
-      this.observe(written, this.settings.clock.now());
+      const written = await this.settings.client.update(releasedLease(observed, this.settings.wallClock()), deadline.signal);
+      this.observed.record(written, this.settings.clock.now());
       this.log.info('released the lease');
     } catch (err) {
       this.log.warn({ err: errorMessage(err) }, 'releasing the lease failed; it expires on its own');
@@ -376,37 +342,7 @@ export class LeaderElector implements Leadership {
     }
   }
 
-  /** True when, as last observed, nobody holds the lease, it is gone, or its holder's record has expired. */
-  private observedFree(now: number): boolean {
-    const holder = this.observedLeader();
-    return holder === undefined || holder === '' || holder === this.identity || this.expired(now);
-  }
-
-  /** True when the observed record has not changed for its lease duration. */
-  private expired(now: number): boolean {
-    return this.expiresAt() <= now;
-  }
-
-  /** When (clock ms) the observed record expires unless it changes: its lease duration after this replica saw it change. */
-  private expiresAt(): number {
-    const observed = this.observed;
-    if (observed === undefined) return Number.NEGATIVE_INFINITY;
-    const seconds = observed.lease.spec?.leaseDurationSeconds;
-    const durationMs = typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : this.settings.leaseDurationMs;
-    return observed.at + durationMs;
-  }
-
-  /** Records `lease` as the latest read or write; its record's time moves only when the record changed. */
-  private observe(lease: Lease, at: number): void {
-    const key = leaseRecordKey(lease);
-    const previous = this.observed;
-    const holder = holderOf(lease);
-    if (previous === undefined || holderOf(previous.lease) !== holder) {
-      this.log.info({ holder: holder === '' ? null : holder }, holder === '' ? 'the lease is free' : `the lease is held by ${holder}`);
-    }
-    this.observed = previous !== undefined && previous.key === key ? { ...previous, lease } : { lease, key, at };
-  }
-
+  /** This replica's record, as written when taking or renewing the lease. */
   private write(): LeaseWrite {
     return { identity: this.identity, leaseDurationSeconds: this.settings.leaseDurationMs / 1000, nowMs: this.settings.wallClock() };
   }

@@ -139,6 +139,7 @@ export function resolveLeaderElectorOptions(options: LeaderElectorOptions): Reso
     retryPeriodMs,
     jitter,
     clock: options.clock ?? realClock,
+    // eslint-disable-next-line no-restricted-properties -- the wall clock's default, injected like the clock
     wallClock: options.wallClock ?? Date.now,
     random: options.random ?? Math.random,
     logger: options.logger ?? createLogger(),

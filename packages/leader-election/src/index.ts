@@ -1,6 +1,7 @@
 export * from './defaultIdentity.js';
 export * from './FakeLeaseClient.js';
 export * from './formatMicroTime.js';
+export * from './keepLeaseWatch.js';
 export * from './KubeLeaseClient.js';
 export * from './LeaderElectionConfigError.js';
 export * from './leaderElectionModule.js';

@@ -39,6 +39,7 @@ export class MemberLeaseView {
     private readonly ownLeaseName: string,
     private readonly defaultDurationMs: number,
     /** Wall-clock milliseconds, to age a lease seen for the first time by its `renewTime`. */
+    // eslint-disable-next-line no-restricted-properties -- the wall clock's default, injected like the clock
     private readonly wallClock: () => number = Date.now,
     /** How far the wall clocks of two members may disagree. */
     private readonly maxClockSkewMs = Number.POSITIVE_INFINITY,

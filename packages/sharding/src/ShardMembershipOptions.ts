@@ -1,6 +1,9 @@
-import type { Clock, Logger } from '@protean/core';
+import { realClock, silentLogger, type Clock, type Logger } from '@protean/core';
+import { assignShards } from './assignShards.js';
 import { fnv1a64 } from './fnv1a64.js';
 import type { MemberLeaseClient } from './MemberLeaseClient.js';
+import type { ShardAssigner } from './RangeHandoff.js';
+import { ShardingConfigError } from './ShardingConfigError.js';
 
 /** The label every member lease of a shard group carries; its value is the group. */
 export const SHARD_GROUP_LABEL = 'sharding.protean.dev/group';
@@ -16,6 +19,13 @@ export interface ShardMembershipOptions {
   readonly identity: string;
   /** The keys present (namespaces, or uids) the split balances; default none (equal fractions). */
   readonly keys?: () => readonly string[];
+  /**
+   * How the hash space is split among the live members (default
+   * `assignShards`: one contiguous range each, balanced over `keys`). Every
+   * replica of a group must use the same one, and it must give every hash to
+   * exactly one member; the handoff keeps any split exclusive.
+   */
+  readonly assign?: ShardAssigner;
   /** A member lease whose record did not change for this long, as this replica saw it, is dead. Default 15 000. */
   readonly leaseDurationMs?: number;
   /** This replica drops its own share when it could not renew for this long. Default 10 000, below `leaseDurationMs`. */
@@ -48,4 +58,62 @@ export function memberLeaseName(group: string, identity: string): string {
     .replace(/-+$/, '');
   const hash = fnv1a64(identity).toString(16).padStart(16, '0');
   return readable === '' ? `${group}-${hash}` : `${group}-${readable}-${hash}`;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** {@link ShardMembershipOptions} checked, defaults filled in. */
+export type ResolvedShardMembershipOptions = Required<ShardMembershipOptions>;
+
+/** Checks `options` and fills in the defaults; throws {@link ShardingConfigError} naming the first bad option. */
+export function resolveShardMembershipOptions(options: ShardMembershipOptions): ResolvedShardMembershipOptions {
+  if (options?.client === undefined) throw new ShardingConfigError('client: is required');
+  if (typeof options.namespace !== 'string' || !DNS_LABEL.test(options.namespace)) {
+    throw new ShardingConfigError(`namespace: must be a DNS label, got ${JSON.stringify(options.namespace)}`);
+  }
+  if (typeof options.group !== 'string' || !DNS_LABEL.test(options.group) || options.group.length > 40) {
+    throw new ShardingConfigError(`group: must be a DNS label of at most 40 characters, got ${JSON.stringify(options.group)}`);
+  }
+  if (typeof options.identity !== 'string' || options.identity === '')
+    throw new ShardingConfigError(`identity: must be a non-empty string, got ${JSON.stringify(options.identity)}`);
+  const leaseDurationMs = options.leaseDurationMs ?? 15_000;
+  const renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
+  const retryPeriodMs = options.retryPeriodMs ?? 2_000;
+  const maxClockSkewMs = options.maxClockSkewMs ?? 2_000;
+  // A value the caller left out is named as the default, so a bound broken by a default is not a puzzle.
+  const shown = (value: number, given: number | undefined): string => `${value}${given === undefined ? ' (the default)' : ''}`;
+  const lease = shown(leaseDurationMs, options.leaseDurationMs);
+  const renew = shown(renewDeadlineMs, options.renewDeadlineMs);
+  if (leaseDurationMs % 1000 !== 0 || leaseDurationMs <= 0) {
+    throw new ShardingConfigError(`leaseDurationMs: must be a positive number of whole seconds, got ${lease}`);
+  }
+  if (!(renewDeadlineMs < leaseDurationMs)) {
+    throw new ShardingConfigError(`renewDeadlineMs: must be less than leaseDurationMs (${lease}), got ${renew}`);
+  }
+  if (!(retryPeriodMs > 0 && retryPeriodMs < renewDeadlineMs)) {
+    throw new ShardingConfigError(
+      `retryPeriodMs: must be positive and less than renewDeadlineMs (${renew}), got ${shown(retryPeriodMs, options.retryPeriodMs)}`,
+    );
+  }
+  if (!(maxClockSkewMs >= 0 && maxClockSkewMs <= leaseDurationMs)) {
+    throw new ShardingConfigError(
+      `maxClockSkewMs: must be between 0 and leaseDurationMs (${lease}), got ${shown(maxClockSkewMs, options.maxClockSkewMs)}`,
+    );
+  }
+  return {
+    client: options.client,
+    namespace: options.namespace,
+    group: options.group,
+    identity: options.identity,
+    keys: options.keys ?? (() => []),
+    assign: options.assign ?? assignShards,
+    leaseDurationMs,
+    renewDeadlineMs,
+    retryPeriodMs,
+    maxClockSkewMs,
+    clock: options.clock ?? realClock,
+    // eslint-disable-next-line no-restricted-properties -- the wall clock's default, injected like the clock
+    wallClock: options.wallClock ?? Date.now,
+    logger: options.logger ?? silentLogger(),
+  };
 }

@@ -118,6 +118,8 @@ function parseRetryAfter(header: string | undefined): number | undefined {
   const seconds = Number(header);
   if (Number.isFinite(seconds)) return secondsToMs(seconds);
   const at = Date.parse(header);
+  // An HTTP date is wall time: only the wall clock can turn it into a delay.
+  // eslint-disable-next-line no-restricted-properties
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 

@@ -154,7 +154,7 @@ describe('DynamicController with a Leadership: warm standby', () => {
     expect(rig.logs.find('leading: workers started')[0]).toMatchObject({ identity: 'replica-a', workers: 2 });
   });
 
-  it('stops reporting itself leading once the term\'s validity ends, before the term is deposed (a replica woken past its lease)', async () => {
+  it("stops reporting itself leading once the term's validity ends, before the term is deposed (a replica woken past its lease)", async () => {
     const handler = new HandlerRecorder();
     const rig = await standbyWithInstances(handler);
     let valid = true;

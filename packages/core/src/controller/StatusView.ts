@@ -32,6 +32,8 @@ export class StatusView {
   private readonly wallOffsetMs: number;
 
   constructor(private readonly deps: StatusViewDeps) {
+    // Wall time only to print the clock's instants as dates in status(); nothing is timed by it.
+    // eslint-disable-next-line no-restricted-properties
     this.wallOffsetMs = Date.now() - deps.clock.now();
   }
 
