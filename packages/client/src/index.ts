@@ -1,20 +1,44 @@
-export * from './AlreadyOwnedError.js';
-export * from './ApplyConflictError.js';
-export * from './applyOwned.js';
-export * from './conditions.js';
-export * from './errorPredicates.js';
-export * from './EventRecorder.js';
-export * from './finalizers.js';
-export * from './InvalidOwnerError.js';
-export * from './KubeApiError.js';
-export * from './KubeClient.js';
-export * from './KubeConfigTransport.js';
-export * from './KubeTransportError.js';
-export * from './MissingNamespaceError.js';
-export * from './objectPath.js';
-export * from './reconcileFinalizer.js';
-export * from './RetryOptions.js';
-export * from './setControllerReference.js';
-export type * from './KubeClientOptions.js';
-export type * from './KubeObject.js';
-export type * from './KubeTransport.js';
+export { AlreadyOwnedError } from './AlreadyOwnedError.js';
+export { ApplyConflictError, type FieldConflict } from './ApplyConflictError.js';
+export { applyOwned, type ApplyOwnedOptions } from './applyOwned.js';
+export {
+  type Condition,
+  type ConditionInput,
+  findStatusCondition,
+  isStatusConditionTrue,
+  removeStatusCondition,
+  setStatusCondition,
+} from './conditions.js';
+export { isAlreadyExists, isConflict } from './errorPredicates.js';
+export { type EventInput, EventRecorder, type EventRecorderOptions, EVENTS } from './EventRecorder.js';
+export { addFinalizer, hasFinalizer, isBeingDeleted, removeFinalizer } from './finalizers.js';
+export { InvalidOwnerError } from './InvalidOwnerError.js';
+export { KubeApiError, type RequestDescription, type StatusBody, type StatusCause } from './KubeApiError.js';
+export { KubeClient } from './KubeClient.js';
+export { KubeConfigTransport } from './KubeConfigTransport.js';
+export { KubeTransportError, type KubeTransportFailure } from './KubeTransportError.js';
+export { MissingNamespaceError } from './MissingNamespaceError.js';
+export { objectPath } from './objectPath.js';
+export { type FinalizerStep, reconcileFinalizer, type ReconcileFinalizerOptions } from './reconcileFinalizer.js';
+export { defaultRetryOptions, type ResolvedRetryOptions, resolveRetryOptions, type RetryOptions } from './RetryOptions.js';
+export {
+  controllerOf,
+  type ControllerReferenceOptions,
+  isControlledBy,
+  type OwnerReferenceOptions,
+  setControllerReference,
+  setOwnerReference,
+} from './setControllerReference.js';
+export type {
+  ApplyOptions,
+  DeleteOptions,
+  KubeClientOptions,
+  ListOptions,
+  Mutation,
+  PatchOptions,
+  RequestOptions,
+  SubresourceOptions,
+  WriteOptions,
+} from './KubeClientOptions.js';
+export type { KubeObject, ManagedFieldsEntry, ObjectKey, ObjectMetadata, Stored } from './KubeObject.js';
+export type { KubeHttpRequest, KubeHttpResponse, KubeTransport } from './KubeTransport.js';

@@ -1,36 +1,133 @@
-export * from './apiStatus.js';
-export * from './clock.js';
-export * from './clockWait.js';
-export * from './config.js';
-export * from './contracts/index.js';
-export * from './controller/ControllerObserver.js';
-export * from './controller/ControllerStateError.js';
-export * from './controller/ControllerStatus.js';
-export type * from './controller/DynamicControllerOptions.js';
-export * from './controller/ExplainError.js';
-export * from './controller/ParentSyncError.js';
-export * from './controller/PassCancelledError.js';
-export * from './controller/ReconcileTimeoutError.js';
-export * from './controller/ShutdownTimeoutError.js';
-export * from './controller/workItemKey.js';
-export * from './coreModule.js';
-export * from './controller/DynamicController.js';
-export * from './errorSerializer.js';
-export * from './events.js';
-export * from './everyMember.js';
-export * from './fence.js';
-export * from './gvr.js';
-export * from './gvrValidation.js';
-export * from './handler.js';
-export * from './informer.js';
-export type * from './informerHealth.js';
-export * from './isNotFound.js';
-export * from './LeaseExpiredError.js';
-export * from './logger.js';
-export * from './LogSummarizer.js';
-export * from './networkErrorCause.js';
-export * from './queueMetrics.js';
-export * from './requeue.js';
-export * from './selector/index.js';
-export * from './tokens.js';
-export * from './unservedResourceHint.js';
+export { type ApiStatus, apiStatusChain, apiStatusOf, errorMessage, summarizeError } from './apiStatus.js';
+export { type Clock, realClock, type TimerHandle } from './clock.js';
+export { deadlineSignal, sleepOrWake, Waker } from './clockWait.js';
+export { type Config, ConfigError, defaultConfig, resolveConfig } from './config.js';
+export {
+  type CollectionDeclaredWatch,
+  type DeclaredWatch,
+  type DelayingQueue,
+  type InstancePass,
+  type InstanceWatcher,
+  type InstanceWatches,
+  type Leadership,
+  type ParentRouteWatch,
+  type QueueGetResult,
+  type RateLimiter,
+  type RateLimitingQueue,
+  type RateLimits,
+  type RouteExplanation,
+  type RouteQuery,
+  type ScalarDeclaredWatch,
+  type Validity,
+  type WatchCoordinator,
+  type WatchCoordinatorDeps,
+  type WatchCoordinatorFactory,
+  type WatchHealth,
+  type WatchManager,
+  type WatchManagerDeps,
+  type WatchManagerFactory,
+  type WatchMiss,
+  type WatchMissField,
+  type WatchRequest,
+  type WatchRoute,
+  type WorkQueue,
+  type WorkQueueFactory,
+  type WorkQueueOptions,
+} from './contracts/index.js';
+export { type ControllerObserver, noopControllerObserver, type ReconcileOutcome } from './controller/ControllerObserver.js';
+export { type ControllerState, ControllerStateError } from './controller/ControllerStateError.js';
+export {
+  type ControllerStatus,
+  type ExplainTarget,
+  type Explanation,
+  type InFlightPass,
+  type InformerStatusEntry,
+  type ParentStatus,
+  type QueueStatus,
+  RECENT_FAILURES_LIMIT,
+  type RecentFailure,
+} from './controller/ControllerStatus.js';
+export type { DynamicControllerOptions } from './controller/DynamicControllerOptions.js';
+export { ExplainError, type ExplainErrorReason } from './controller/ExplainError.js';
+export { ParentSyncError } from './controller/ParentSyncError.js';
+export { passCancellationOf, PassCancelledError, type PassCancelReason } from './controller/PassCancelledError.js';
+export { ReconcileTimeoutError } from './controller/ReconcileTimeoutError.js';
+export { ShutdownTimeoutError } from './controller/ShutdownTimeoutError.js';
+export { workItemKey } from './controller/workItemKey.js';
+export { coreModule } from './coreModule.js';
+export { DynamicController } from './controller/DynamicController.js';
+export { messageWithCauses, type SerializedError, serializeError } from './errorSerializer.js';
+export { type EnqueueFunc, type EventHandler, type EventType, type WatchEvent } from './events.js';
+export { type EveryMember, forwardEveryMember } from './everyMember.js';
+export { assertStillValid, fenceSignal } from './fence.js';
+export {
+  type GroupVersionResource,
+  gvrEquals,
+  gvrKey,
+  type NamespacedName,
+  namespacedNameKey,
+  type ObjectIdentifiers,
+  parseGvrKey,
+  parseNamespacedNameKey,
+} from './gvr.js';
+export {
+  type GroupVersionResourceField,
+  InvalidGroupVersionResourceError,
+  InvalidObjectNameError,
+  type ObjectNameField,
+  validateGroupVersionResource,
+  validateNamespace,
+  validateObjectName,
+} from './gvrValidation.js';
+export { type Handler, type ReconcileContext } from './handler.js';
+export {
+  DeletedFinalStateUnknown,
+  type HandlerRegistration,
+  type Informer,
+  type InformerOptions,
+  type InformerSource,
+  type ObjectMeta,
+  type OwnerReference,
+  type PartialObjectMetadata,
+  type ResourceEventHandler,
+} from './informer.js';
+export type { InformerFailure, InformerHealth } from './informerHealth.js';
+export { isNotFound } from './isNotFound.js';
+export { LeaseExpiredError } from './LeaseExpiredError.js';
+export { createLogger, type Logger, silentLogger } from './logger.js';
+export { LogSummarizer, type LogSummarizerLevel, type LogSummarizerOptions, type LogSummaryLineOptions } from './LogSummarizer.js';
+export { networkErrorCause } from './networkErrorCause.js';
+export {
+  type CounterMetric,
+  type GaugeMetric,
+  type HistogramMetric,
+  noopQueueMetricsProvider,
+  type QueueMetricsProvider,
+  type SettableGaugeMetric,
+} from './queueMetrics.js';
+export { isRequeueError, NoRequeue, requeue, RequeueNeeded, RequeueNeededAfter } from './requeue.js';
+export {
+  equalityRequirements,
+  Everything,
+  LABEL_NAME_MAX_LENGTH,
+  LABEL_PREFIX_MAX_LENGTH,
+  LABEL_VALUE_MAX_LENGTH,
+  type LabelSelector,
+  type LabelSelectorOperator,
+  type LabelSelectorRequirement,
+  Nothing,
+  NOTHING_SELECTOR_STRING,
+  parseSelector,
+  type Requirement,
+  type Selector,
+  SelectorError,
+  type SelectorErrorLocation,
+  selectorFromLabelSelector,
+  selectorMismatch,
+  type SelectorMismatch,
+  type SelectorOperator,
+  validateLabelKey,
+  validateLabelValue,
+} from './selector/index.js';
+export { TOKENS } from './tokens.js';
+export { UNSERVED_RESOURCE_HINT } from './unservedResourceHint.js';

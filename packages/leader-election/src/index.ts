@@ -1,13 +1,21 @@
-export * from './defaultIdentity.js';
-export * from './FakeLeaseClient.js';
-export * from './formatMicroTime.js';
-export * from './keepLeaseWatch.js';
-export * from './KubeLeaseClient.js';
-export * from './LeaderElectionConfigError.js';
-export * from './leaderElectionModule.js';
-export * from './LeaderElector.js';
-export * from './LeaderElectorOptions.js';
-export type * from './Lease.js';
-export type * from './LeaseClient.js';
-export * from './LeaseRequestError.js';
-export * from './LeaseValidity.js';
+export { defaultIdentity } from './defaultIdentity.js';
+export { type FakeLeaseCall, FakeLeaseClient } from './FakeLeaseClient.js';
+export { formatMicroTime } from './formatMicroTime.js';
+export { keepLeaseWatch, type KeepLeaseWatchOptions } from './keepLeaseWatch.js';
+export { KubeLeaseClient } from './KubeLeaseClient.js';
+export { LeaderElectionConfigError } from './LeaderElectionConfigError.js';
+export { leaderElectionModule } from './leaderElectionModule.js';
+export { LeaderElector } from './LeaderElector.js';
+export {
+  DEFAULT_JITTER,
+  DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_RENEW_DEADLINE_MS,
+  DEFAULT_RETRY_PERIOD_MS,
+  type LeaderElectorOptions,
+  type ResolvedLeaderElectorOptions,
+  resolveLeaderElectorOptions,
+} from './LeaderElectorOptions.js';
+export type { Lease, LeaseSpec } from './Lease.js';
+export type { LeaseClient, LeaseWatchEvent, LeaseWatchSelector } from './LeaseClient.js';
+export { LeaseRequestError, type LeaseVerb } from './LeaseRequestError.js';
+export { LeaseValidity } from './LeaseValidity.js';

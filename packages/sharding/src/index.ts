@@ -1,15 +1,37 @@
-export * from './applyShardChange.js';
-export * from './assignShards.js';
-export * from './detectShardSelectorSupport.js';
-export * from './fnv1a64.js';
-export * from './HashRange.js';
-export * from './kubeShardInformerSource.js';
-export * from './rangeClaims.js';
-export * from './rangeSet.js';
-export * from './ShardedInformerSource.js';
-export * from './ShardingConfigError.js';
-export * from './MemberLeaseClient.js';
-export * from './ShardMembership.js';
-export * from './ShardMembershipOptions.js';
-export type * from './ShardStatus.js';
-export * from './ShardGate.js';
+export { applyShardChange } from './applyShardChange.js';
+export { assignShards, equalShards, imbalance, keysPerMember, movedKeys, ownerOf, type ShardAssignment } from './assignShards.js';
+export { detectShardSelectorSupport, type ShardFilterMode, type ShardSelectorSupport } from './detectShardSelectorSupport.js';
+export { fnv1a64 } from './fnv1a64.js';
+export {
+  formatHashBound,
+  FULL_RANGE,
+  HASH_SPACE_END,
+  type HashRange,
+  inRanges,
+  mergeRanges,
+  type ShardKey,
+  shardSelector,
+  validateRanges,
+} from './HashRange.js';
+export { kubeShardInformerSource, type KubeShardInformerSourceOptions } from './kubeShardInformerSource.js';
+export { formatHolds, holdsOf, SHARD_HOLDS_ANNOTATION, withHolds } from './rangeClaims.js';
+export { describeRanges, intersectRanges, normalizeRanges, rangeFraction, sameRanges, subtractRanges, unionRanges } from './rangeSet.js';
+export {
+  type RangeInformerSourceFactory,
+  type ShardCachedObjects,
+  ShardedInformer,
+  ShardedInformerSource,
+  type ShardedInformerSourceOptions,
+} from './ShardedInformerSource.js';
+export { ShardingConfigError } from './ShardingConfigError.js';
+export { FakeMemberLeaseClient, KubeMemberLeaseClient, type MemberLeaseClient } from './MemberLeaseClient.js';
+export { type ShardAssigner, type ShardChange, type ShardChangeListener, ShardMembership } from './ShardMembership.js';
+export {
+  memberLeaseName,
+  type ResolvedShardMembershipOptions,
+  resolveShardMembershipOptions,
+  SHARD_GROUP_LABEL,
+  type ShardMembershipOptions,
+} from './ShardMembershipOptions.js';
+export type { ShardMembershipStatus, ShardTransition, ShardTransitionKind } from './ShardStatus.js';
+export { ShardGate, type ShardGateOptions } from './ShardGate.js';

@@ -1,4 +1,11 @@
+// Every double of core, by design: a test imports one package.
 export * from '@protean/core/testing';
-export * from './createTestController.js';
-export type * from './FailedPass.js';
-export * from './routesOf.js';
+export {
+  createTestController,
+  type TestController,
+  testControllerConfig,
+  type TestControllerOptions,
+  testWaitForTimeoutMs,
+} from './createTestController.js';
+export type { FailedPass } from './FailedPass.js';
+export { routesOf, type RoutesOfObject } from './routesOf.js';
