@@ -1,4 +1,4 @@
-import { kubeAccessKey, kubeAccessOf, type KubeAccess } from './kubeAccessOf.js';
+import { accessOfParsed, keyOfParsed, parseKubeAccess, type KubeAccess, type ParsedKubeAccess } from './kubeAccessOf.js';
 
 /** What an {@link AccessLog} knows of one access (verb, group, resource, subresource, namespace). */
 export interface AccessRecord {
@@ -87,33 +87,31 @@ export class AccessLog {
    * response body when it was read (its `Status.message` names a refusal).
    */
   record(method: string, pathAndQuery: string, status: number, body?: string): void {
-    const access = kubeAccessOf(method, pathAndQuery);
+    const p = parseKubeAccess(method, pathAndQuery);
+    const createsOnWrite = p.resource && (p.verb === 'patch' || p.verb === 'update');
     if (status !== 403) {
-      this.apply(access, status, false, undefined);
-      if (status === 201 && access.kind === 'resource' && (access.verb === 'patch' || access.verb === 'update')) {
-        this.apply({ ...access, verb: 'create' }, status, false, undefined);
-      }
+      this.apply(p, p.verb, status, false, undefined);
+      if (status === 201 && createsOnWrite) this.apply(p, 'create', status, false, undefined);
       return;
     }
     const message = body === undefined ? undefined : statusMessageOf(body);
     if (message === undefined) {
-      this.apply(access, status, true, undefined);
+      this.apply(p, p.verb, status, true, undefined);
       return;
     }
     const refused = AUTHORIZER_REFUSAL.exec(message);
     if (refused === null && OTHER_POLICY.test(message)) {
       // Authorization passed; another policy (admission, quota, a terminating namespace) refused it.
-      this.apply(access, status, false, undefined);
+      this.apply(p, p.verb, status, false, undefined);
       return;
     }
-    const verb = refused?.[1];
-    if (access.kind === 'resource' && verb === 'create' && (access.verb === 'patch' || access.verb === 'update')) {
+    if (createsOnWrite && refused?.[1] === 'create') {
       // The server allowed the patch or update, then refused to create the object it would have made.
-      this.apply(access, status, false, undefined);
-      this.apply({ ...access, verb: 'create' }, status, true, message);
+      this.apply(p, p.verb, status, false, undefined);
+      this.apply(p, 'create', status, true, message);
       return;
     }
-    this.apply(access, status, true, message);
+    this.apply(p, p.verb, status, true, message);
   }
 
   /** A snapshot of every access recorded so far, in the order first seen. */
@@ -144,12 +142,13 @@ export class AccessLog {
     this.records.clear();
   }
 
-  private apply(access: KubeAccess, status: number, denied: boolean, message: string | undefined): void {
-    const key = kubeAccessKey(access);
+  /** Records one answer for the parse `p` with `verb`: a key built and looked up; an object only for an access not seen before. */
+  private apply(p: ParsedKubeAccess, verb: string, status: number, denied: boolean, message: string | undefined): void {
+    const key = keyOfParsed(p, verb);
     let r = this.records.get(key);
     const was = r?.denied ?? false;
     if (r === undefined) {
-      r = { access, key, requests: 0, denials: 0, denied, status, message, lastAtMs: 0 };
+      r = { access: accessOfParsed(p, verb), key, requests: 0, denials: 0, denied, status, message, lastAtMs: 0 };
       this.records.set(key, r);
     }
     r.requests += 1;

@@ -56,56 +56,113 @@ export type KubeAccess = KubeResourceAccess | KubeNonResourceAccess;
  * (the connection pool's `AccessLog` records it).
  */
 export function kubeAccessOf(method: string, pathAndQuery: string): KubeAccess {
-  const queryAt = pathAndQuery.indexOf('?');
-  const path = queryAt < 0 ? pathAndQuery : pathAndQuery.slice(0, queryAt);
-  const access = resourceAccessOf(method, path, pathAndQuery, queryAt);
-  return access ?? { kind: 'nonResource', verb: nonResourceVerb(method), path };
+  return accessOfParsed(parseKubeAccess(method, pathAndQuery));
 }
 
-function resourceAccessOf(method: string, path: string, pathAndQuery: string, queryAt: number): KubeResourceAccess | undefined {
-  if (path.length < 2 || path.charCodeAt(0) !== 47 /* / */ || path.includes('//')) return undefined;
-  const parts = (path.endsWith('/') ? path.slice(1, -1) : path.slice(1)).split('/');
-  let group: string;
+/**
+ * One parse: the fields of a {@link KubeAccess} as strings (`''` when
+ * absent). The parser fills one shared object, so a parse allocates only
+ * the substrings it keeps; read it before the next parse.
+ */
+export interface ParsedKubeAccess {
+  resource: boolean;
+  verb: string;
+  group: string;
+  name: string;
+  subresource: string;
+  namespace: string;
+  /** Set for a non-resource URL: the path without its query. */
+  path: string;
+}
+
+const parsed: ParsedKubeAccess = { resource: false, verb: '', group: '', name: '', subresource: '', namespace: '', path: '' };
+/** Segment bounds of the path being parsed; the longest resource path has 9 segments (apis/g/v/watch/namespaces/ns/r/n/sub). */
+const MAX_SEGMENTS = 9;
+const starts: number[] = new Array<number>(MAX_SEGMENTS).fill(0);
+const ends: number[] = new Array<number>(MAX_SEGMENTS).fill(0);
+
+/** Parses `method` and `pathAndQuery` into the shared {@link ParsedKubeAccess} (see {@link kubeAccessOf} for the rules). */
+export function parseKubeAccess(method: string, pathAndQuery: string): ParsedKubeAccess {
+  const p = parsed;
+  const queryAt = pathAndQuery.indexOf('?');
+  const pathEnd = queryAt < 0 ? pathAndQuery.length : queryAt;
+  if (!parseResource(p, method, pathAndQuery, pathEnd, queryAt)) {
+    p.resource = false;
+    p.verb = nonResourceVerb(method);
+    p.path = queryAt < 0 ? pathAndQuery : pathAndQuery.slice(0, queryAt);
+    p.group = p.name = p.subresource = p.namespace = '';
+  }
+  return p;
+}
+
+function parseResource(p: ParsedKubeAccess, method: string, pq: string, pathEnd: number, queryAt: number): boolean {
+  if (pathEnd < 2 || pq.charCodeAt(0) !== 47 /* / */) return false;
+  // A trailing slash is the same path.
+  const end = pq.charCodeAt(pathEnd - 1) === 47 ? pathEnd - 1 : pathEnd;
+  let n = 0;
+  for (let pos = 1; ;) {
+    const slash = pq.indexOf('/', pos);
+    const segEnd = slash < 0 || slash >= end ? end : slash;
+    if (segEnd === pos || n === MAX_SEGMENTS) return false; // an empty segment (`//`), or too many
+    starts[n] = pos;
+    ends[n] = segEnd;
+    n += 1;
+    if (segEnd === end) break;
+    pos = segEnd + 1;
+  }
+  const is = (i: number, text: string): boolean => ends[i]! - starts[i]! === text.length && pq.startsWith(text, starts[i]);
+  const seg = (i: number): string => pq.slice(starts[i], ends[i]);
   let at: number;
-  if (parts[0] === 'api') {
-    // /api/<version>/...
-    if (parts.length < 3) return undefined;
-    group = '';
+  if (is(0, 'api')) {
+    if (n < 3) return false; // /api, /api/<version>: discovery
+    p.group = '';
     at = 2;
-  } else if (parts[0] === 'apis') {
-    // /apis/<group>/<version>/...
-    if (parts.length < 4) return undefined;
-    group = parts[1]!;
+  } else if (is(0, 'apis')) {
+    if (n < 4) return false; // /apis, /apis/<group>, /apis/<group>/<version>: discovery
+    p.group = seg(1);
     at = 3;
-  } else return undefined;
+  } else return false;
   let watchPrefix = false;
-  if (parts[at] === 'watch') {
+  if (is(at, 'watch')) {
     watchPrefix = true;
     at += 1;
   }
-  let namespace: string | undefined;
-  let rest = parts.slice(at);
-  if (rest[0] === 'namespaces' && rest.length >= 2) {
-    namespace = rest[1]!;
+  p.namespace = '';
+  if (n - at >= 2 && is(at, 'namespaces')) {
+    p.namespace = seg(at + 1);
     // namespaces/<ns>/<resource>/...; but namespaces/<ns>/status and /finalize are the namespace's own subresources.
-    if (rest.length >= 3 && rest[2] !== 'status' && rest[2] !== 'finalize') rest = rest.slice(2);
+    if (n - at >= 3 && !is(at + 2, 'status') && !is(at + 2, 'finalize')) at += 2;
   }
-  // rest: <resource> [<name> [<subresource>]]
-  if (rest.length === 0 || rest.length > 3) return undefined;
-  const resource = rest[0]!;
-  const named = rest.length >= 2;
-  const subresource = rest[2];
-  if (resource === '' || (named && rest[1] === '') || subresource === '') return undefined;
-  const verb = verbOf(method, named, watchPrefix, pathAndQuery, queryAt);
-  if (verb === undefined) return undefined;
-  return {
+  // The rest: <resource> [<name> [<subresource>]]
+  const count = n - at;
+  if (count === 0 || count > 3) return false;
+  const verb = verbOf(method, count >= 2, watchPrefix, pq, queryAt);
+  if (verb === undefined) return false;
+  p.resource = true;
+  p.verb = verb;
+  p.name = seg(at);
+  p.subresource = count === 3 ? seg(at + 2) : '';
+  p.path = '';
+  return true;
+}
+
+/** The key of a parse, as {@link kubeAccessKey} gives it for the access; `verb` overrides the parsed verb. */
+export function keyOfParsed(p: ParsedKubeAccess, verb: string = p.verb): string {
+  return p.resource ? `${verb}|${p.group}|${p.name}|${p.subresource}|${p.namespace}` : `nonResource|${verb}|${p.path}`;
+}
+
+/** The access of a parse, as a new object; `verb` overrides the parsed verb. */
+export function accessOfParsed(p: ParsedKubeAccess, verb: string = p.verb): KubeAccess {
+  if (!p.resource) return { kind: 'nonResource', verb: verb as KubeNonResourceVerb, path: p.path };
+  const access: { -readonly [K in keyof KubeResourceAccess]: KubeResourceAccess[K] } = {
     kind: 'resource',
-    verb,
-    group,
-    resource,
-    ...(subresource === undefined ? {} : { subresource }),
-    ...(namespace === undefined ? {} : { namespace }),
+    verb: verb as KubeResourceVerb,
+    group: p.group,
+    resource: p.name,
   };
+  if (p.subresource !== '') access.subresource = p.subresource;
+  if (p.namespace !== '') access.namespace = p.namespace;
+  return access;
 }
 
 function verbOf(method: string, named: boolean, watchPrefix: boolean, pathAndQuery: string, queryAt: number): KubeResourceVerb | undefined {
@@ -128,12 +185,20 @@ function verbOf(method: string, named: boolean, watchPrefix: boolean, pathAndQue
 }
 
 /** As kube-apiserver decodes `watch`: present, and its first value neither `0` nor `false` (any case; empty counts as true). */
-function isWatchQuery(pathAndQuery: string, queryAt: number): boolean {
+function isWatchQuery(pq: string, queryAt: number): boolean {
   if (queryAt < 0) return false;
-  // Cheap first: most requests have no watch parameter at all.
-  if (!pathAndQuery.includes('watch', queryAt)) return false;
-  const value = new URLSearchParams(pathAndQuery.slice(queryAt + 1)).get('watch');
-  return value !== null && value !== '0' && value.toLowerCase() !== 'false';
+  for (let i = pq.indexOf('watch', queryAt); i >= 0; i = pq.indexOf('watch', i + 5)) {
+    const before = pq.charCodeAt(i - 1);
+    const after = i + 5;
+    const next = pq.charCodeAt(after);
+    // The parameter `watch` itself: after `?` or `&`, followed by `=`, `&` or the end.
+    if ((before !== 63 /* ? */ && before !== 38) /* & */ || (after < pq.length && next !== 61 /* = */ && next !== 38)) continue;
+    if (next !== 61) return true;
+    const valueEnd = pq.indexOf('&', after + 1);
+    const value = pq.slice(after + 1, valueEnd < 0 ? pq.length : valueEnd);
+    return value !== '0' && value.toLowerCase() !== 'false';
+  }
+  return false;
 }
 
 function nonResourceVerb(method: string): KubeNonResourceVerb {
