@@ -1,4 +1,5 @@
-import { accessOfParsed, keyOfParsed, parseKubeAccess, type KubeAccess, type ParsedKubeAccess } from './kubeAccessOf.js';
+import type { KubeAccess } from './kubeAccessOf.js';
+import { accessOfParsed, keyOfParsed, parseKubeAccess, type ParsedKubeAccess } from './parseKubeAccess.js';
 
 /** What an {@link AccessLog} knows of one access (verb, group, resource, subresource, namespace). */
 export interface AccessRecord {

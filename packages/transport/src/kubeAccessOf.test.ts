@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { describeKubeAccess, keyOfParsed, kubeAccessKey, kubeAccessOf, parseKubeAccess, type KubeAccess } from './kubeAccessOf.js';
+import { describeKubeAccess, kubeAccessKey, kubeAccessOf, type KubeAccess } from './kubeAccessOf.js';
+import { keyOfParsed, parseKubeAccess } from './parseKubeAccess.js';
 
 const r = (verb: string, group: string, resource: string, extra: { subresource?: string; namespace?: string } = {}): KubeAccess =>
   ({ kind: 'resource', verb, group, resource, ...extra }) as KubeAccess;
