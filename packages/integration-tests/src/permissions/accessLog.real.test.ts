@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { waitFor } from '@protean/core/testing';
+import { ParentSyncError, type GroupVersionResource } from '@protean/core';
+import { LogRecorder, waitFor } from '@protean/core/testing';
 import { startKubeApiServer, type KubeApiServer } from '@protean/envtest';
+import { instrumentContainer, type MetricsServer, type ProteanMetrics } from '@protean/metrics';
 import { compareWithRbac, permissionsUsed } from '@protean/permissions';
-import { KubeConnectionPool, type KubeHttpRequest } from '@protean/transport';
+import { KubeConnectionPool, sharedConnectionPool, type KubeHttpRequest } from '@protean/transport';
+import { startRealController, type RealController } from '../e2e/startRealController.js';
 
 /*
  * The access log against kube-apiserver's RBAC authorizer: what it records
@@ -140,4 +143,69 @@ describe('the access log against kube-apiserver RBAC', () => {
     expect(result.unused.map((u) => `${u.verb} ${u.resource}`)).toEqual(['get configmaps', 'watch configmaps']);
     expect(result.excluded).toEqual(['get path /apis', 'get path /version']);
   });
+});
+
+describe('a controller instrumented with its connection pool, against kube-apiserver RBAC', () => {
+  const secrets: GroupVersionResource = { group: '', version: 'v1', resource: 'secrets' };
+  let rc: RealController | undefined;
+  let metricsServer: MetricsServer | undefined;
+
+  afterAll(async () => {
+    await rc?.stop();
+    await metricsServer?.stop();
+  });
+
+  it('names the refused informer list in /readyz and one warn line, and an info line once a ClusterRole grants it', async () => {
+    const kubeConfig = api.kubeConfigFor(USER); // its own object: the controller's pool, not the first test's
+    const logs = new LogRecorder('info');
+    let metrics: ProteanMetrics | undefined;
+    rc = startRealController({
+      kubeConfig,
+      logger: logs.logger,
+      configure: (container) => {
+        metrics = instrumentContainer(container, { processMetrics: false, connectionPool: sharedConnectionPool(kubeConfig) });
+      },
+    });
+    metricsServer = await metrics!.serve();
+    const readyz = async (): Promise<[number, string]> => {
+      const res = await fetch(`${metricsServer!.url}/readyz?verbose`);
+      return [res.status, await res.text()];
+    };
+    const lines = (): (string | undefined)[] =>
+      logs.records.filter((r) => logs.bindingsOf(r)['component'] === 'permissions').map((r) => `${r.level} ${r.msg}`);
+
+    // The user may watch Secrets in demo only: the parent's cluster-wide streaming list is refused.
+    const err = await rc.controller.register(secrets, async () => {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ParentSyncError);
+    const [status, body] = await readyz();
+    expect(status).toBe(503);
+    expect(body).toContain('[-]permissions failed: forbidden: watch secrets cluster-wide (403)');
+    expect(lines()).toEqual(['40 forbidden: watch secrets cluster-wide (403)']);
+
+    const rbac = api.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    await rbac.createClusterRole({
+      body: { metadata: { name: 'observed-secrets' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['list', 'watch'] }] },
+    });
+    await rbac.createClusterRoleBinding({
+      body: {
+        metadata: { name: 'observed-secrets' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'observed-secrets' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: USER }],
+      },
+    });
+    // Registering again after the failure window, once the authorizer has seen the binding.
+    await waitFor(
+      async () => {
+        try {
+          await rc!.controller.register(secrets, async () => {});
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { timeoutMs: 30_000, intervalMs: 500, message: 'the secrets parent to register once the ClusterRole is bound' },
+    );
+    expect(await readyz()).toEqual([200, expect.stringContaining('[+]permissions ok')]);
+    expect(lines()).toEqual(['40 forbidden: watch secrets cluster-wide (403)', '30 allowed again: watch secrets cluster-wide']);
+  }, 60_000);
 });
