@@ -1,0 +1,39 @@
+// The leadership step of a life cycle with two replicas: the replica that
+// holds the lease is stopped (SIGTERM: it drains and releases the lease)
+// and the other must take over, which is when a standby's lease reads,
+// watch and take-over are used.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { kubeRequest } from '@protean/envtest';
+import type { ControllerProcess } from './controllerProcess.js';
+import type { LifecycleStep } from './driveLifecycle.js';
+
+/** Replica identities are `<POD_NAME>_<random>`, as the generated main.ts makes them. */
+const podOf = (holderIdentity: string): string => holderIdentity.slice(0, holderIdentity.lastIndexOf('_'));
+
+async function holders(admin: KubeConfig, namespace: string): Promise<string[]> {
+  const r = await kubeRequest(admin, 'GET', `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`);
+  return ((r.json['items'] ?? []) as { spec?: { holderIdentity?: string } }[])
+    .map((l) => l.spec?.holderIdentity ?? '')
+    .filter((h) => h !== '')
+    .map(podOf);
+}
+
+/** Stops the replica holding a lease in `namespace` and waits until one of the others holds it. */
+export function leaderHandover(admin: KubeConfig, namespace: string, replicas: ControllerProcess[]): LifecycleStep {
+  return {
+    name: 'stop the leader; the standby takes over',
+    act: async () => {
+      const held = await holders(admin, namespace);
+      const holder = replicas.find((r) => held.includes(r.name));
+      if (holder === undefined) throw new Error(`no replica holds a lease in ${namespace} (holders: ${held.join(', ')})`);
+      replicas.splice(replicas.indexOf(holder), 1);
+      await holder.stop();
+    },
+    pending: async () => {
+      const held = await holders(admin, namespace);
+      return replicas.some((r) => held.includes(r.name))
+        ? []
+        : [`a lease in ${namespace} held by ${replicas.map((r) => r.name).join(' or ')} (held: ${held.join(', ') || 'none'})`];
+    },
+  };
+}
