@@ -73,6 +73,30 @@ describe('KubeClient against a real kube-apiserver', () => {
     await server?.stop();
   });
 
+  it('validates a dry-run write on the server and stores nothing (dryRun: true), strictly with fieldValidation: Strict', async () => {
+    const dry = await client.create(
+      configmaps,
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry', namespace: 'default' } },
+      { dryRun: true },
+    );
+    expect(dry.metadata.uid).toEqual(expect.any(String)); // the object the server would have stored
+    expect(await client.find(configmaps, { namespace: 'default', name: 'dry' })).toBeUndefined();
+    const invalid = await client
+      .create(
+        configmaps,
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry', namespace: 'default' }, data: { 'no/slash': 'x' } },
+        { dryRun: true },
+      )
+      .catch((e: unknown) => e);
+    expect(invalid).toMatchObject({ status: 422 });
+    // An unknown field is dropped with a warning by default, refused with fieldValidation: 'Strict'.
+    const typo = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry', namespace: 'default' }, dta: { a: 'b' } };
+    expect(await client.create(configmaps, typo, { dryRun: true })).not.toHaveProperty('dta');
+    const strict = await client.create(configmaps, typo, { dryRun: true, fieldValidation: 'Strict' }).catch((e: unknown) => e);
+    expect(strict).toMatchObject({ status: 400 });
+    expect((strict as Error).message).toContain('unknown field "dta"');
+  });
+
   it('creates a child by server-side apply with a controller reference the real server accepts', async () => {
     const owner = await client.create(backups, backup('nightly'));
     const child = setControllerReference(owner, {

@@ -223,6 +223,8 @@ export class KubeClient {
     checkFieldManager(fieldManager);
     const query = new URLSearchParams({ fieldManager });
     if (options.force === true) query.set('force', 'true');
+    if (options.dryRun === true) query.set('dryRun', 'All');
+    if (options.fieldValidation !== undefined) query.set('fieldValidation', options.fieldValidation);
     return this.send<Stored<T>>({
       method: 'PATCH',
       gvr,
@@ -261,6 +263,7 @@ export class KubeClient {
         gvr,
         namespace: key.namespace,
         name: key.name,
+        ...(options.dryRun === true ? { query: new URLSearchParams({ dryRun: 'All' }) } : {}),
         body,
         idempotent: true,
         signal: options.signal,
@@ -325,6 +328,8 @@ export class KubeClient {
       checkFieldManager(fieldManager);
       query.set('fieldManager', fieldManager);
     }
+    if (options.dryRun === true) query.set('dryRun', 'All');
+    if (options.fieldValidation !== undefined) query.set('fieldValidation', options.fieldValidation);
     return query;
   }
 

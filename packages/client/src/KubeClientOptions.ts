@@ -28,6 +28,19 @@ export interface RequestOptions {
 export interface WriteOptions extends RequestOptions {
   /** Overrides the client's `fieldManager` for this request. */
   readonly fieldManager?: string;
+  /**
+   * Server-side dry run (`dryRun=All`): the API server validates, defaults
+   * and admits the write and answers with the object it would store, but
+   * stores nothing. Default false.
+   */
+  readonly dryRun?: boolean;
+  /**
+   * What the API server does with fields it does not know or that appear
+   * twice: `Strict` fails the write (400), `Warn` stores without them and
+   * answers with a warning, `Ignore` drops them silently. Default: the
+   * server's (`Warn`).
+   */
+  readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
 }
 
 /** A subresource a write can address; `status` is the one handlers write. */
@@ -50,6 +63,8 @@ export interface ApplyOptions extends WriteOptions, SubresourceOptions {
 
 /** Options of `KubeClient.delete`. */
 export interface DeleteOptions extends RequestOptions {
+  /** Server-side dry run (`dryRun=All`): checked and admitted, nothing deleted. Default false. */
+  readonly dryRun?: boolean;
   /** `Background` (the API default for most resources), `Foreground` or `Orphan`. */
   readonly propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
   /** Delete only if the object still has this uid / resourceVersion (409 otherwise). */

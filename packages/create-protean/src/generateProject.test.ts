@@ -1,0 +1,150 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateProject, ownVersion } from './generateProject.js';
+import { InvalidOptionError } from './InvalidOptionError.js';
+import { InvalidProjectNameError } from './InvalidProjectNameError.js';
+import { PLACEHOLDER } from './renderTemplate.js';
+import { TargetNotEmptyError } from './TargetNotEmptyError.js';
+import { UnknownLayoutError } from './UnknownLayoutError.js';
+
+let work: string;
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), 'create-protean-'));
+});
+afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+const read = (dir: string, file: string): string => readFileSync(join(dir, file), 'utf8');
+
+const COMMON_FILES = [
+  '.dockerignore',
+  '.gitignore',
+  'Dockerfile',
+  'README.md',
+  'ci.sh',
+  'deploy/clusterrole.yaml',
+  'deploy/crd.yaml',
+  'deploy/deployment.yaml',
+  'deploy/kustomization.yaml',
+  'deploy/namespace.yaml',
+  'deploy/pdb.yaml',
+  'deploy/role.yaml',
+  'deploy/service.yaml',
+  'deploy/serviceaccount.yaml',
+  'jest.config.js',
+  'package.json',
+  'src/composeController.ts',
+  'src/controller.real.test.ts',
+  'src/controller.test.ts',
+  'src/controller.ts',
+  'src/environment.ts',
+  'src/main.ts',
+  'src/names.ts',
+  'src/shutdown.ts',
+  'tsconfig.build.json',
+  'tsconfig.json',
+];
+
+describe('generateProject', () => {
+  it.each(['leader-election', 'sharding'] as const)('writes the same tree for the %s layout, every placeholder filled in', (layout) => {
+    const dir = join(work, 'my-controller');
+    const { files, project } = generateProject({ directory: dir, layout });
+    expect(files).toEqual([...COMMON_FILES].sort());
+    expect(project).toMatchObject({ name: 'my-controller', group: 'my-controller.example.com', kind: 'Widget', plural: 'widgets', layout });
+    for (const file of files) expect({ file, leftovers: read(dir, file).match(PLACEHOLDER) }).toEqual({ file, leftovers: null });
+    expect(statSync(join(dir, 'ci.sh')).mode & 0o111).toBe(0o111);
+  });
+
+  it('writes the layout-specific main, RBAC and Deployment', () => {
+    const leader = join(work, 'leader');
+    const sharded = join(work, 'sharded');
+    generateProject({ directory: leader });
+    generateProject({ directory: sharded, layout: 'sharding' });
+    expect(read(leader, 'src/main.ts')).toContain("from '@protean/leader-election'");
+    expect(read(sharded, 'src/main.ts')).toContain("from '@protean/sharding'");
+    expect(read(leader, 'deploy/deployment.yaml')).toContain('replicas: 2');
+    expect(read(sharded, 'deploy/deployment.yaml')).toContain('replicas: 3');
+    expect(read(leader, 'deploy/clusterrole.yaml')).not.toContain('namespaces');
+    expect(read(sharded, 'deploy/clusterrole.yaml')).toContain('resources: [namespaces]');
+    expect(read(sharded, 'deploy/role.yaml')).toContain('- delete #');
+    const deps = (dir: string): Record<string, string> =>
+      (JSON.parse(read(dir, 'package.json')) as { dependencies: Record<string, string> }).dependencies;
+    expect(deps(leader)['@protean/sharding']).toBeUndefined();
+    expect(deps(sharded)['@protean/sharding']).toBe(`^${ownVersion()}`);
+  });
+
+  it('substitutes the name, group, kind and Protean range everywhere', () => {
+    const dir = join(work, 'x');
+    generateProject({ directory: dir, name: 'policy-bot', group: 'ops.acme.io', kind: 'Policy', proteanVersion: '~0.1.0' });
+    expect(read(dir, 'src/names.ts')).toContain("{ group: 'ops.acme.io', version: 'v1alpha1', resource: 'policies' }");
+    expect(read(dir, 'src/names.ts')).toContain("kind: 'Policy'");
+    expect(read(dir, 'deploy/crd.yaml')).toContain('name: policies.ops.acme.io');
+    expect(read(dir, 'deploy/crd.yaml')).toContain('singular: policy');
+    expect(read(dir, 'deploy/namespace.yaml')).toContain('name: policy-bot');
+    const manifest = JSON.parse(read(dir, 'package.json')) as { name: string; dependencies: Record<string, string> };
+    expect(manifest.name).toBe('policy-bot');
+    expect(
+      Object.entries(manifest.dependencies)
+        .filter(([d]) => d.startsWith('@protean/'))
+        .every(([, r]) => r === '~0.1.0'),
+    ).toBe(true);
+  });
+
+  it('refuses a directory that holds files, naming it, and writes nothing', () => {
+    const dir = join(work, 'taken');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'notes.txt'), 'mine');
+    const err = catchError(() => generateProject({ directory: dir }));
+    expect(err).toBeInstanceOf(TargetNotEmptyError);
+    expect(err).toMatchObject({ name: 'TargetNotEmptyError', directory: dir, entries: ['notes.txt'] });
+    expect((err as Error).message).toContain(dir);
+    expect(read(dir, 'notes.txt')).toBe('mine');
+  });
+
+  it('generates into an existing empty directory', () => {
+    const dir = join(work, 'empty');
+    mkdirSync(dir);
+    expect(generateProject({ directory: dir }).files).toContain('src/main.ts');
+  });
+
+  it.each([
+    ['My-Controller', 'lowercase letters'],
+    ['-edge', 'starting and ending'],
+    ['under_score', 'lowercase letters'],
+    ['a'.repeat(64), 'at most 63 characters'],
+  ])('refuses the name %s as an InvalidProjectNameError naming it', (name, why) => {
+    const err = catchError(() => generateProject({ directory: join(work, 'ok'), name }));
+    expect(err).toBeInstanceOf(InvalidProjectNameError);
+    expect(err).toMatchObject({ name: 'InvalidProjectNameError', option: 'name', value: name });
+    expect((err as Error).message).toContain(JSON.stringify(name));
+    expect((err as Error).message).toContain(why);
+  });
+
+  it('refuses an unknown layout as an UnknownLayoutError listing the layouts', () => {
+    const err = catchError(() => generateProject({ directory: join(work, 'ok'), layout: 'active-active' }));
+    expect(err).toBeInstanceOf(UnknownLayoutError);
+    expect((err as Error).message).toBe('invalid --layout "active-active": the layouts are leader-election and sharding');
+  });
+
+  it.each([
+    ['group', { group: 'nodot' }],
+    ['group', { group: 'Upper.io' }],
+    ['kind', { kind: 'widget' }],
+    ['kind', { kind: 'Wid-get' }],
+    ['protean-version', { proteanVersion: 'latest' }],
+  ])('refuses a bad --%s', (option, bad) => {
+    const err = catchError(() => generateProject({ directory: join(work, 'ok'), ...bad }));
+    expect(err).toBeInstanceOf(InvalidOptionError);
+    expect(err).toMatchObject({ option, value: Object.values(bad)[0] });
+  });
+});
+
+function catchError(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected an error');
+}

@@ -1,0 +1,67 @@
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { InvalidOptionError } from './InvalidOptionError.js';
+import { projectManifest } from './projectManifest.js';
+import { renderTemplate } from './renderTemplate.js';
+import { resolveProject, type GenerateOptions, type ResolvedProject } from './resolveProject.js';
+import { TargetNotEmptyError } from './TargetNotEmptyError.js';
+import { templateFiles } from './templateFiles.js';
+
+/** The templates shipped next to `dist/` (and `src/`). */
+export const TEMPLATES_DIR = fileURLToPath(new URL('../templates/', import.meta.url));
+
+/** Files made executable in a generated project. */
+const EXECUTABLE = new Set(['ci.sh']);
+
+/** What {@link generateProject} wrote. */
+export interface GeneratedProject {
+  readonly project: ResolvedProject;
+  /** The files written, relative to `project.directory`, sorted. */
+  readonly files: readonly string[];
+}
+
+/** This package's version: the default `@protean/*` range is `^` it (the packages are released together). */
+export function ownVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}
+
+/**
+ * Generates a Protean controller project into `options.directory` (created
+ * if missing): the templates of the chosen layout with their placeholders
+ * filled in, and a package.json. Validates everything before writing
+ * anything; rejects a directory that holds files with a
+ * {@link TargetNotEmptyError}, bad names with an `InvalidOptionError`.
+ */
+export function generateProject(options: GenerateOptions): GeneratedProject {
+  const project = resolveProject(options, ownVersion());
+  if (existsSync(project.directory)) {
+    if (!statSync(project.directory).isDirectory())
+      throw new InvalidOptionError('directory', options.directory, `${project.directory} exists and is not a directory`);
+    const entries = readdirSync(project.directory);
+    if (entries.length > 0) throw new TargetNotEmptyError(project.directory, entries);
+  }
+  const values: Record<string, string> = {
+    name: project.name,
+    namespace: project.namespace,
+    layout: project.layout,
+    group: project.group,
+    kind: project.kind,
+    plural: project.plural,
+    singular: project.singular,
+  };
+  // Render everything first: a template problem must not leave half a project behind.
+  const rendered = templateFiles(TEMPLATES_DIR, project.layout).map(({ source, target }) => ({
+    target,
+    text: renderTemplate(readFileSync(join(TEMPLATES_DIR, source), 'utf8'), values, source),
+  }));
+  rendered.push({ target: 'package.json', text: `${JSON.stringify(projectManifest(project), null, 2)}\n` });
+  for (const { target, text } of rendered) {
+    const path = join(project.directory, target);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+    if (EXECUTABLE.has(target)) chmodSync(path, 0o755);
+  }
+  return { project, files: rendered.map((r) => r.target).sort() };
+}

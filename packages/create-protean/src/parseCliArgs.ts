@@ -1,0 +1,72 @@
+import { parseArgs } from 'node:util';
+import { InvalidOptionError } from './InvalidOptionError.js';
+import { UsageError } from './UsageError.js';
+
+/** The command line of `create-protean`, parsed. */
+export interface CliArgs {
+  readonly directory?: string;
+  readonly name?: string;
+  readonly layout?: string;
+  readonly group?: string;
+  readonly kind?: string;
+  readonly proteanVersion?: string;
+  /** Ask nothing: take the defaults for what is not given. */
+  readonly yes: boolean;
+  readonly help: boolean;
+}
+
+/** `create-protean --help`. */
+export const USAGE = `Usage: npm create protean@latest [directory] -- [options]
+       create-protean [directory] [options]
+
+Creates a dynamic Kubernetes controller project on Protean: the controller,
+its Jest tests, a Dockerfile and a kustomize base in deploy/.
+
+Options:
+  --layout <layout>          leader-election (default: 2 replicas, one leads) or sharding
+  --name <name>              package and controller name (default: the directory's name)
+  --group <group>            API group of the parent resource (default: <name>.example.com)
+  --kind <Kind>              kind of the parent resource (default: Widget)
+  --protean-version <range>  range of the @protean/* dependencies (default: ^<this version>)
+  -y, --yes                  ask nothing, use the defaults (also when stdin is not a terminal)
+  -h, --help                 show this help`;
+
+/** Parses `argv` (without node and the script); an unknown flag or a flag without its value is a {@link UsageError}, a second directory an {@link InvalidOptionError}. */
+export function parseCliArgs(argv: readonly string[]): CliArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        layout: { type: 'string' },
+        name: { type: 'string' },
+        group: { type: 'string' },
+        kind: { type: 'string' },
+        'protean-version': { type: 'string' },
+        yes: { type: 'boolean', short: 'y', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (err) {
+    // Read the message by duck type: Node's errors come from another realm under Jest.
+    const message = (err as { message?: unknown } | null)?.message;
+    throw new UsageError(`${typeof message === 'string' ? message : String(err)} (see --help)`, { cause: err });
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 1)
+    throw new InvalidOptionError('directory', positionals.join(' '), 'give one directory (quote a path with spaces)');
+  const optional = <K extends string>(key: K, value: string | undefined): { [P in K]?: string } =>
+    (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
+  return {
+    ...optional('directory', positionals[0]),
+    ...optional('name', values.name),
+    ...optional('layout', values.layout),
+    ...optional('group', values.group),
+    ...optional('kind', values.kind),
+    ...optional('proteanVersion', values['protean-version']),
+    yes: values.yes,
+    help: values.help,
+  };
+}

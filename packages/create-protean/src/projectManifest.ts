@@ -1,0 +1,55 @@
+import type { ResolvedProject } from './resolveProject.js';
+
+/**
+ * Versions of what a generated project needs besides `@protean/*`: the
+ * peers of the Protean packages and the tools of its tests and build.
+ */
+export const PROJECT_DEPENDENCIES = {
+  '@kubernetes/client-node': '^2.0.1',
+  inversify: '^8.2.3',
+  'prom-client': '^15.1.3',
+  'reflect-metadata': '^0.2.2',
+} as const;
+
+/** The generated project's development tools (Jest set up as `@protean/testing`'s README says). */
+export const PROJECT_DEV_DEPENDENCIES = {
+  '@jest/globals': '^30.5.2',
+  '@swc/core': '^1.16.22',
+  '@swc/jest': '^0.2.39',
+  '@types/node': '^24.0.0',
+  jest: '^30.5.2',
+  typescript: '~5.9.3',
+  yaml: '^2.9.1',
+} as const;
+
+/** The `@protean/*` packages the generated code imports at run time, per layout. */
+function proteanRuntime(project: ResolvedProject): string[] {
+  const common = ['client', 'coordinator', 'core', 'leader-election', 'metrics', 'queue', 'transport', 'watch-manager'];
+  return project.layout === 'sharding' ? [...common, 'sharding'] : common;
+}
+
+const sorted = (entries: Array<[string, string]>): Record<string, string> =>
+  Object.fromEntries(entries.sort(([a], [b]) => a.localeCompare(b)));
+
+/** The generated project's package.json, as an object. */
+export function projectManifest(project: ResolvedProject): Record<string, unknown> {
+  const protean = (names: string[]): Array<[string, string]> => names.map((n) => [`@protean/${n}`, project.proteanRange]);
+  const jest = 'node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js';
+  return {
+    name: project.name,
+    version: '0.1.0',
+    private: true,
+    description: `A dynamic Kubernetes controller for ${project.kind} (${project.group}), built on Protean`,
+    type: 'module',
+    engines: { node: '>=24' },
+    scripts: {
+      build: 'tsc -p tsconfig.build.json',
+      typecheck: 'tsc -p tsconfig.json',
+      test: jest,
+      'test:real': `PROTEAN_ENVTEST=1 ${jest} --runInBand src/controller.real.test.ts`,
+      start: 'node dist/main.js',
+    },
+    dependencies: sorted([...protean(proteanRuntime(project)), ...Object.entries(PROJECT_DEPENDENCIES)]),
+    devDependencies: sorted([...protean(['envtest', 'in-memory-apiserver', 'testing']), ...Object.entries(PROJECT_DEV_DEPENDENCIES)]),
+  };
+}

@@ -1,0 +1,43 @@
+import { readdirSync } from 'node:fs';
+import { join, posix, relative, sep } from 'node:path';
+import { LAYOUTS, type Layout } from './Layout.js';
+
+/** One file of the templates and where it goes in a generated project (both `/`-separated, relative). */
+export interface TemplateFile {
+  readonly source: string;
+  readonly target: string;
+}
+
+/** Template files never copied: the workspace's typecheck of the templates. */
+const NOT_COPIED = new Set(['tsconfig.check.json']);
+
+/**
+ * The files a project of `layout` gets from `templatesDir`, by three rules:
+ * - a file named `<base>.<layout>.<ext>` belongs to that layout only and is
+ *   written as `<base>.<ext>` (`src/main.sharding.ts` → `src/main.ts`);
+ * - a leading `_` becomes `.` (`_gitignore` → `.gitignore`: npm leaves
+ *   dotfiles like `.gitignore` out of a published package);
+ * - every other file is copied as it is.
+ */
+export function templateFiles(templatesDir: string, layout: Layout): TemplateFile[] {
+  const files: TemplateFile[] = [];
+  for (const source of listFiles(templatesDir)) {
+    if (NOT_COPIED.has(source)) continue;
+    const dir = posix.dirname(source);
+    let base = posix.basename(source);
+    const marked = LAYOUTS.find((l) => base.includes(`.${l}.`));
+    if (marked !== undefined) {
+      if (marked !== layout) continue;
+      base = base.replace(`.${marked}.`, '.');
+    }
+    if (base.startsWith('_')) base = `.${base.slice(1)}`;
+    files.push({ source, target: dir === '.' ? base : `${dir}/${base}` });
+  }
+  return files.sort((a, b) => a.target.localeCompare(b.target));
+}
+
+function listFiles(root: string): string[] {
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join('/'));
+}

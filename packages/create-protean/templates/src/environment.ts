@@ -1,0 +1,34 @@
+/** What the controller reads from its environment (deploy/deployment.yaml sets it). */
+export interface Environment {
+  /** The Pod's namespace (downward API `metadata.namespace`): where the leases live. */
+  readonly podNamespace: string;
+  /** The Pod's name (downward API `metadata.name`): the start of this replica's identity. */
+  readonly podName: string;
+  /** The port of /metrics, /healthz, /readyz and the status page /statusz. */
+  readonly metricsPort: number;
+}
+
+/** The environment variable a value was missing from or wrong in. */
+export class EnvironmentError extends Error {
+  override readonly name = 'EnvironmentError';
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`environment variable ${variable} ${problem}`);
+  }
+}
+
+/** Reads {@link Environment} from `env` (`process.env`); rejects a missing or malformed value by name. */
+export function readEnvironment(env: Readonly<Record<string, string | undefined>>): Environment {
+  const required = (variable: string): string => {
+    const value = env[variable];
+    if (value === undefined || value === '')
+      throw new EnvironmentError(variable, 'is not set (deploy/deployment.yaml sets it from the downward API)');
+    return value;
+  };
+  const port = Number(env['METRICS_PORT'] ?? '8080');
+  if (!Number.isInteger(port) || port < 1 || port > 65_535)
+    throw new EnvironmentError('METRICS_PORT', `must be a port number, got ${JSON.stringify(env['METRICS_PORT'])}`);
+  return { podNamespace: required('POD_NAMESPACE'), podName: required('POD_NAME'), metricsPort: port };
+}

@@ -1,0 +1,68 @@
+// The controller process, sharded: every replica reconciles the parents of
+// its share of the namespaces (one member Lease per replica in the Pod's namespace).
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { KubeConfig } from '@kubernetes/client-node';
+import { createLogger } from '@protean/core';
+import { instrumentSharding, shardReadiness } from '@protean/metrics';
+import {
+  applyShardChange,
+  detectShardSelectorSupport,
+  KubeMemberLeaseClient,
+  kubeShardInformerSource,
+  ShardGate,
+  ShardMembership,
+} from '@protean/sharding';
+import { KubeClient } from '@protean/client';
+import { composeController } from './composeController.js';
+import { createHandler } from './controller.js';
+import { readEnvironment } from './environment.js';
+import { CONTROLLER_NAME, PARENT } from './names.js';
+import { stopOnSignals } from './shutdown.js';
+
+const env = readEnvironment(process.env);
+const logger = createLogger({ base: { pod: env.podName } });
+const stop = stopOnSignals((message) => logger.info(message));
+
+const kubeConfig = new KubeConfig();
+kubeConfig.loadFromDefault(); // in a Pod: its ServiceAccount's token and the cluster CA; else $KUBECONFIG or ~/.kube/config
+const identity = `${env.podName}_${randomBytes(4).toString('hex')}`;
+const key = 'namespace'; // a parent and its ConfigMaps share a namespace, so they land in the same share
+
+// The split balances the namespaces present at start (listed once: it moves only when members come or go).
+const { mode } = await detectShardSelectorSupport(kubeConfig, { logger, signal: stop.signal });
+const client = new KubeClient({ kubeConfig });
+const namespaces = (await client.list({ group: '', version: 'v1', resource: 'namespaces' }, { signal: stop.signal })).map(
+  (ns) => ns.metadata.name,
+);
+client.close();
+
+const source = kubeShardInformerSource({ kubeConfig, key, ranges: [], mode, logger });
+const membership = new ShardMembership({
+  client: new KubeMemberLeaseClient(kubeConfig),
+  namespace: env.podNamespace,
+  group: CONTROLLER_NAME,
+  identity,
+  keys: () => namespaces,
+  logger,
+});
+const gate = new ShardGate({ key, validity: membership.validity });
+const { controller, metrics } = composeController({ kubeConfig, logger, informerSource: source });
+instrumentSharding(metrics.registry, membership, { mode, cache: source });
+const server = await metrics.serve({ port: env.metricsPort, host: '0.0.0.0', readiness: [shardReadiness(membership)] });
+logger.info({ url: server.url, identity, mode }, 'serving /metrics, /healthz, /readyz and /statusz');
+
+const running = controller.start(stop.signal);
+try {
+  await controller.register(PARENT.gvr, gate.wrap(createHandler({ kubeConfig, controller })));
+  // Gate first (stop taking, drain), then the informers. On SIGTERM the membership gives every range up,
+  // waits for the drain and releases its lease: the others take its namespaces over at once.
+  await Promise.all([membership.run(stop.signal, applyShardChange({ gate, source })), running]);
+} catch (err) {
+  logger.error({ err }, 'the controller stopped on an error');
+  process.exitCode = 1;
+  stop.abort(err);
+  await running.catch(() => {});
+} finally {
+  await server.stop();
+}
