@@ -6,3 +6,5 @@ export * from './PrometheusQueueMetrics.js';
 export * from './ShardMetrics.js';
 export * from './StuckWorkersRule.js';
 export * from './statusPage/index.js';
+export * from './permissions/AccessLogView.js';
+export * from './permissions/PermissionsMonitor.js';

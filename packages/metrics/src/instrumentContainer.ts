@@ -1,6 +1,7 @@
 import {
   DynamicController,
   gvrKey,
+  type Logger,
   TOKENS,
   type WatchCoordinator,
   type WatchCoordinatorDeps,
@@ -13,6 +14,8 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { ControllerMetrics } from './ControllerMetrics.js';
 import { InformerHealthRules, type InformerHealthOptions, type InformerStatus } from './InformerHealthRules.js';
 import { MetricsServer, type ReadinessCheck } from './MetricsServer.js';
+import type { ConnectionPoolView } from './permissions/AccessLogView.js';
+import { PermissionsMonitor } from './permissions/PermissionsMonitor.js';
 import { PrometheusQueueMetrics } from './PrometheusQueueMetrics.js';
 import { StuckWorkersRule, type StuckWorkersOptions } from './StuckWorkersRule.js';
 import { controllerStatusPage } from './statusPage/controllerStatusPage.js';
@@ -39,6 +42,19 @@ export interface InstrumentOptions {
    * is as private as the controller's logs.
    */
   readonly statusPage?: boolean;
+  /**
+   * The controller's connection pool (`sharedConnectionPool(kubeConfig)`
+   * from `@protean/transport`, the one every Protean package uses for that
+   * KubeConfig object): turns on the permissions check. `/readyz` gets a
+   * `permissions` check that fails while the latest answer to some access
+   * is a 403, naming it; the container's logger gets one warn line the
+   * first time an access is refused and an info line when it is allowed
+   * again; `dynamic_controller_forbidden_requests_total` counts refusals;
+   * `/statusz/permissions` serves the access log as JSON (what the
+   * `protean-permissions` CLI reads) and the status page shows a
+   * Permissions section. Off without it.
+   */
+  readonly connectionPool?: ConnectionPoolView;
 }
 
 /** What {@link instrumentContainer} gives back. */
@@ -49,11 +65,14 @@ export interface ProteanMetrics {
   readonly healthRules: InformerHealthRules;
   /** The stuck-workers rule in force (its grace period). */
   readonly stuckWorkersRule: StuckWorkersRule;
+  /** The permissions check, with `connectionPool` given; undefined otherwise. */
+  readonly permissions: PermissionsMonitor | undefined;
   /**
    * `/readyz` checks: every registered parent GVR's informer has synced
    * (`parent-informers-synced`), and none has been failing longer than the
    * readiness grace period or stalled (`parent-informers-healthy`). A
    * standby (leader election) is ready once synced: it is ready to lead.
+   * With `connectionPool`, also `permissions`: no access is refused now.
    */
   readiness(): ReadinessCheck[];
   /**
@@ -131,6 +150,18 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
     informers,
   });
 
+  let permissionsLogger: Logger | undefined;
+  const permissions =
+    options.connectionPool === undefined
+      ? undefined
+      : new PermissionsMonitor(
+          options.connectionPool.accessLog,
+          () =>
+            (permissionsLogger ??= container.isBound(TOKENS.logger)
+              ? container.get(TOKENS.logger).child({ component: 'permissions' })
+              : undefined),
+          registry,
+        );
   const readiness = (): ReadinessCheck[] => [
     {
       name: 'parent-informers-synced',
@@ -159,6 +190,7 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
           : { ready: false, reason: sick.map((i) => `${i.gvr}: ${i.problem ?? 'unhealthy'}`).join('; ') };
       },
     },
+    ...(permissions === undefined ? [] : [permissions.readiness()]),
   ];
   const liveness = (): ReadinessCheck[] => [
     {
@@ -194,6 +226,7 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
     controller: metrics,
     healthRules: rules,
     stuckWorkersRule: stuckWorkers,
+    permissions,
     readiness,
     liveness,
     informers,
@@ -202,8 +235,13 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
         registry,
         readiness: [...readiness(), ...extraReady],
         liveness: [...liveness(), ...extraLive],
-        ...(options.statusEndpoint === false ? {} : { status: { informers: statusPage } }),
-        ...(options.statusPage === true ? { statusPage: controllerStatusPage(controller, informers) } : {}),
+        status: {
+          ...(options.statusEndpoint === false ? {} : { informers: statusPage }),
+          ...(permissions === undefined ? {} : { permissions: () => permissions.status() }),
+        },
+        ...(options.statusPage === true
+          ? { statusPage: controllerStatusPage(controller, informers, permissions === undefined ? undefined : () => permissions.status()) }
+          : {}),
         ...opts,
       }),
   };

@@ -1,4 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import { AccessLog } from './AccessLog.js';
 import { ApiServerConnection, type ApiServerConnectionStats } from './ApiServerConnection.js';
 import { applyCredentials } from './applyCredentials.js';
 import { failureOf, messageOf } from './failureOf.js';
@@ -58,6 +59,12 @@ export class KubeConnectionPool implements KubeTransport {
   /** Current and retired connections (retired ones until drained). */
   private readonly all = new Set<ApiServerConnection>();
   private connectionsOpened = 0;
+  /**
+   * Every RBAC access sent through this pool (verb, group, resource,
+   * subresource, namespace) with its latest answer: what the process used,
+   * and which of it the server refused (403).
+   */
+  readonly accessLog = new AccessLog();
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -72,9 +79,16 @@ export class KubeConnectionPool implements KubeTransport {
    * arrives, whatever its status; the body streams. Rejects only when no
    * response came: with `signal.reason` when aborted, else a
    * {@link KubeTransportError}. Aborting after the response destroys its
-   * body with the signal's reason.
+   * body with the signal's reason. The answer is recorded in
+   * {@link accessLog} by its status (the body is the caller's).
    */
   async request(request: KubeHttpRequest): Promise<KubeStreamResponse> {
+    const res = await this.open(request);
+    this.accessLog.record(request.method, request.path, res.status);
+    return res;
+  }
+
+  private async open(request: KubeHttpRequest): Promise<KubeStreamResponse> {
     const prepared = await applyCredentials(this.kubeConfig, request);
     if (prepared.proxied) return http1Request(prepared, request, undefined);
     const tls = prepared.plain ? {} : tlsSettingsOf(prepared.options);
@@ -101,13 +115,18 @@ export class KubeConnectionPool implements KubeTransport {
     return connection.request(prepared, request);
   }
 
-  /** Sends `request` and reads the whole body as UTF-8 (the {@link KubeTransport} contract). */
+  /**
+   * Sends `request` and reads the whole body as UTF-8 (the {@link KubeTransport}
+   * contract). The answer is recorded in {@link accessLog}, a refusal with
+   * the server's message.
+   */
   async send(request: KubeHttpRequest): Promise<KubeHttpResponse> {
-    const res = await this.request(request);
+    const res = await this.open(request);
     const chunks: Buffer[] = [];
     try {
       for await (const chunk of res.body) chunks.push(chunk as Buffer);
     } catch (err) {
+      this.accessLog.record(request.method, request.path, res.status);
       if (request.signal?.aborted === true) throw request.signal.reason;
       throw new KubeTransportError(
         request.method,
@@ -118,10 +137,13 @@ export class KubeConnectionPool implements KubeTransport {
       );
     }
     if (!res.body.readableEnded) {
+      this.accessLog.record(request.method, request.path, res.status);
       if (request.signal?.aborted === true) throw request.signal.reason;
       throw new KubeTransportError(request.method, request.path, 'ConnectionReset', 'connection closed before the response ended');
     }
-    return { status: res.status, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') };
+    const body = Buffer.concat(chunks).toString('utf8');
+    this.accessLog.record(request.method, request.path, res.status, res.status === 403 ? body : undefined);
+    return { status: res.status, headers: res.headers, body };
   }
 
   /** What the pool holds now (for tests, metrics and status pages). */

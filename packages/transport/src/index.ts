@@ -7,3 +7,5 @@ export type { ApiServerConnectionStats } from './ApiServerConnection.js';
 export type { KubeConnectionPoolOptions } from './KubeConnectionPoolOptions.js';
 export type * from './KubeStreamResponse.js';
 export type * from './KubeTransport.js';
+export * from './AccessLog.js';
+export * from './kubeAccessOf.js';

@@ -1,5 +1,6 @@
 import type { ControllerStatus, DynamicController, InformerStatusEntry } from '@protean/core';
 import type { InformerStatus } from '../InformerHealthRules.js';
+import type { PermissionsStatus } from '../permissions/PermissionsMonitor.js';
 import type { StatusPageSource } from './StatusPageSource.js';
 
 /**
@@ -18,6 +19,8 @@ export interface StatusPageInformer extends InformerStatusEntry {
 /** `/statusz/status.json`: `DynamicController.status()` with each informer assessed by the health rules. */
 export interface StatusPageStatus extends Omit<ControllerStatus, 'informers'> {
   readonly informers: readonly StatusPageInformer[];
+  /** The permissions used and refused, when `instrumentContainer` was given the connection pool. */
+  readonly permissions?: Pick<PermissionsStatus, 'denied' | 'rows'>;
 }
 
 /**
@@ -28,6 +31,7 @@ export interface StatusPageStatus extends Omit<ControllerStatus, 'informers'> {
 export function controllerStatusPage(
   controller: () => DynamicController | undefined,
   informers: () => readonly InformerStatus[],
+  permissions?: () => PermissionsStatus,
 ): StatusPageSource {
   const composed = (): DynamicController => {
     const c = controller();
@@ -53,8 +57,13 @@ export function controllerStatusPage(
                   : 'unhealthy';
           return { ...entry, state, ...(a?.problem === undefined ? {} : { problem: a.problem }) };
         }),
+        ...(permissions === undefined ? {} : { permissions: pageView(permissions()) }),
       };
     },
     explain: (query) => composed().explain(query),
   };
+}
+
+function pageView(status: PermissionsStatus): Pick<PermissionsStatus, 'denied' | 'rows'> {
+  return { denied: status.denied, rows: status.rows };
 }

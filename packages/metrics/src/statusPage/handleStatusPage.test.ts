@@ -83,6 +83,21 @@ describe('MetricsServer status page', () => {
     }
   });
 
+  it('has a Permissions section the script fills from status.permissions as text, saying how to turn it on when absent', async () => {
+    const url = await start(source);
+    const html = await (await fetch(`${url}/statusz`)).text();
+    const table = /<table id="permissions">([\s\S]*?)<\/table>/.exec(html)?.[1] ?? '';
+    expect([...table.matchAll(/<th>([^<]*)<\/th>/g)].map((m) => m[1])).toEqual(['resource', 'verb', 'where', 'latest answer']);
+    const script = /<script>([\s\S]*?)<\/script>/.exec(html)?.[1] ?? '';
+    const render = /function renderPermissions\(\) \{([\s\S]*?)\n {8}\}/.exec(script)?.[1] ?? '';
+    // Rows and refusals come from status.permissions; every string goes through el() (text nodes).
+    expect(render).toContain('status.permissions');
+    expect(render).toContain("fill('permissions', rows, 4");
+    expect(render).toContain('instrumentContainer(container, { connectionPool }) turns it on');
+    expect(render).not.toMatch(/innerHTML|insertAdjacentHTML/);
+    expect(script).toMatch(/renderInformers\(\);\s+renderPermissions\(\);/);
+  });
+
   it('serves the source status as JSON', async () => {
     const url = await start(source);
     const res = await fetch(`${url}/statusz/status.json`);

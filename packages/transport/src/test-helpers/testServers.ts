@@ -46,8 +46,15 @@ function cnOf(socket: unknown): string | undefined {
 
 export type ServerKind = 'h2' | 'https1' | 'http1';
 
+/** A scripted answer: status and body (sent as `application/json`); undefined falls through to the default handler. */
+export type Script = (method: string, url: string) => { status: number; body: string } | undefined;
+
 /** Starts an HTTP/2 secure server (ALPN h2, HTTP/1.1 allowed too), an HTTPS server without h2, or a plain HTTP/1.1 server on 127.0.0.1. */
-export async function startServer(kind: ServerKind, pki: TestPki, options: { maxConcurrentStreams?: number } = {}): Promise<TestServer> {
+export async function startServer(
+  kind: ServerKind,
+  pki: TestPki,
+  options: { maxConcurrentStreams?: number; script?: Script } = {},
+): Promise<TestServer> {
   const seen: SeenRequest[] = [];
   const held = new Set<{ end(): void }>();
   const sockets = new Set<net.Socket>();
@@ -62,6 +69,15 @@ export async function startServer(kind: ServerKind, pki: TestPki, options: { max
       clientCn: cnOf(socket),
       protocol: req.httpVersion === '2.0' ? 'h2' : 'http/1.1',
     });
+    const scripted = options.script?.(req.method ?? 'GET', req.url ?? '');
+    if (scripted !== undefined) {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(scripted.status, { 'content-type': 'application/json' });
+        res.end(scripted.body);
+      });
+      return;
+    }
     if (req.url === '/hold') {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.write('held\n');
