@@ -47,7 +47,12 @@ const membership = new ShardMembership({
   logger,
 });
 const gate = new ShardGate({ key, validity: membership.validity });
-const { controller, metrics } = composeController({ kubeConfig, logger, informerSource: source });
+const { controller, metrics } = composeController({
+  kubeConfig,
+  logger,
+  informerSource: source,
+  config: env.resyncPeriodMs === undefined ? {} : { resyncPeriodMs: env.resyncPeriodMs },
+});
 instrumentSharding(metrics.registry, membership, { mode, cache: source });
 const server = await metrics.serve({ port: env.metricsPort, host: '0.0.0.0', readiness: [shardReadiness(membership)] });
 logger.info({ url: server.url, identity, mode }, 'serving /metrics, /healthz, /readyz and /statusz');
