@@ -60,7 +60,7 @@ export class ControllerUnderTest {
   /**
    * Starts `node dist/main.js` as the ServiceAccount (KUBECONFIG with its
    * token), with POD_NAMESPACE, POD_NAME and METRICS_PORT set; resolves
-   * once its metrics server answers.
+   * once its metrics server answers, or it exited.
    */
   async start(): Promise<ControllerProcess> {
     if (this.kubeConfigFile === undefined) {
@@ -92,7 +92,7 @@ export class ControllerUnderTest {
       await proc.stop();
       throw new Error(`${(err as Error).message}\n--- output ---\n${proc.tail()}`, { cause: err });
     }
-    if (!proc.running) throw new Error(`${podName} exited at start:\n${proc.tail()}`);
+    // A process that exited at start (a refused request it cannot run without) is returned as it is: the caller judges it.
     return proc;
   }
 }

@@ -37,3 +37,23 @@ export function leaderHandover(admin: KubeConfig, namespace: string, replicas: C
     },
   };
 }
+
+/**
+ * Waits until a lease in `namespace` was renewed after it was acquired (a
+ * leader renews every retry period), so a refused renewal shows before the
+ * leader is stopped.
+ */
+export function leaseRenewed(admin: KubeConfig, namespace: string): LifecycleStep {
+  return {
+    name: 'the leader renews its lease',
+    act: async () => {},
+    pending: async () => {
+      const r = await kubeRequest(admin, 'GET', `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`);
+      const leases = (r.json['items'] ?? []) as { spec?: { acquireTime?: string; renewTime?: string; holderIdentity?: string } }[];
+      const renewed = leases.some(
+        (l) => l.spec?.holderIdentity && l.spec.renewTime && l.spec.acquireTime && l.spec.renewTime > l.spec.acquireTime, // same RFC 3339 micro format: ordered as strings
+      );
+      return renewed ? [] : [`a lease in ${namespace} renewed after it was acquired`];
+    },
+  };
+}

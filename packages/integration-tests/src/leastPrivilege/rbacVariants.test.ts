@@ -1,6 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Manifest } from './deployManifests.js';
-import { describeGrant, grantsOf, UnenumerableRuleError, withExtraGrant, withoutGrantIn, type Grant } from './rbacVariants.js';
+import {
+  accessResourceName,
+  describeGrant,
+  grantsOf,
+  UnenumerableRuleError,
+  withExtraGrant,
+  withoutGrantIn,
+  type Grant,
+} from './rbacVariants.js';
 
 const role = (kind: 'Role' | 'ClusterRole', rules: unknown[], namespace = 'ops'): Manifest => ({
   apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -81,5 +89,13 @@ describe('withExtraGrant', () => {
     const objects = [role('ClusterRole', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]), role('Role', [])];
     const after = withExtraGrant(objects, { role: 'ClusterRole ctl', apiGroup: '', resource: 'configmaps', verb: 'delete' });
     expect(triples(after)).toEqual(['ClusterRole ctl: get configmaps', 'ClusterRole ctl: delete configmaps']);
+  });
+});
+
+describe('accessResourceName', () => {
+  it('names a resource as the access log does: resource.group, then the subresource', () => {
+    expect(accessResourceName({ apiGroup: '', resource: 'configmaps' })).toBe('configmaps');
+    expect(accessResourceName({ apiGroup: 'example.com', resource: 'widgets' })).toBe('widgets.example.com');
+    expect(accessResourceName({ apiGroup: 'example.com', resource: 'widgets/status' })).toBe('widgets.example.com/status');
   });
 });

@@ -41,6 +41,16 @@ export function roleName(o: Manifest): string {
   return o.kind === 'Role' ? `Role ${o.metadata.namespace ?? ''}/${o.metadata.name}` : `ClusterRole ${o.metadata.name}`;
 }
 
+/**
+ * The resource as the access log and /readyz name it: `configmaps`,
+ * `widgets.example.com`, `widgets.example.com/status` (kubectl's
+ * resource.group, then the subresource).
+ */
+export function accessResourceName(g: Pick<Grant, 'resource' | 'apiGroup'>): string {
+  const [resource, subresource] = g.resource.split('/', 2) as [string, string | undefined];
+  return `${resource}${g.apiGroup === '' ? '' : `.${g.apiGroup}`}${subresource === undefined ? '' : `/${subresource}`}`;
+}
+
 /** `verb resource.group` as RBAC denials say it (`get configmaps`, `patch widgets/status.example.com`). */
 export function describeGrant(g: Pick<Grant, 'verb' | 'resource' | 'apiGroup'>): string {
   return `${g.verb} ${g.resource}${g.apiGroup === '' ? '' : `.${g.apiGroup}`}`;
