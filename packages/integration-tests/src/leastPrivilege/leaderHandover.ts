@@ -18,14 +18,23 @@ async function holders(admin: KubeConfig, namespace: string): Promise<string[]> 
     .map(podOf);
 }
 
-/** Stops the replica holding a lease in `namespace` and waits until one of the others holds it. */
-export function leaderHandover(admin: KubeConfig, namespace: string, replicas: ControllerProcess[]): LifecycleStep {
+/**
+ * Stops the replica holding a lease in `namespace` (after `beforeStop`)
+ * and waits until one of the others holds it.
+ */
+export function leaderHandover(
+  admin: KubeConfig,
+  namespace: string,
+  replicas: ControllerProcess[],
+  beforeStop: (replica: ControllerProcess) => Promise<void> = async () => {},
+): LifecycleStep {
   return {
     name: 'stop the leader; the standby takes over',
     act: async () => {
       const held = await holders(admin, namespace);
       const holder = replicas.find((r) => held.includes(r.name));
       if (holder === undefined) throw new Error(`no replica holds a lease in ${namespace} (holders: ${held.join(', ')})`);
+      await beforeStop(holder);
       replicas.splice(replicas.indexOf(holder), 1);
       await holder.stop();
     },

@@ -13,81 +13,27 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { kubeRequest, startKubeApiServer, type KubeApiServer } from '@protean/envtest';
 import type { ControllerProcess } from './controllerProcess.js';
-import { ControllerUnderTest } from './controllerUnderTest.js';
 import { denialProblems } from './denialChecks.js';
-import { driveLifecycle, LifecycleStallError, type LifecycleOutcome, type LifecycleStep } from './driveLifecycle.js';
+import { LifecycleStallError } from './driveLifecycle.js';
 import { buildGeneratedProject, type BuiltProject } from './generatedProject.js';
-import { leaderHandover, leaseRenewed } from './leaderHandover.js';
-import { ParentLifecycle } from './parentLifecycle.js';
+import { runLeaderLifecycle, startCluster, type Cluster } from './leaderLifecycleRun.js';
 import { describeGrant, grantsOf, withoutGrantIn, type Grant } from './rbacVariants.js';
 
 const RESYNC_PERIOD_MS = 10_000;
-const WORK_NAMESPACE = 'lp-work';
-
-/** One kube-apiserver with the generated project's objects applied. */
-interface Cluster {
-  server: KubeApiServer;
-  ctl: ControllerUnderTest;
-}
-
-type RunOutcome = LifecycleOutcome | LifecycleStallError;
 
 describe('the generated controller (leader election) as its ServiceAccount', () => {
   let dir: string;
   let generated: BuiltProject;
   let main: Cluster;
   let noStreaming: Cluster | undefined;
-  const servers: KubeApiServer[] = [];
+  const clusters: Cluster[] = [];
   const started: ControllerProcess[] = [];
 
   const cluster = async (extraArgs: string[]): Promise<Cluster> => {
-    const server = await startKubeApiServer({ extraArgs });
-    servers.push(server);
-    const ctl = new ControllerUnderTest(server.kubeConfig, {
-      projectDir: generated.dir,
-      tempDir: mkdtempSync(join(dir, 'cluster-')),
-      env: { RESYNC_PERIOD_MS: String(RESYNC_PERIOD_MS) },
-    });
-    await ctl.apply();
-    await kubeRequest(server.kubeConfig, 'POST', '/api/v1/namespaces', { body: { metadata: { name: WORK_NAMESPACE } } });
-    return { server, ctl };
-  };
-
-  /**
-   * Two replicas from a fresh install (no lease), driven through create,
-   * update, a lease renewal, a leader handover and delete; `inspect` sees
-   * the outcome while the replicas still run.
-   */
-  const run = async <T>(c: Cluster, parentName: string, inspect: (o: RunOutcome) => Promise<T>): Promise<T> => {
-    const { server, ctl } = c;
-    await ctl.forgetLeases();
-    const replicas = await Promise.all([ctl.start(), ctl.start()]);
-    started.push(...replicas);
-    const live = [...replicas];
-    const parent = new ParentLifecycle(server.kubeConfig, ctl.parent, WORK_NAMESPACE, parentName);
-    const steps: LifecycleStep[] = [
-      parent.step('create'),
-      // The same leader records the repeated Event, so it is counted into a series (a patch).
-      parent.step('update'),
-      leaseRenewed(server.kubeConfig, ctl.serviceAccount.namespace),
-      leaderHandover(server.kubeConfig, ctl.serviceAccount.namespace, live),
-      parent.step('delete'),
-    ];
-    try {
-      let outcome: RunOutcome;
-      try {
-        outcome = await driveLifecycle({ replicas: () => live, steps, boundMs: RESYNC_PERIOD_MS });
-      } catch (err) {
-        if (!(err instanceof LifecycleStallError)) throw err;
-        outcome = err;
-      }
-      return await inspect(outcome);
-    } finally {
-      await Promise.all(replicas.map((r) => r.stop()));
-      await parent.cleanUp();
-    }
+    const c = await startCluster(generated.dir, dir, RESYNC_PERIOD_MS, { extraArgs });
+    clusters.push(c);
+    return c;
   };
 
   beforeAll(async () => {
@@ -97,13 +43,13 @@ describe('the generated controller (leader election) as its ServiceAccount', () 
   });
   afterAll(async () => {
     await Promise.all(started.map((p) => p.stop()));
-    await Promise.all(servers.map((s) => s.stop()));
+    await Promise.all(clusters.map((c) => c.server.stop()));
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     generated?.remove();
   });
 
   it('converges with exactly the shipped RBAC: child applied, Ready, finalizer, Event; update, handover and delete too', async () => {
-    const outcome = await run(main, 'baseline', async (o) => o);
+    const outcome = await runLeaderLifecycle(main, { parentName: 'baseline', boundMs: RESYNC_PERIOD_MS, started, inspect: async (o) => o });
     expect(outcome).toMatchObject({ kind: 'converged' });
   });
 
@@ -116,19 +62,24 @@ describe('the generated controller (leader election) as its ServiceAccount', () 
       const what = `${grant.role}: ${describeGrant(grant)}`;
       await c.ctl.apply(withoutGrantIn(c.ctl.manifests, grant).filter((o) => o.kind === 'Role' || o.kind === 'ClusterRole'));
       try {
-        return await run(c, name, async (outcome) => {
-          if (outcome instanceof LifecycleStallError) {
-            problems.push(`${what}: ${outcome.message}`);
+        return await runLeaderLifecycle(c, {
+          parentName: name,
+          boundMs: RESYNC_PERIOD_MS,
+          started,
+          inspect: async (outcome) => {
+            if (outcome instanceof LifecycleStallError) {
+              problems.push(`${what}: ${outcome.message}`);
+              return true;
+            }
+            if (outcome.kind === 'converged') return false;
+            const found = await denialProblems(outcome, grant, RESYNC_PERIOD_MS);
+            problems.push(...found.map((p) => `${what}: ${p}`));
+            figures.push(
+              `${what} (${where}): ${outcome.kind} at "${outcome.step}" ${Math.round(outcome.sinceStepMs)} ms after it` +
+                (outcome.kind === 'denied' ? `, ${Math.round(outcome.sinceStartMs)} ms after the replica started` : ''),
+            );
             return true;
-          }
-          if (outcome.kind === 'converged') return false;
-          const found = await denialProblems(outcome, grant, RESYNC_PERIOD_MS);
-          problems.push(...found.map((p) => `${what}: ${p}`));
-          figures.push(
-            `${what} (${where}): ${outcome.kind} at "${outcome.step}" ${Math.round(outcome.sinceStepMs)} ms after it` +
-              (outcome.kind === 'denied' ? `, ${Math.round(outcome.sinceStartMs)} ms after the replica started` : ''),
-          );
-          return true;
+          },
         });
       } finally {
         await c.ctl.apply();
