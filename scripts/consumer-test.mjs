@@ -20,6 +20,7 @@ import { basename, delimiter, dirname, join, relative, resolve } from 'node:path
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CheckList } from './consumer/CheckList.mjs';
+import { createProteanChecks, GENERATOR } from './consumer/createProtean.mjs';
 import { findCopies } from './consumer/findCopies.mjs';
 import { inspectTarball } from './consumer/inspectTarball.mjs';
 import { npmInstallCommands, sectionCodeBlocks } from './consumer/markdownSection.mjs';
@@ -47,6 +48,9 @@ const appDir = join(work, 'app');
 const env = { ...process.env, PATH: `${dirname(nodeBin)}${delimiter}${process.env.PATH ?? ''}`, npm_config_update_notifier: 'false' };
 const started = Date.now();
 let tarballs = [];
+/** The tarballs of the libraries an app installs: every one but the generator's. */
+let libraries = [];
+let createTimings = [];
 
 const cleanup = () => {
   if (args.keep) console.log(`kept ${work}`);
@@ -88,6 +92,7 @@ async function main() {
     const files = readdirSync(tarballDir).filter((f) => f.endsWith('.tgz'));
     tarballs = packed.map(({ pkg, file }) => ({ ...inspectTarball(file, join(work, 'extract'), checks, root, pkg.dir), path: file }));
     printTable(tarballs);
+    libraries = tarballs.filter((t) => t.name !== GENERATOR);
     const names = tarballs.map((t) => t.name);
     checks.expectNone('no private package is packed', [
       ...names.filter((n) => privateNames.has(n)).map((n) => `${n} is private`),
@@ -102,7 +107,7 @@ async function main() {
     );
   });
 
-  agreedPeers(tarballs);
+  agreedPeers(libraries);
   const installed = await checks.step('install', () => install());
   if (installed === undefined) return skipRest('npm install failed');
 
@@ -131,6 +136,11 @@ async function main() {
   });
 
   await checks.step('jest', () => jestTest());
+
+  // A generated project targets Node >= 24 (engines) and client-node 2.x: the Node 20 run skips it.
+  const major = Number(nodeVersion.replace(/^v/, '').split('.')[0]);
+  if (major < 24) checks.skip('create-protean', `the generated project needs Node >= 24; this run is on ${nodeVersion}`);
+  else createTimings = await checks.step('create-protean', () => createProteanChecks({ checks, tarballs, work, env }));
 }
 
 /**
@@ -236,11 +246,11 @@ function install() {
     `the README's install commands name ${CLIENT_NODE} without a version`,
     words.includes(CLIENT_NODE) ? [] : [`found ${words.filter((w) => w.startsWith(CLIENT_NODE)).join(', ') || 'no client-node'}`],
   );
-  const missing = tarballs.filter((t) => !words.includes(t.name)).map((t) => `${t.name} is not in the README's install commands`);
+  const missing = libraries.filter((t) => !words.includes(t.name)).map((t) => `${t.name} is not in the README's install commands`);
   checks.expectNone('the README installs every published package', missing);
   // A library the app installs (and imports) itself must be a peer, or the app can end up with two copies.
   const appOwned = new Set(words.filter((w) => !w.startsWith('-')).map((w) => /^(@[^/@]+\/[^@]+|[^@]+)/.exec(w)?.[1] ?? w));
-  const shipped = tarballs.flatMap((t) =>
+  const shipped = libraries.flatMap((t) =>
     Object.entries(t.manifest.dependencies ?? {})
       .filter(([dep]) => appOwned.has(dep) && !dep.startsWith('@protean/'))
       .map(([dep, range]) => `${t.name} has ${dep} ${range} in dependencies`),
@@ -328,7 +338,7 @@ function install() {
   expectOne('inversify');
   expectOne('reflect-metadata');
   expectOne('prom-client');
-  for (const t of tarballs) expectOne(t.name, new RegExp(`^${t.version.replace(/\./g, '\\.')}$`));
+  for (const t of libraries) expectOne(t.name, new RegExp(`^${t.version.replace(/\./g, '\\.')}$`));
   const wanted = args['client-node'];
   expectOne(CLIENT_NODE, wanted === undefined ? undefined : new RegExp(`^${wanted.replace(/\./g, '\\.')}(\\.|$)`));
   return commands;
@@ -359,7 +369,7 @@ function readManifest(dir) {
 }
 
 function skipRest(reason) {
-  for (const step of ['pack', 'inspect tarballs', 'install', 'envtest bin', 'compile', 'run', 'jest']) {
+  for (const step of ['pack', 'inspect tarballs', 'install', 'envtest bin', 'compile', 'run', 'jest', 'create-protean']) {
     if (!checks.timings.some((t) => t.step === step)) checks.skip(step, reason);
   }
 }
@@ -393,6 +403,8 @@ function summarize() {
   console.log(
     `\nconsumer test timings: ${checks.timings.map((t) => `${t.step} ${t.seconds.toFixed(1)}s`).join(', ')}; total ${seconds.toFixed(1)}s`,
   );
+  for (const { layout, seconds: s } of createTimings)
+    console.log(`create-protean --layout ${layout}: create to first green test ${s.toFixed(1)}s`);
   if (checks.warnings.length > 0) console.log(`warnings:\n${checks.warnings.map((w) => `  - ${w}`).join('\n')}`);
   const failures = checks.details.filter((d) => d.status === 'failed');
   if (failures.length > 0) console.log(`failed checks:\n${failures.map((d) => `  - ${d.name}: ${d.message.split('\n')[0]}`).join('\n')}`);
@@ -405,7 +417,13 @@ function summarize() {
     unpackedBytes,
   }));
   if (args.json !== undefined)
-    checks.writeJson(resolve(args.json), { tarballs: tarballTable, node: nodeBin, clientNode: args['client-node'] ?? null, seconds });
+    checks.writeJson(resolve(args.json), {
+      tarballs: tarballTable,
+      node: nodeBin,
+      clientNode: args['client-node'] ?? null,
+      seconds,
+      createToFirstGreenTest: createTimings,
+    });
   console.log(`consumer test: ${passed} passed, ${failed} failed, ${skipped} skipped`);
   process.exitCode = failed === 0 ? 0 : 1;
 }

@@ -2,9 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateProject, ownVersion } from './generateProject.js';
+import { generateProject } from './generateProject.js';
 import { InvalidOptionError } from './InvalidOptionError.js';
 import { InvalidProjectNameError } from './InvalidProjectNameError.js';
+import { PROTEAN_VERSIONS } from './proteanVersions.js';
 import { PLACEHOLDER } from './renderTemplate.js';
 import { TargetNotEmptyError } from './TargetNotEmptyError.js';
 import { UnknownLayoutError } from './UnknownLayoutError.js';
@@ -71,7 +72,8 @@ describe('generateProject', () => {
     const deps = (dir: string): Record<string, string> =>
       (JSON.parse(read(dir, 'package.json')) as { dependencies: Record<string, string> }).dependencies;
     expect(deps(leader)['@protean/sharding']).toBeUndefined();
-    expect(deps(sharded)['@protean/sharding']).toBe(`^${ownVersion()}`);
+    expect(deps(sharded)['@protean/sharding']).toBe(`^${PROTEAN_VERSIONS['@protean/sharding']}`);
+    expect(deps(leader)['@protean/core']).toBe(`^${PROTEAN_VERSIONS['@protean/core']}`);
   });
 
   it('substitutes the name, group, kind and Protean range everywhere', () => {

@@ -21,12 +21,6 @@ export interface GeneratedProject {
   readonly files: readonly string[];
 }
 
-/** This package's version: the default `@protean/*` range is `^` it (the packages are released together). */
-export function ownVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return manifest.version;
-}
-
 /**
  * Generates a Protean controller project into `options.directory` (created
  * if missing): the templates of the chosen layout with their placeholders
@@ -35,7 +29,7 @@ export function ownVersion(): string {
  * {@link TargetNotEmptyError}, bad names with an `InvalidOptionError`.
  */
 export function generateProject(options: GenerateOptions): GeneratedProject {
-  const project = resolveProject(options, ownVersion());
+  const project = resolveProject(options);
   if (existsSync(project.directory)) {
     if (!statSync(project.directory).isDirectory())
       throw new InvalidOptionError('directory', options.directory, `${project.directory} exists and is not a directory`);

@@ -4,6 +4,7 @@ export * from './InvalidProjectNameError.js';
 export * from './Layout.js';
 export * from './parseCliArgs.js';
 export * from './projectManifest.js';
+export * from './proteanVersions.js';
 export * from './renderTemplate.js';
 export * from './resolveProject.js';
 export * from './runCli.js';

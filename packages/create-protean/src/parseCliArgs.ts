@@ -27,7 +27,7 @@ Options:
   --name <name>              package and controller name (default: the directory's name)
   --group <group>            API group of the parent resource (default: <name>.example.com)
   --kind <Kind>              kind of the parent resource (default: Widget)
-  --protean-version <range>  range of the @protean/* dependencies (default: ^<this version>)
+  --protean-version <range>  range of every @protean/* dependency (default: ^ each one's version)
   -y, --yes                  ask nothing, use the defaults (also when stdin is not a terminal)
   -h, --help                 show this help`;
 

@@ -1,3 +1,4 @@
+import { PROTEAN_VERSIONS } from './proteanVersions.js';
 import type { ResolvedProject } from './resolveProject.js';
 
 /**
@@ -33,7 +34,8 @@ const sorted = (entries: Array<[string, string]>): Record<string, string> =>
 
 /** The generated project's package.json, as an object. */
 export function projectManifest(project: ResolvedProject): Record<string, unknown> {
-  const protean = (names: string[]): Array<[string, string]> => names.map((n) => [`@protean/${n}`, project.proteanRange]);
+  const protean = (names: string[]): Array<[string, string]> =>
+    names.map((n) => [`@protean/${n}`, project.proteanRange ?? `^${PROTEAN_VERSIONS[`@protean/${n}`]}`]);
   const jest = 'node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js';
   return {
     name: project.name,

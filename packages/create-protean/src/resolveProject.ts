@@ -16,7 +16,7 @@ export interface GenerateOptions {
   readonly group?: string;
   /** The parent resource's kind (PascalCase); default `Widget`. */
   readonly kind?: string;
-  /** The version range of every `@protean/*` dependency; default `^<this package's version>`. */
+  /** The version range of every `@protean/*` dependency; default `^<its version>` (`PROTEAN_VERSIONS`). */
   readonly proteanVersion?: string;
 }
 
@@ -33,7 +33,8 @@ export interface ResolvedProject {
   readonly plural: string;
   /** Lowercase kind (`widget`). */
   readonly singular: string;
-  readonly proteanRange: string;
+  /** The range of every `@protean/*` dependency, or `undefined` for each package's own `^<version>`. */
+  readonly proteanRange: string | undefined;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -46,7 +47,7 @@ const RANGE = /^[~^]?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
  * naming the option and value: {@link InvalidProjectNameError},
  * {@link UnknownLayoutError}, {@link InvalidOptionError}.
  */
-export function resolveProject(options: GenerateOptions, ownVersion: string): ResolvedProject {
+export function resolveProject(options: GenerateOptions): ResolvedProject {
   const directory = resolve(options.directory);
   const name = options.name ?? basename(directory);
   checkName(name);
@@ -59,8 +60,8 @@ export function resolveProject(options: GenerateOptions, ownVersion: string): Re
   if (!KIND.test(kind) || kind.length > 63)
     throw new InvalidOptionError('kind', kind, 'a kind is PascalCase letters and digits, starting with a capital, e.g. Widget');
   const singular = kind.toLowerCase();
-  const proteanRange = options.proteanVersion ?? `^${ownVersion}`;
-  if (!RANGE.test(proteanRange))
+  const proteanRange = options.proteanVersion;
+  if (proteanRange !== undefined && !RANGE.test(proteanRange))
     throw new InvalidOptionError('protean-version', proteanRange, 'a version or a ^/~ range of one, e.g. ^0.1.0');
   return { directory, name, namespace: name, layout, group, kind, plural: pluralOf(singular), singular, proteanRange };
 }

@@ -68,7 +68,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
 function problemWith(options: GenerateOptions): string | undefined {
   try {
-    resolveProject(options, '0.0.0');
+    resolveProject(options);
     return undefined;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);

@@ -4,7 +4,7 @@ export interface Environment {
   readonly podNamespace: string;
   /** The Pod's name (downward API `metadata.name`): the start of this replica's identity. */
   readonly podName: string;
-  /** The port of /metrics, /healthz, /readyz and the status page /statusz. */
+  /** The port of /metrics, /healthz, /readyz and the status page /statusz (`METRICS_PORT`, default 8080; 0: any free port, logged). */
   readonly metricsPort: number;
   /** `RESYNC_PERIOD_MS`: how often every parent is reconciled again without a change; unset: the core default. */
   readonly resyncPeriodMs?: number;
@@ -30,7 +30,7 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     return value;
   };
   const port = Number(env['METRICS_PORT'] ?? '8080');
-  if (!Number.isInteger(port) || port < 1 || port > 65_535)
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new EnvironmentError('METRICS_PORT', `must be a port number, got ${JSON.stringify(env['METRICS_PORT'])}`);
   const resync = env['RESYNC_PERIOD_MS'];
   const resyncPeriodMs = resync === undefined || resync === '' ? undefined : Number(resync);

@@ -1,0 +1,114 @@
+// The create-protean part of the consumer test: the packed generator run the
+// way `npm create protean` runs it, for each layout, and the project it
+// generates installed from the packed @protean/* tarballs, tested and typechecked.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { run, tail } from './run.mjs';
+
+/** The generator's package name: packed and published with the libraries, never installed into an app. */
+export const GENERATOR = 'create-protean';
+const LAYOUTS = ['leader-election', 'sharding'];
+
+/**
+ * For each layout: `npm exec --package=<create-protean tarball> -- create-protean <dir> --layout <l> --yes`
+ * in an empty directory (what `npm create protean@latest <dir>` runs), then in the project: its
+ * `@protean/*` dependencies pointed at the tarballs (the specs and npm `overrides`, so the packages'
+ * own `@protean/*` dependencies resolve to them too), `npm install`, `npm test` (its Jest tests; the
+ * opt-in real-server test reports itself skipped), `npm run typecheck` and `npm run build`.
+ * Records on `checks`; returns `{ layout, seconds }[]`: from the start of the generator to the end of
+ * the first green `npm test`.
+ */
+export function createProteanChecks({ checks, tarballs, work, env }) {
+  const generator = tarballs.find((t) => t.name === GENERATOR);
+  if (generator === undefined) {
+    checks.fail(`${GENERATOR} is packed`, 'no tarball');
+    return [];
+  }
+  const libraries = tarballs.filter((t) => t.name !== GENERATOR);
+  const timings = [];
+  for (const layout of LAYOUTS) {
+    const parent = join(work, `create-${layout}`);
+    mkdirSync(parent, { recursive: true });
+    const dir = join(parent, 'my-controller');
+    const label = `${GENERATOR} --layout ${layout}`;
+    const started = Date.now();
+    const create = run(
+      'npm',
+      ['exec', '--yes', `--package=${generator.path}`, '--', GENERATOR, 'my-controller', '--layout', layout, '--yes'],
+      { cwd: parent, env, timeoutMs: 5 * 60_000 },
+    );
+    if (!create.ok || !existsSync(join(dir, 'package.json'))) {
+      checks.fail(`${label}: the packed bin generates a project`, `exit ${create.status ?? create.signal}\n${tail(create.output, 30)}`);
+      continue;
+    }
+    checks.pass(`${label}: the packed bin generates a project`, `${create.seconds.toFixed(1)}s; ${create.stdout.trim().split('\n')[0]}`);
+
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    const proteanSpecs = Object.entries({ ...manifest.dependencies, ...manifest.devDependencies }).filter(([n]) =>
+      n.startsWith('@protean/'),
+    );
+    checks.expectNone(
+      `${label}: every @protean/* range admits the packed version`,
+      proteanSpecs
+        .map(([name, range]) => [name, range, libraries.find((t) => t.name === name)])
+        .filter(([, range, t]) => t === undefined || range !== `^${t.version}`)
+        .map(([name, range, t]) => `${name} ${range} (packed: ${t?.version ?? 'none'})`),
+    );
+    // Point every @protean/* name at its tarball: the project's own specs, and (overrides) the packages' specs of each other.
+    const file = (t) => `file:${t.path}`;
+    for (const field of ['dependencies', 'devDependencies']) {
+      for (const name of Object.keys(manifest[field] ?? {})) {
+        const t = libraries.find((l) => l.name === name);
+        if (t !== undefined) manifest[field][name] = file(t);
+      }
+    }
+    manifest.overrides = Object.fromEntries(libraries.map((t) => [t.name, file(t)]));
+    writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+
+    const install = run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, env, timeoutMs: 10 * 60_000 });
+    if (!install.ok) {
+      checks.fail(`${label}: npm install from the tarballs`, tail(install.output, 30));
+      continue;
+    }
+    checks.pass(`${label}: npm install from the tarballs`, `${install.seconds.toFixed(1)}s`);
+
+    const resultFile = join(parent, 'jest.json');
+    const test = run('npm', ['test', '--', '--json', `--outputFile=${resultFile}`], { cwd: dir, env, timeoutMs: 5 * 60_000 });
+    const seconds = (Date.now() - started) / 1000;
+    if (!existsSync(resultFile)) {
+      checks.fail(`${label}: npm test`, `no result (exit ${test.status ?? test.signal})\n${tail(test.output, 30)}`);
+      continue;
+    }
+    const result = JSON.parse(readFileSync(resultFile, 'utf8'));
+    for (const suite of result.testResults) {
+      const name = relative(dir, suite.name);
+      if (suite.status === 'failed' && suite.assertionResults.length === 0)
+        checks.fail(`${label}: jest ${name} loads`, (suite.message ?? '').split('\n').slice(0, 8).join('\n'));
+      for (const a of suite.assertionResults) {
+        if (a.status === 'passed') checks.pass(`${label}: jest ${name} > ${a.fullName}`);
+        else if (a.status === 'failed')
+          checks.fail(`${label}: jest ${name} > ${a.fullName}`, (a.failureMessages[0] ?? '').split('\n').slice(0, 6).join('\n'));
+        // The opt-in real-server test, skipped without PROTEAN_ENVTEST=1 (it says so): not a check of this run.
+      }
+    }
+    if (test.ok && result.numPassedTests > 0) {
+      checks.pass(`${label}: npm test is green`, `${result.numPassedTests} passed, ${result.numPendingTests} opt-in skipped`);
+      timings.push({ layout, seconds });
+    } else checks.fail(`${label}: npm test is green`, `exit ${test.status ?? test.signal}\n${tail(test.output, 20)}`);
+    const skipped = result.testResults.flatMap((s) => s.assertionResults.filter((a) => a.status === 'pending').map((a) => a.fullName));
+    checks.expectNone(
+      `${label}: only the opt-in real-server test is skipped, under a name that says how to run it`,
+      skipped.filter((n) => !n.includes('set PROTEAN_ENVTEST=1')).map((n) => `skipped: ${n}`),
+    );
+
+    const typecheck = run('npm', ['run', 'typecheck'], { cwd: dir, env });
+    if (typecheck.ok) checks.pass(`${label}: npm run typecheck (against the published .d.ts)`, `${typecheck.seconds.toFixed(1)}s`);
+    else checks.fail(`${label}: npm run typecheck (against the published .d.ts)`, tail(typecheck.output, 30));
+    const build = run('npm', ['run', 'build'], { cwd: dir, env });
+    if (build.ok && existsSync(join(dir, 'dist/main.js')))
+      checks.pass(`${label}: npm run build writes dist/main.js`, `${build.seconds.toFixed(1)}s`);
+    else checks.fail(`${label}: npm run build writes dist/main.js`, tail(build.output, 30));
+    console.log(`  ${label}: create to first green test ${seconds.toFixed(1)}s`);
+  }
+  return timings;
+}
