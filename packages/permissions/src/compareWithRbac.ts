@@ -23,6 +23,8 @@ export type MissingAccess =
       readonly namespace?: string;
       /** The server refused it the last time (as the manifests predict, when they are what the cluster has). */
       readonly denied: boolean;
+      /** A `list` no request made, needed for the informers' LIST fallback (`UsedVerb.impliedBy`). */
+      readonly impliedBy?: 'watch';
     }
   | { readonly kind: 'nonResource'; readonly verb: KubeNonResourceVerb; readonly path: string; readonly denied: boolean };
 
@@ -152,6 +154,7 @@ export function compareWithRbac(used: PermissionsUsed, manifestsYamlText: string
             ...(r.subresource === undefined ? {} : { subresource: r.subresource }),
             ...(ns === '' ? {} : { namespace: ns }),
             denied: v.denied.includes(ns),
+            ...(v.impliedBy === undefined ? {} : { impliedBy: v.impliedBy }),
           });
         }
       }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
-import { sharedConnectionPool } from '@protean/transport';
+import { AccessLog, sharedConnectionPool } from '@protean/transport';
 import { permissionsUsed, type PermissionsUsed } from './permissionsUsed.js';
 import { controllerAccesses } from './test-helpers/controllerAccesses.js';
 
@@ -77,6 +77,32 @@ describe('permissionsUsed', () => {
     };
     expect(permissionsUsed(kc)).toEqual(expected);
     expect(permissionsUsed(pool)).toEqual(expected);
+  });
+
+  it('reports list wherever watch was used (the informers fall back to LIST), marked as implied, unless turned off', () => {
+    const log = new AccessLog();
+    log.record('GET', '/api/v1/namespaces/a/secrets?watch=true&sendInitialEvents=true&allowWatchBookmarks=true', 200);
+    log.record('GET', '/api/v1/configmaps?watch=1', 200);
+    log.record('GET', '/api/v1/namespaces/b/configmaps?limit=500', 200);
+    expect(permissionsUsed(log).resources).toEqual([
+      {
+        group: '',
+        resource: 'configmaps',
+        verbs: [
+          { verb: 'list', namespaces: ['', 'b'], denied: [] },
+          { verb: 'watch', namespaces: [''], denied: [] },
+        ],
+      },
+      {
+        group: '',
+        resource: 'secrets',
+        verbs: [
+          { verb: 'list', namespaces: ['a'], denied: [], impliedBy: 'watch' },
+          { verb: 'watch', namespaces: ['a'], denied: [] },
+        ],
+      },
+    ]);
+    expect(permissionsUsed(log, { listWithWatch: false }).resources[1]?.verbs).toEqual([{ verb: 'watch', namespaces: ['a'], denied: [] }]);
   });
 
   it('names what it accepts when given something else', () => {

@@ -16,6 +16,13 @@ export interface UsedVerb {
   readonly namespaces: readonly string[];
   /** The namespaces (`''`: cluster-wide) where the latest answer refused it. */
   readonly denied: readonly string[];
+  /**
+   * Set on a `list` no request made: the informers' lists are streamed as
+   * watches (`sendInitialEvents`, authorized as `watch` only) but fall back
+   * to a paginated LIST when the server or its watch cache cannot stream,
+   * so every `watch` of a collection brings `list` where it was used.
+   */
+  readonly impliedBy?: 'watch';
 }
 
 /** One resource (with its subresource, as RBAC names it: `webapps/status`) and the verbs used on it. */
@@ -51,6 +58,15 @@ export interface AccessLogJson {
   readonly accesses: readonly AccessRecord[];
 }
 
+/** Options of {@link permissionsUsed}. */
+export interface PermissionsUsedOptions {
+  /**
+   * Report `list` wherever `watch` was used (see {@link UsedVerb.impliedBy}).
+   * Default true: an informer may LIST at any relist.
+   */
+  readonly listWithWatch?: boolean;
+}
+
 /** Where {@link permissionsUsed} reads the accesses from. */
 export type PermissionsSource = KubeConfig | KubeConnectionPool | AccessLog | AccessLogJson | readonly AccessRecord[];
 
@@ -69,8 +85,8 @@ const VERB_ORDER: readonly KubeResourceVerb[] = ['get', 'list', 'watch', 'create
  * of the KubeConfig has a pool of its own, so pass the very object the
  * controller was given.
  */
-export function permissionsUsed(source: PermissionsSource): PermissionsUsed {
-  return groupAccesses(recordsOf(source));
+export function permissionsUsed(source: PermissionsSource, options: PermissionsUsedOptions = {}): PermissionsUsed {
+  return groupAccesses(recordsOf(source), options);
 }
 
 function recordsOf(source: PermissionsSource): readonly AccessRecord[] {
@@ -85,12 +101,16 @@ function recordsOf(source: PermissionsSource): readonly AccessRecord[] {
   );
 }
 
-/** Groups access records per resource and per non-resource URL. */
-export function groupAccesses(records: readonly AccessRecord[]): PermissionsUsed {
-  const resources = new Map<
-    string,
-    { group: string; resource: string; subresource?: string; verbs: Map<string, { used: Set<string>; denied: Set<string> }> }
-  >();
+interface VerbUse {
+  readonly used: Set<string>;
+  readonly denied: Set<string>;
+  /** No request used it: added for `watch` (`listWithWatch`). */
+  readonly implied?: boolean;
+}
+
+/** Groups access records per resource and per non-resource URL (see {@link permissionsUsed}). */
+export function groupAccesses(records: readonly AccessRecord[], options: PermissionsUsedOptions = {}): PermissionsUsed {
+  const resources = new Map<string, { group: string; resource: string; subresource?: string; verbs: Map<string, VerbUse> }>();
   const urls = new Map<string, { verbs: Set<KubeNonResourceVerb>; denied: Set<KubeNonResourceVerb> }>();
   for (const record of records) {
     const a = record.access;
@@ -117,6 +137,15 @@ export function groupAccesses(records: readonly AccessRecord[]): PermissionsUsed
     v.used.add(a.namespace ?? '');
     if (record.denied) v.denied.add(a.namespace ?? '');
   }
+  if (options.listWithWatch ?? true) {
+    for (const r of resources.values()) {
+      const watch = r.verbs.get('watch');
+      if (watch === undefined) continue;
+      let list = r.verbs.get('list');
+      if (list === undefined) r.verbs.set('list', (list = { used: new Set(), denied: new Set(), implied: true }));
+      for (const ns of watch.used) list.used.add(ns);
+    }
+  }
   return {
     resources: [...resources.values()]
       .sort((x, y) => compare(x.group, y.group) || compare(x.resource, y.resource) || compare(x.subresource ?? '', y.subresource ?? ''))
@@ -124,7 +153,12 @@ export function groupAccesses(records: readonly AccessRecord[]): PermissionsUsed
         ...r,
         verbs: VERB_ORDER.filter((verb) => verbs.has(verb)).map((verb) => {
           const v = verbs.get(verb)!;
-          return { verb, namespaces: [...v.used].sort(compare), denied: [...v.denied].sort(compare) };
+          return {
+            verb,
+            namespaces: [...v.used].sort(compare),
+            denied: [...v.denied].sort(compare),
+            ...(v.implied === true ? { impliedBy: 'watch' as const } : {}),
+          };
         }),
       })),
     nonResourceUrls: [...urls.entries()]

@@ -74,22 +74,25 @@ describe('AccessLog', () => {
       'POST',
       '/api/v1/namespaces/gone/events',
       403,
-      forbidden('unable to create new content in namespace gone because it is being terminated'),
+      forbidden('events "e" is forbidden: unable to create new content in namespace gone because it is being terminated'),
     );
     log.record('POST', `${CM}`, 403, forbidden('configmaps "a" is forbidden: exceeded quota: q, requested: count/configmaps=1'));
+    log.record('POST', '/api/v1/namespaces/demo/pods', 403, forbidden('admission webhook "deny.example.com" denied the request: no'));
     expect(log.denied()).toEqual([]);
     expect(log.entries().map((e) => [e.key, e.status, e.denied])).toEqual([
       ['create||events||gone', 403, false],
       ['create||configmaps||demo', 403, false],
+      ['create||pods||demo', 403, false],
     ]);
     expect(seen).toEqual([]);
   });
 
-  it('counts a 403 whose body is not a Status as a refusal', () => {
+  it('counts a 403 whose body is not a Status, or whose message names no other policy, as a refusal', () => {
     const { log } = logWithTransitions();
     log.record('GET', `${CM}/a`, 403, 'forbidden');
     log.record('GET', `${CM}/a`, 403, '{"kind":"Status"');
-    expect(log.denied()).toMatchObject([{ key: 'get||configmaps||demo', denials: 2 }]);
+    log.record('GET', `${CM}/a`, 403, forbidden('forbidden'));
+    expect(log.denied()).toMatchObject([{ key: 'get||configmaps||demo', denials: 3, message: 'forbidden' }]);
   });
 
   it('records create as well for a patch or update answered 201 (the object was created)', () => {

@@ -42,18 +42,26 @@ interface MutableRecord {
   lastAtMs: number;
 }
 
-/** `User "x" cannot patch resource "configmaps" ...` / `... cannot get path "/metrics"`: the authorizer's refusal. */
+/** `User "x" cannot patch resource "configmaps" ...` / `... cannot get path "/metrics"`: the authorizer's refusal, naming the verb. */
 const AUTHORIZER_REFUSAL = /\bcannot (\w+) (?:resource|path) "/;
+/**
+ * `<object> is forbidden: <reason>` where the reason is not the authorizer's
+ * (`User "..." cannot ...`): a terminating namespace, a quota, PodSecurity,
+ * a ValidatingAdmissionPolicy; and admission webhooks' own form.
+ */
+const OTHER_POLICY = /\bis forbidden: (?!User ")|^admission webhook /;
 
 /**
  * Every access a {@link KubeConnectionPool} sent, with the latest answer:
  * what permissions the process used, and which of them the server refused.
  * One per pool (`pool.accessLog`).
  *
- * A 403 is a refusal unless its `Status` body (read for buffered requests)
- * says another policy refused it, not the authorizer (a namespace being
- * terminated, a quota, an admission webhook): those passed authorization
- * and count as allowed. A 403 whose server message says the authorizer
+ * A 403 is a refusal unless its `Status` message (read for buffered
+ * requests) says another policy refused it, not the authorizer
+ * (`<object> is forbidden: <reason>` with a reason other than the
+ * authorizer's `User "..." cannot ...`: a namespace being terminated, a
+ * quota, PodSecurity; or `admission webhook ... denied the request`):
+ * those passed authorization and count as allowed. A 403 whose server message says the authorizer
  * refused another verb than the request's (`cannot create resource` for a
  * server-side apply or a `PUT` that would create the object) is recorded
  * against that verb. A `PATCH` or `PUT` answered 201 created the object,
@@ -93,12 +101,12 @@ export class AccessLog {
       return;
     }
     const refused = AUTHORIZER_REFUSAL.exec(message);
-    if (refused === null) {
+    if (refused === null && OTHER_POLICY.test(message)) {
       // Authorization passed; another policy (admission, quota, a terminating namespace) refused it.
       this.apply(access, status, false, undefined);
       return;
     }
-    const verb = refused[1];
+    const verb = refused?.[1];
     if (access.kind === 'resource' && verb === 'create' && (access.verb === 'patch' || access.verb === 'update')) {
       // The server allowed the patch or update, then refused to create the object it would have made.
       this.apply(access, status, false, undefined);

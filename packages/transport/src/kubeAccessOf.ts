@@ -37,13 +37,10 @@ export interface KubeNonResourceAccess {
 /** What RBAC checks for one request. */
 export type KubeAccess = KubeResourceAccess | KubeNonResourceAccess;
 
-/** `strconv.ParseBool`'s true values, which kube-apiserver accepts for `watch`. */
-const TRUE_VALUES: ReadonlySet<string> = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
-
 /**
  * The RBAC access of a request, by the rules kube-apiserver applies to its
  * method and path: `GET` of a named object is `get`, of a collection
- * `list`, or `watch` with `watch=1|true` in the query (or under the legacy
+ * `list`, or `watch` with a `watch` parameter other than `0`/`false` (or under the legacy
  * `/watch/` prefix); `POST` is `create`, `PUT` `update`, `PATCH` `patch`,
  * `DELETE` of a named object `delete` and of a collection
  * `deletecollection`. `/api/v1/...` is the core group, `/apis/<group>/<version>/...`
@@ -130,12 +127,13 @@ function verbOf(method: string, named: boolean, watchPrefix: boolean, pathAndQue
   }
 }
 
+/** As kube-apiserver decodes `watch`: present, and its first value neither `0` nor `false` (any case; empty counts as true). */
 function isWatchQuery(pathAndQuery: string, queryAt: number): boolean {
   if (queryAt < 0) return false;
   // Cheap first: most requests have no watch parameter at all.
-  if (!pathAndQuery.includes('watch=', queryAt)) return false;
+  if (!pathAndQuery.includes('watch', queryAt)) return false;
   const value = new URLSearchParams(pathAndQuery.slice(queryAt + 1)).get('watch');
-  return value !== null && TRUE_VALUES.has(value);
+  return value !== null && value !== '0' && value.toLowerCase() !== 'false';
 }
 
 function nonResourceVerb(method: string): KubeNonResourceVerb {

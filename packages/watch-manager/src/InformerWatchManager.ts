@@ -23,7 +23,8 @@ import { SyncFailureMemory } from './SyncFailureMemory.js';
 import { UnfixableStreak } from './UnfixableStreak.js';
 import { serverOf } from './unfixableFailure.js';
 import { toWatchEvent } from './toWatchEvent.js';
-import { WatchError, type WatchErrorReason } from './WatchError.js';
+import { ResourceAllowList } from './ResourceAllowList.js';
+import { ResourceNotAllowedError, WatchError, type WatchErrorReason } from './WatchError.js';
 import type { InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
 
 const DEFAULT_SYNC_TIMEOUT_MS = 30_000;
@@ -89,6 +90,8 @@ export class InformerWatchManager implements WatchManager {
   private readonly failFastMs: number;
   private readonly failFastMinAttempts: number;
   private readonly log: Logger;
+  /** `allowedResources`, compiled; undefined: every GVR is allowed. */
+  private readonly allowList: ResourceAllowList | undefined;
   private isShutdown = false;
 
   constructor(
@@ -110,6 +113,7 @@ export class InformerWatchManager implements WatchManager {
     if (!(this.failFastMinAttempts >= 1) || !Number.isInteger(this.failFastMinAttempts)) {
       throw new RangeError(`InformerWatchManager: failFastMinAttempts must be an integer >= 1, got ${String(this.failFastMinAttempts)}`);
     }
+    this.allowList = options.allowedResources === undefined ? undefined : new ResourceAllowList(options.allowedResources);
     this.failures = new SyncFailureMemory(this.clock, options.failureBackoff?.initialMs, options.failureBackoff?.maxMs);
     this.log = logger.child({ component: 'watch-manager' });
   }
@@ -120,12 +124,19 @@ export class InformerWatchManager implements WatchManager {
    * {@link WatchError} naming the GVR on timeout, refusal, release or
    * shutdown; only `ownerId` is dropped, never another owner's informer.
    * A GVR that breaks Kubernetes' naming rules rejects at once with core's
-   * `InvalidGroupVersionResourceError`, starting nothing.
+   * `InvalidGroupVersionResourceError`, and one outside `allowedResources`
+   * with a {@link ResourceNotAllowedError}, starting nothing.
    */
   ensureWatch(gvr: GroupVersionResource, ownerId: string): Promise<void> {
     const badInput = checkArgs(gvr, ownerId);
     if (badInput !== undefined) return Promise.reject(badInput);
     if (this.isShutdown) return Promise.reject(new WatchError(gvr, 'Shutdown', 'the watch manager is shut down'));
+    // Not a sync failure: nothing is started, so nothing is remembered or backed off.
+    if (this.allowList !== undefined && !this.allowList.allows(gvr)) {
+      // kro-diff: an allow-list of GVRs bounds what instances may make the controller watch (and so its RBAC); kro
+      // watches whatever a graph declares.
+      return Promise.reject(new ResourceNotAllowedError(gvr, this.allowList.patterns));
+    }
     const key = gvrKey(gvr);
     let entry = this.entries.get(key);
     if (entry === undefined || !entry.synced) {

@@ -1,4 +1,5 @@
 import type { Clock } from '@protean/core';
+import type { GvrPattern } from './ResourceAllowList.js';
 
 /** Tuning of a {@link InformerWatchManager}; every field has a production default. */
 export interface InformerWatchManagerOptions {
@@ -28,4 +29,15 @@ export interface InformerWatchManagerOptions {
   readonly failFastMs?: number;
   /** Fewest attempts of such a run before it fails the callers (a restarting server refuses once or twice too). Default 2. */
   readonly failFastMinAttempts?: number;
+  /**
+   * The GVRs informers may be started for: `ensureWatch` of any other GVR
+   * rejects at once with a {@link ResourceNotAllowedError} naming it and
+   * this option, starting nothing. Patterns are `group/version/resource`
+   * (core group empty: `/v1/configmaps`) with `*` for any segment, or
+   * objects with `*` or missing fields. Default: every GVR.
+   *
+   * A dynamic controller watches what its instances declare; this bounds
+   * it, so the RBAC it needs stays the finite list of these patterns.
+   */
+  readonly allowedResources?: readonly GvrPattern[];
 }

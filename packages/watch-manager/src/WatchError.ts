@@ -12,7 +12,9 @@ import { gvrKey, type GroupVersionResource } from '@protean/core';
  * - `BackingOff`: the GVR failed recently and its failure window is open;
  * - `Released`: the owner released the watch while its `ensureWatch` waited;
  * - `Shutdown`: the watch manager was shut down;
- * - `InformerError`: the informer source threw while building the informer.
+ * - `InformerError`: the informer source threw while building the informer;
+ * - `NotAllowed`: the GVR is outside the watch manager's `allowedResources`
+ *   (a {@link ResourceNotAllowedError}); no informer was started.
  */
 export type WatchErrorReason =
   | 'NotFound'
@@ -24,7 +26,8 @@ export type WatchErrorReason =
   | 'BackingOff'
   | 'Released'
   | 'Shutdown'
-  | 'InformerError';
+  | 'InformerError'
+  | 'NotAllowed';
 
 /**
  * The error `InformerWatchManager.ensureWatch` rejects with. Always names the GVR;
@@ -34,7 +37,7 @@ export type WatchErrorReason =
  * so its `cause` and `status` are those of that earlier failure.
  */
 export class WatchError extends Error {
-  override readonly name = 'WatchError';
+  override readonly name: string = 'WatchError';
   readonly gvr: GroupVersionResource;
   readonly reason: WatchErrorReason;
   readonly status: number | undefined;
@@ -51,5 +54,33 @@ export class WatchError extends Error {
     this.reason = reason;
     this.status = options.status;
     this.server = options.server;
+  }
+}
+
+/**
+ * A watch of a GVR outside the watch manager's `allowedResources`
+ * (`watchManagerModule({ kubeConfig, allowedResources })`): refused before
+ * any informer or request exists. A `WatchError` with reason `NotAllowed`,
+ * so it surfaces where other refusals do: `register` rejects with a
+ * `ParentSyncError` caused by it, and an instance's `ctx.watcher.watch`
+ * with a `WatchUnavailableError` caused by it, failing the pass.
+ *
+ * Easy to get wrong: it is not remembered as a sync failure (no
+ * `BackingOff`), and it never reaches the API server, so RBAC never sees
+ * the request: the allow-list is what keeps a dynamic controller's Role
+ * finite.
+ */
+export class ResourceNotAllowedError extends WatchError {
+  override readonly name: string = 'ResourceNotAllowedError';
+  /** The patterns in force, as `group/version/resource` with `*`. */
+  readonly allowedResources: readonly string[];
+
+  constructor(gvr: GroupVersionResource, allowedResources: readonly string[]) {
+    super(
+      gvr,
+      'NotAllowed',
+      `refused: ${gvrKey(gvr)} matches none of allowedResources ${JSON.stringify(allowedResources)} (the watch manager option that bounds which GVRs this controller may watch)`,
+    );
+    this.allowedResources = allowedResources;
   }
 }

@@ -12,3 +12,4 @@ export * from './InformerWatchManager.js';
 export * from './InformerWatchManagerOptions.js';
 export * from './watchManagerModule.js';
 export type { RetryPolicyOptions } from './RetryPolicy.js';
+export * from './ResourceAllowList.js';

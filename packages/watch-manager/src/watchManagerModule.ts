@@ -4,6 +4,7 @@ import { ContainerModule } from 'inversify';
 import { KubernetesInformerSource, type KubernetesInformerSourceOptions } from './KubernetesInformerSource.js';
 import { InformerWatchManager } from './InformerWatchManager.js';
 import type { InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
+import { ResourceAllowList, type GvrPattern } from './ResourceAllowList.js';
 
 /** Options of {@link watchManagerModule}. */
 export interface WatchManagerModuleOptions extends Partial<KubernetesInformerSourceOptions> {
@@ -11,6 +12,13 @@ export interface WatchManagerModuleOptions extends Partial<KubernetesInformerSou
   readonly kubeConfig: KubeConfig;
   /** Options of every {@link InformerWatchManager} the bound factory builds (sync timeout, polling, failure backoff, clock). */
   readonly watchManager?: InformerWatchManagerOptions;
+  /**
+   * The GVRs the controller may watch (`InformerWatchManagerOptions.allowedResources`):
+   * a parent or child GVR outside these patterns is refused with a
+   * `ResourceNotAllowedError` before any request, so the RBAC the
+   * controller needs stays finite. Default: every GVR.
+   */
+  readonly allowedResources?: readonly GvrPattern[];
 }
 
 /**
@@ -22,14 +30,18 @@ export interface WatchManagerModuleOptions extends Partial<KubernetesInformerSou
  */
 export function watchManagerModule(options: WatchManagerModuleOptions): ContainerModule {
   if (options?.kubeConfig === undefined) throw new TypeError('watchManagerModule: options.kubeConfig is required');
+  const { watchManager: watchManagerOptions, allowedResources, ...sourceOptions } = options;
+  const managerOptions: InformerWatchManagerOptions | undefined =
+    allowedResources === undefined ? watchManagerOptions : { ...watchManagerOptions, allowedResources };
+  // Bad patterns fail here, when the module is built, not at the first watch.
+  if (allowedResources !== undefined) new ResourceAllowList(allowedResources);
   const factory: WatchManagerFactory = (deps) =>
-    new InformerWatchManager(deps.source, deps.resyncPeriodMs, deps.onEvent, deps.logger, options.watchManager);
+    new InformerWatchManager(deps.source, deps.resyncPeriodMs, deps.onEvent, deps.logger, managerOptions);
   return new ContainerModule((bindOptions) => {
     bindOptions
       .bind(TOKENS.informerSource)
       .toDynamicValue((ctx) => {
         const logger = options.logger ?? ctx.get(TOKENS.logger, { optional: true });
-        const { watchManager: _watchManager, ...sourceOptions } = options;
         return new KubernetesInformerSource(logger === undefined ? sourceOptions : { ...sourceOptions, logger });
       })
       .inSingletonScope();
