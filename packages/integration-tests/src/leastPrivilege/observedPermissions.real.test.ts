@@ -56,7 +56,9 @@ describe('the permissions the generated controller (leader election) used', () =
     generated = buildGeneratedProject('leader-election', 'lp-demo');
     await observe('streaming', []);
     await observe('paged', ['--feature-gates=WatchList=false']);
-    used = permissionsUsed({ accesses });
+    // Only what was observed: the LIST fallback was exercised on the server without streaming lists, so no `list` is
+    // inferred from a `watch` (the leader elector's watch of its one lease never lists).
+    used = permissionsUsed({ accesses }, { listWithWatch: false });
   }, 240_000);
   afterAll(async () => {
     await Promise.all(started.map((p) => p.stop()));
