@@ -2,7 +2,9 @@
 // /readyz?verbose names the refused verb and resource, /statusz/permissions
 // lists it as denied, and the replica logged exactly one warn line for it.
 // A replica that exited instead (a parent informer refused at start makes
-// the generated main.ts exit 1) must have logged that one line and an error.
+// the generated main.ts exit 1) must have logged that one line and an error,
+// or, refused before its metrics were set up (the sharding layout's
+// namespace list), an error line naming the refusal.
 import { waitFor } from '@protean/core/testing';
 import type { ControllerProcess } from './controllerProcess.js';
 import type { LifecycleOutcome } from './driveLifecycle.js';
@@ -34,13 +36,18 @@ export async function denialProblems(outcome: LifecycleOutcome, grant: Grant, bo
   // The warn line is written before /readyz can say it; it may reach this process a moment later.
   await waitFor(() => refusalLines(replica, grant.verb, resource) > 0, { timeoutMs: 2_000, intervalMs: 20 }).catch(() => {});
   const lines = refusalLines(replica, grant.verb, resource);
-  if (lines !== 1) problems.push(`${replica.name} logged ${lines} warn lines "forbidden: ${named} ..." (expected exactly one)`);
   if (outcome.kind === 'exited') {
     const { code } = await outcome.replica.exited;
     if (code === 0) problems.push(`${replica.name} exited with 0`);
-    if (!replica.logLines().some((l) => l.level === 50)) problems.push(`${replica.name} exited without an error line`);
+    const errors = replica.logLines().filter((l) => l.level === 50);
+    const [plainResource] = grant.resource.split('/', 1) as [string];
+    const namedInError = errors.filter((l) => JSON.stringify(l).includes(`cannot ${grant.verb} resource \\"${plainResource}\\"`)).length;
+    if (errors.length === 0) problems.push(`${replica.name} exited without an error line`);
+    else if (lines === 0 && namedInError !== 1) problems.push(`${replica.name} exited with no line naming "${named}"`);
+    if (lines > 1) problems.push(`${replica.name} logged ${lines} warn lines "forbidden: ${named} ..." (expected one)`);
     return problems;
   }
+  if (lines !== 1) problems.push(`${replica.name} logged ${lines} warn lines "forbidden: ${named} ..." (expected exactly one)`);
   if (outcome.sinceStepMs > boundMs)
     problems.push(`the denial showed ${Math.round(outcome.sinceStepMs)} ms after the step, over ${boundMs} ms`);
   if (!outcome.readyz.includes(`[-]permissions failed: forbidden: ${named} `)) {

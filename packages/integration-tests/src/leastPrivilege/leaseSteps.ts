@@ -1,7 +1,8 @@
-// The leadership step of a life cycle with two replicas: the replica that
-// holds the lease is stopped (SIGTERM: it drains and releases the lease)
-// and the other must take over, which is when a standby's lease reads,
-// watch and take-over are used.
+// The lease steps of a life cycle with two replicas: a renewal; the
+// leader stopped (SIGTERM: it drains and releases the lease) and the
+// standby taking over, which is when a standby's lease reads, watch and
+// take-over are used; a sharded member leaving, whose released lease the
+// survivor deletes.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { kubeRequest } from '@protean/envtest';
 import type { ControllerProcess } from './controllerProcess.js';
@@ -63,6 +64,34 @@ export function leaseRenewed(admin: KubeConfig, namespace: string): LifecycleSte
         (l) => l.spec?.holderIdentity && l.spec.renewTime && l.spec.acquireTime && l.spec.renewTime > l.spec.acquireTime, // same RFC 3339 micro format: ordered as strings
       );
       return renewed ? [] : [`a lease in ${namespace} renewed after it was acquired`];
+    },
+  };
+}
+
+/**
+ * Stops one member of a sharded group (after `beforeStop`): it releases its
+ * lease, and the survivors must delete it (the lease of a member gone for
+ * good) and take its share over.
+ */
+export function memberLeaves(
+  admin: KubeConfig,
+  namespace: string,
+  replicas: ControllerProcess[],
+  beforeStop: (replica: ControllerProcess) => Promise<void> = async () => {},
+): LifecycleStep {
+  return {
+    name: 'a member leaves; its lease is removed',
+    act: async () => {
+      const leaving = replicas[0];
+      if (leaving === undefined) throw new Error('no member to stop');
+      await beforeStop(leaving);
+      replicas.splice(0, 1);
+      await leaving.stop();
+    },
+    pending: async () => {
+      const r = await kubeRequest(admin, 'GET', `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`);
+      const count = ((r.json['items'] ?? []) as unknown[]).length;
+      return count === replicas.length ? [] : [`${replicas.length} member lease(s) in ${namespace} (have ${count})`];
     },
   };
 }

@@ -1,13 +1,14 @@
-// A generated leader-election controller on one kube-apiserver, and one
-// run of it: two replicas from a fresh install (no lease) driven through a
-// parent's create, update, a lease renewal, a leader handover and delete.
+// A generated controller on one kube-apiserver, and one run of it: two
+// replicas from a fresh install (no lease) driven through a parent's
+// create, update, a lease renewal, a leader handover (leader-election
+// layout) or a member leaving (sharding layout), and delete.
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { kubeRequest, startKubeApiServer, type KubeApiServer, type KubeApiServerOptions } from '@protean/envtest';
 import type { ControllerProcess } from './controllerProcess.js';
 import { ControllerUnderTest } from './controllerUnderTest.js';
 import { driveLifecycle, LifecycleStallError, type LifecycleOutcome, type LifecycleStep } from './driveLifecycle.js';
-import { leaderHandover, leaseRenewed } from './leaderHandover.js';
+import { leaderHandover, leaseRenewed, memberLeaves } from './leaseSteps.js';
 import { ParentLifecycle } from './parentLifecycle.js';
 
 /** The namespace the parents are created in (not the controller's). */
@@ -45,8 +46,10 @@ export async function startCluster(
 /** A run's outcome: how the life cycle ended, or the step that stalled. */
 export type RunOutcome = LifecycleOutcome | LifecycleStallError;
 
-/** Options of {@link runLeaderLifecycle}. */
+/** Options of {@link runLifecycle}. */
 export interface RunOptions<T> {
+  /** Which generated layout runs: the step between update and delete differs. */
+  readonly layout: 'leader-election' | 'sharding';
   readonly parentName: string;
   /** Bound of each step (and the watch after the last): the controller's resync period. */
   readonly boundMs: number;
@@ -60,11 +63,12 @@ export interface RunOptions<T> {
 
 /**
  * Two replicas from a fresh install (leases deleted first), driven through
- * create, update (the same leader repeats its Event: a series patch), a
- * lease renewal, a leader handover and delete; every replica is stopped
- * and the parent removed afterwards, whatever happened.
+ * create, update (the same replica repeats its Event: a series patch), a
+ * lease renewal, a leader handover (leader election) or one member leaving
+ * and its released lease removed (sharding), and delete; every replica is
+ * stopped and the parent removed afterwards, whatever happened.
  */
-export async function runLeaderLifecycle<T>(c: Cluster, options: RunOptions<T>): Promise<T> {
+export async function runLifecycle<T>(c: Cluster, options: RunOptions<T>): Promise<T> {
   const { server, ctl } = c;
   await ctl.forgetLeases();
   const replicas = await Promise.all([ctl.start(), ctl.start()]);
@@ -76,7 +80,9 @@ export async function runLeaderLifecycle<T>(c: Cluster, options: RunOptions<T>):
     parent.step('create'),
     parent.step('update'),
     leaseRenewed(server.kubeConfig, ctl.serviceAccount.namespace),
-    leaderHandover(server.kubeConfig, ctl.serviceAccount.namespace, live, beforeStop),
+    options.layout === 'leader-election'
+      ? leaderHandover(server.kubeConfig, ctl.serviceAccount.namespace, live, beforeStop)
+      : memberLeaves(server.kubeConfig, ctl.serviceAccount.namespace, live, beforeStop),
     parent.step('delete'),
   ];
   try {
