@@ -78,9 +78,9 @@ const steps = [
   },
   // The published packages as an npm consumer gets them: pack, check each tarball, install with the
   // README's command, compile, run, and run a Jest test of the fixture set up as packages/testing's README says.
-  // Then (its step create-protean, about 220 s of the step's 530 s on 2 busy cores, reusing the tarballs rather
-  // than packing again) the packed create-protean generates each layout, which is installed from the tarballs,
-  // tested, typechecked and built.
+  // Then (its step create-protean: 157-222 s of the step's 405-532 s on 2 busy cores, reusing the tarballs rather
+  // than packing them again) the packed create-protean generates each layout, which is installed from the
+  // tarballs, tested, typechecked and built.
   { name: 'consumer', summary: true, cmd: ['node', [join(root, 'scripts/consumer-test.mjs')]] },
   // Node 20 + @kubernetes/client-node 1.4, what a Node 20 user runs: the consumer test, the typecheck, and the unit
   // tests of the packages whose code uses client-node.

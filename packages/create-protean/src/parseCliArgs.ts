@@ -16,7 +16,7 @@ export interface CliArgs {
 }
 
 /** `create-protean --help`. */
-export const USAGE = `Usage: npm create protean@latest [directory] -- [options]
+export const USAGE: string = `Usage: npm create protean@latest [directory] -- [options]
        create-protean [directory] [options]
 
 Creates a dynamic Kubernetes controller project on Protean: the controller,
@@ -24,6 +24,7 @@ its Jest tests, a Dockerfile and a kustomize base in deploy/.
 
 Options:
   --layout <layout>          leader-election (default: 2 replicas, one leads) or sharding
+  --sharding                 the same as --layout sharding
   --name <name>              package and controller name (default: the directory's name)
   --group <group>            API group of the parent resource (default: <name>.example.com)
   --kind <Kind>              kind of the parent resource (default: Widget)
@@ -41,6 +42,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
       strict: true,
       options: {
         layout: { type: 'string' },
+        sharding: { type: 'boolean', default: false },
         name: { type: 'string' },
         group: { type: 'string' },
         kind: { type: 'string' },
@@ -55,6 +57,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     throw new UsageError(`${typeof message === 'string' ? message : String(err)} (see --help)`, { cause: err });
   }
   const { values, positionals } = parsed;
+  if (values.sharding && values.layout !== undefined && values.layout !== 'sharding')
+    throw new InvalidOptionError('layout', values.layout, '--sharding asks for the sharding layout: give one of them');
+  const layout = values.sharding ? 'sharding' : values.layout;
   if (positionals.length > 1)
     throw new InvalidOptionError('directory', positionals.join(' '), 'give one directory (quote a path with spaces)');
   const optional = <K extends string>(key: K, value: string | undefined): { [P in K]?: string } =>
@@ -62,7 +67,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   return {
     ...optional('directory', positionals[0]),
     ...optional('name', values.name),
-    ...optional('layout', values.layout),
+    ...optional('layout', layout),
     ...optional('group', values.group),
     ...optional('kind', values.kind),
     ...optional('proteanVersion', values['protean-version']),

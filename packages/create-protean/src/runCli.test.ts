@@ -74,6 +74,16 @@ describe('runCli', () => {
     expect(err[2]).toBe('InvalidOptionError: invalid --directory "a b": give one directory (quote a path with spaces)');
   });
 
+  it('takes --sharding for --layout sharding, and refuses it next to another layout', async () => {
+    expect(await runCli([join(work, 's'), '--sharding'], io())).toBe(0);
+    expect(readFileSync(join(work, 's/deploy/deployment.yaml'), 'utf8')).toContain('replicas: 3');
+    expect(await runCli([join(work, 't'), '--sharding', '--layout', 'leader-election'], io())).toBe(1);
+    expect(err).toEqual([
+      'InvalidOptionError: invalid --layout "leader-election": --sharding asks for the sharding layout: give one of them',
+    ]);
+    expect(existsSync(join(work, 't'))).toBe(false);
+  });
+
   it('prints the usage for --help', async () => {
     expect(await runCli(['--help'], io())).toBe(0);
     expect(out.join('\n')).toContain('--layout <layout>');
