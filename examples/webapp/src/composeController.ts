@@ -1,11 +1,13 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { coordinatorModule } from '@protean/coordinator';
-import { coreModule, DynamicController, TOKENS, type Config, type InformerSource, type Logger } from '@protean/core';
+import { coreModule, DynamicController, gvrKey, TOKENS, type Config, type InformerSource, type Logger } from '@protean/core';
 import { instrumentContainer, type ProteanMetrics } from '@protean/metrics';
 import { queueModule } from '@protean/queue';
+import { sharedConnectionPool } from '@protean/transport';
 import { watchManagerModule } from '@protean/watch-manager';
 import { Container } from 'inversify';
 import { InformerCountProbe, type InformerChange } from './InformerCountProbe.js';
+import { CONFIGMAPS, DEMO_GROUP } from './kinds.js';
 
 /** Options of {@link composeController}. */
 export interface ComposeOptions {
@@ -26,6 +28,13 @@ export interface ComposeOptions {
 /** The example's controller settings: two workers, a 10 s shutdown timeout, the seed's defaults otherwise. */
 export const EXAMPLE_CONFIG: Partial<Config> = Object.freeze({ workers: 2, queueShutdownTimeoutMs: 10_000 });
 
+/**
+ * What the example may watch: its parent kinds (any kind of its group) and
+ * the ConfigMaps they own. Anything else an instance declared would be
+ * refused (`ResourceNotAllowedError`), so its RBAC stays these resources.
+ */
+export const EXAMPLE_ALLOWED_RESOURCES: readonly string[] = Object.freeze([`${DEMO_GROUP}/*/*`, gvrKey(CONFIGMAPS)]);
+
 /** A composed controller and what the example observes it with. */
 export interface ComposedController {
   readonly controller: DynamicController;
@@ -36,8 +45,10 @@ export interface ComposedController {
 /**
  * Builds the DynamicController the way any Protean application does: one
  * Inversify container loaded with the core, queue, watch-manager and
- * coordinator modules, instrumented for Prometheus. The only addition is
- * the {@link InformerCountProbe} around the bound watch manager factory.
+ * coordinator modules, instrumented for Prometheus and for the permissions
+ * used on the KubeConfig's connection, with the watches bounded by
+ * {@link EXAMPLE_ALLOWED_RESOURCES}. The only addition is the
+ * {@link InformerCountProbe} around the bound watch manager factory.
  *
  * Easy to get wrong: every rebind and `instrumentContainer` must happen
  * before `container.get(DynamicController)`, which builds the controller
@@ -48,7 +59,7 @@ export function composeController(options: ComposeOptions): ComposedController {
   container.load(
     coreModule(options.config ?? EXAMPLE_CONFIG, options.logger),
     queueModule(),
-    watchManagerModule({ kubeConfig: options.kubeConfig }),
+    watchManagerModule({ kubeConfig: options.kubeConfig, allowedResources: EXAMPLE_ALLOWED_RESOURCES }),
     coordinatorModule(),
   );
   if (options.informerSource !== undefined) container.rebind(TOKENS.informerSource).toConstantValue(options.informerSource);
@@ -58,6 +69,9 @@ export function composeController(options: ComposeOptions): ComposedController {
   const metrics = instrumentContainer(container, {
     processMetrics: options.processMetrics ?? true,
     statusPage: options.statusPage ?? false,
+    // The pool every request of this KubeConfig object goes through (informers, the handler's client):
+    // refusals fail /readyz by name, and /statusz/permissions lists what was used.
+    connectionPool: sharedConnectionPool(options.kubeConfig),
   });
   return { controller: container.get(DynamicController), metrics, informers };
 }

@@ -118,6 +118,23 @@ describe('the status page of `pnpm demo -- --hold`, in headless Chromium', () =>
     expect(byGvr.get(WEBAPPS)?.slice(0, 3)).toEqual([WEBAPPS, 'healthy', '3']);
     expect(await page.evaluate('document.getElementById("queue-summary").textContent')).toMatch(/^depth 0 · 0 in flight · 2 workers$/);
     expect(await rowsOf(page, 'failures')).toEqual([]);
+
+    // The permissions the controller used on its connection (the in-memory server refuses nothing).
+    const permissions = await page.evaluate<{ resource: string; verb: string; where: string; answer: string; denied: boolean }[]>(
+      `[...document.querySelectorAll('#permissions tbody tr[data-resource]')].map((tr) => ({
+        resource: tr.dataset.resource, verb: tr.dataset.verb, where: tr.children[2].innerText.trim(),
+        answer: tr.children[3].innerText.trim(), denied: tr.classList.contains('denied'),
+      }))`,
+    );
+    const used = (resource: string): string[] => permissions.filter((p) => p.resource === resource).map((p) => `${p.verb} ${p.where}`);
+    expect(permissions.length).toBeGreaterThan(0);
+    expect(permissions.filter((p) => p.denied || p.answer !== 'allowed')).toEqual([]);
+    expect(used('webapps.demo.protean.dev')).toContain('watch cluster-wide');
+    expect(used('configmaps')).toContain('watch cluster-wide');
+    expect(used('webapps.demo.protean.dev/status').map((u) => u.split(' ')[0])).toEqual(['patch']);
+    expect(await page.evaluate('document.getElementById("permissions-summary").textContent')).toBe(
+      'no access refused; JSON at /statusz/permissions',
+    );
     await page.screenshot(join(shots, 'status-page-demo.png'));
     expect(page.problems).toEqual([]);
   });

@@ -40,6 +40,10 @@ function hostileStatus(): unknown {
         watches: [{ kind: 'scalar', nodeId: HOSTILE, gvr: `/v1/${HOSTILE}`, namespace: HOSTILE, name: HOSTILE, committed: true }, watch],
       },
     ],
+    permissions: {
+      denied: [HOSTILE],
+      rows: [{ resource: HOSTILE, verb: HOSTILE, namespaces: [HOSTILE, ''], denied: [HOSTILE], messages: [HOSTILE] }],
+    },
     queue: {
       depth: 0,
       workers: 1,
@@ -130,6 +134,14 @@ describe('status page in Chromium: escaping and polling', () => {
     // The markup is there, as text, in every table, the watch list, the picture and the explanation.
     expect(seen.cells).toBeGreaterThanOrEqual(20);
     expect(seen.text).toContain('<b id="injected">bold</b>');
+    // The permissions section too: its refusal summary and its row, marked refused.
+    expect(await page.evaluate('document.getElementById("permissions-summary").textContent')).toBe(`1 refused now: ${HOSTILE}`);
+    expect(await page.evaluate('[...document.querySelectorAll("#permissions tbody tr.denied td")].map((td) => td.textContent)')).toEqual([
+      HOSTILE,
+      HOSTILE,
+      `${HOSTILE}, cluster-wide`,
+      `forbidden in ${HOSTILE}${HOSTILE}`,
+    ]);
     // Next retry, relative to the status's own time.
     expect(await page.evaluate('document.querySelector("#failures tbody tr").lastChild.textContent')).toBe('in 1.5 s');
     await page.screenshot(join(screenshotDir(), 'status-page-escaping.png'));

@@ -20,7 +20,7 @@ export interface UsedVerb {
    * Set on a `list` no request made: the informers' lists are streamed as
    * watches (`sendInitialEvents`, authorized as `watch` only) but fall back
    * to a paginated LIST when the server or its watch cache cannot stream,
-   * so every `watch` of a collection brings `list` where it was used.
+   * so a streaming list brings `list` where it was made.
    */
   readonly impliedBy?: 'watch';
 }
@@ -61,7 +61,8 @@ export interface AccessLogJson {
 /** Options of {@link permissionsUsed}. */
 export interface PermissionsUsedOptions {
   /**
-   * Report `list` wherever `watch` was used (see {@link UsedVerb.impliedBy}).
+   * Report `list` wherever a streaming list (a `watch` with
+   * `sendInitialEvents=true`) was made (see {@link UsedVerb.impliedBy}).
    * Default true: an informer may LIST at any relist.
    */
   readonly listWithWatch?: boolean;
@@ -104,7 +105,9 @@ function recordsOf(source: PermissionsSource): readonly AccessRecord[] {
 interface VerbUse {
   readonly used: Set<string>;
   readonly denied: Set<string>;
-  /** No request used it: added for `watch` (`listWithWatch`). */
+  /** Where a `watch` was a streaming list. */
+  readonly streaming: Set<string>;
+  /** No request used it: added for streaming lists (`listWithWatch`). */
   readonly implied?: boolean;
 }
 
@@ -133,17 +136,18 @@ export function groupAccesses(records: readonly AccessRecord[], options: Permiss
       resources.set(key, r);
     }
     let v = r.verbs.get(a.verb);
-    if (v === undefined) r.verbs.set(a.verb, (v = { used: new Set(), denied: new Set() }));
+    if (v === undefined) r.verbs.set(a.verb, (v = { used: new Set(), denied: new Set(), streaming: new Set() }));
     v.used.add(a.namespace ?? '');
     if (record.denied) v.denied.add(a.namespace ?? '');
+    if (record.streamingList === true) v.streaming.add(a.namespace ?? '');
   }
   if (options.listWithWatch ?? true) {
     for (const r of resources.values()) {
       const watch = r.verbs.get('watch');
-      if (watch === undefined) continue;
+      if (watch === undefined || watch.streaming.size === 0) continue;
       let list = r.verbs.get('list');
-      if (list === undefined) r.verbs.set('list', (list = { used: new Set(), denied: new Set(), implied: true }));
-      for (const ns of watch.used) list.used.add(ns);
+      if (list === undefined) r.verbs.set('list', (list = { used: new Set(), denied: new Set(), streaming: new Set(), implied: true }));
+      for (const ns of watch.streaming) list.used.add(ns);
     }
   }
   return {

@@ -123,6 +123,17 @@ describe('AccessLog', () => {
     expect(seen.at(-1)).toEqual(['create||configmaps||demo', 'allowed']);
   });
 
+  it('marks a watch whose request was a streaming list (an informer list that may fall back to LIST)', () => {
+    const { log } = logWithTransitions();
+    log.record('GET', '/apis/coordination.k8s.io/v1/namespaces/ctl/leases?watch=true&fieldSelector=metadata.name%3Dl', 200);
+    log.record('GET', `${CM}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`, 200);
+    log.record('GET', `${CM}?watch=1&resourceVersion=7&allowWatchBookmarks=true`, 200);
+    expect(log.entries().map((e) => [e.key, e.streamingList])).toEqual([
+      ['watch|coordination.k8s.io|leases||ctl', undefined],
+      ['watch||configmaps||demo', true],
+    ]);
+  });
+
   it('records non-resource URLs by path and method', () => {
     const { log } = logWithTransitions();
     log.record('GET', '/version', 200);

@@ -1,4 +1,5 @@
-import { kubeAccessKey, kubeAccessOf, type KubeAccess } from './kubeAccessOf.js';
+import type { KubeAccess } from './kubeAccessOf.js';
+import { accessOfParsed, keyOfParsed, parseKubeAccess, type ParsedKubeAccess } from './parseKubeAccess.js';
 
 /** What an {@link AccessLog} knows of one access (verb, group, resource, subresource, namespace). */
 export interface AccessRecord {
@@ -17,6 +18,12 @@ export interface AccessRecord {
   readonly message?: string;
   /** Wall-clock time of the latest answer, in milliseconds since the epoch. */
   readonly lastAtMs: number;
+  /**
+   * Set on a `watch` when one of its requests was a streaming list
+   * (`sendInitialEvents=true`): an informer's list, which falls back to a
+   * paginated LIST where the server cannot stream, so it needs `list` too.
+   */
+  readonly streamingList?: true;
 }
 
 /** An access changed from allowed (or never seen) to refused, or from refused to allowed. */
@@ -40,6 +47,7 @@ interface MutableRecord {
   status: number;
   message: string | undefined;
   lastAtMs: number;
+  streamingList: boolean;
 }
 
 /** `User "x" cannot patch resource "configmaps" ...` / `... cannot get path "/metrics"`: the authorizer's refusal, naming the verb. */
@@ -87,33 +95,32 @@ export class AccessLog {
    * response body when it was read (its `Status.message` names a refusal).
    */
   record(method: string, pathAndQuery: string, status: number, body?: string): void {
-    const access = kubeAccessOf(method, pathAndQuery);
+    const p = parseKubeAccess(method, pathAndQuery);
+    const createsOnWrite = p.resource && (p.verb === 'patch' || p.verb === 'update');
+    const streaming = p.verb === 'watch' && pathAndQuery.includes('sendInitialEvents=true');
     if (status !== 403) {
-      this.apply(access, status, false, undefined);
-      if (status === 201 && access.kind === 'resource' && (access.verb === 'patch' || access.verb === 'update')) {
-        this.apply({ ...access, verb: 'create' }, status, false, undefined);
-      }
+      this.apply(p, p.verb, status, false, undefined, streaming);
+      if (status === 201 && createsOnWrite) this.apply(p, 'create', status, false, undefined);
       return;
     }
     const message = body === undefined ? undefined : statusMessageOf(body);
     if (message === undefined) {
-      this.apply(access, status, true, undefined);
+      this.apply(p, p.verb, status, true, undefined, streaming);
       return;
     }
     const refused = AUTHORIZER_REFUSAL.exec(message);
     if (refused === null && OTHER_POLICY.test(message)) {
       // Authorization passed; another policy (admission, quota, a terminating namespace) refused it.
-      this.apply(access, status, false, undefined);
+      this.apply(p, p.verb, status, false, undefined, streaming);
       return;
     }
-    const verb = refused?.[1];
-    if (access.kind === 'resource' && verb === 'create' && (access.verb === 'patch' || access.verb === 'update')) {
+    if (createsOnWrite && refused?.[1] === 'create') {
       // The server allowed the patch or update, then refused to create the object it would have made.
-      this.apply(access, status, false, undefined);
-      this.apply({ ...access, verb: 'create' }, status, true, message);
+      this.apply(p, p.verb, status, false, undefined, streaming);
+      this.apply(p, 'create', status, true, message);
       return;
     }
-    this.apply(access, status, true, message);
+    this.apply(p, p.verb, status, true, message, streaming);
   }
 
   /** A snapshot of every access recorded so far, in the order first seen. */
@@ -144,14 +151,16 @@ export class AccessLog {
     this.records.clear();
   }
 
-  private apply(access: KubeAccess, status: number, denied: boolean, message: string | undefined): void {
-    const key = kubeAccessKey(access);
+  /** Records one answer for the parse `p` with `verb`: a key built and looked up; an object only for an access not seen before. */
+  private apply(p: ParsedKubeAccess, verb: string, status: number, denied: boolean, message: string | undefined, streaming = false): void {
+    const key = keyOfParsed(p, verb);
     let r = this.records.get(key);
     const was = r?.denied ?? false;
     if (r === undefined) {
-      r = { access, key, requests: 0, denials: 0, denied, status, message, lastAtMs: 0 };
+      r = { access: accessOfParsed(p, verb), key, requests: 0, denials: 0, denied, status, message, lastAtMs: 0, streamingList: false };
       this.records.set(key, r);
     }
+    if (streaming) r.streamingList = true;
     r.requests += 1;
     r.status = status;
     r.lastAtMs = this.now();
@@ -186,6 +195,7 @@ function snapshot(r: MutableRecord): AccessRecord {
     status: r.status,
     ...(r.message === undefined ? {} : { message: r.message }),
     lastAtMs: r.lastAtMs,
+    ...(r.streamingList ? { streamingList: true as const } : {}),
   };
 }
 

@@ -8,4 +8,5 @@ export type { KubeConnectionPoolOptions } from './KubeConnectionPoolOptions.js';
 export type * from './KubeStreamResponse.js';
 export type * from './KubeTransport.js';
 export * from './AccessLog.js';
-export * from './kubeAccessOf.js';
+export { describeKubeAccess, kubeAccessKey, kubeAccessOf } from './kubeAccessOf.js';
+export type { KubeAccess, KubeNonResourceAccess, KubeNonResourceVerb, KubeResourceAccess, KubeResourceVerb } from './kubeAccessOf.js';

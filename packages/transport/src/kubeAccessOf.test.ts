@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { describeKubeAccess, kubeAccessKey, kubeAccessOf, type KubeAccess } from './kubeAccessOf.js';
+import { keyOfParsed, parseKubeAccess } from './parseKubeAccess.js';
 
 const r = (verb: string, group: string, resource: string, extra: { subresource?: string; namespace?: string } = {}): KubeAccess =>
   ({ kind: 'resource', verb, group, resource, ...extra }) as KubeAccess;
@@ -87,6 +88,8 @@ describe('kubeAccessOf', () => {
     ['GET', '/?watch=true', n('get', '/')],
   ])('%s %s', (method, path, expected) => {
     expect(kubeAccessOf(method, path)).toEqual(expected);
+    // The access log's key, built from the parse without an object, is the access's key.
+    expect(keyOfParsed(parseKubeAccess(method, path))).toBe(kubeAccessKey(expected));
   });
 
   it('keys equal accesses equally and different ones differently', () => {

@@ -1,3 +1,5 @@
+import { accessOfParsed, parseKubeAccess } from './parseKubeAccess.js';
+
 /** The RBAC verbs of requests for resources, as kube-apiserver derives them from method and path. */
 export type KubeResourceVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -56,99 +58,7 @@ export type KubeAccess = KubeResourceAccess | KubeNonResourceAccess;
  * (the connection pool's `AccessLog` records it).
  */
 export function kubeAccessOf(method: string, pathAndQuery: string): KubeAccess {
-  const queryAt = pathAndQuery.indexOf('?');
-  const path = queryAt < 0 ? pathAndQuery : pathAndQuery.slice(0, queryAt);
-  const access = resourceAccessOf(method, path, pathAndQuery, queryAt);
-  return access ?? { kind: 'nonResource', verb: nonResourceVerb(method), path };
-}
-
-function resourceAccessOf(method: string, path: string, pathAndQuery: string, queryAt: number): KubeResourceAccess | undefined {
-  if (path.length < 2 || path.charCodeAt(0) !== 47 /* / */ || path.includes('//')) return undefined;
-  const parts = (path.endsWith('/') ? path.slice(1, -1) : path.slice(1)).split('/');
-  let group: string;
-  let at: number;
-  if (parts[0] === 'api') {
-    // /api/<version>/...
-    if (parts.length < 3) return undefined;
-    group = '';
-    at = 2;
-  } else if (parts[0] === 'apis') {
-    // /apis/<group>/<version>/...
-    if (parts.length < 4) return undefined;
-    group = parts[1]!;
-    at = 3;
-  } else return undefined;
-  let watchPrefix = false;
-  if (parts[at] === 'watch') {
-    watchPrefix = true;
-    at += 1;
-  }
-  let namespace: string | undefined;
-  let rest = parts.slice(at);
-  if (rest[0] === 'namespaces' && rest.length >= 2) {
-    namespace = rest[1]!;
-    // namespaces/<ns>/<resource>/...; but namespaces/<ns>/status and /finalize are the namespace's own subresources.
-    if (rest.length >= 3 && rest[2] !== 'status' && rest[2] !== 'finalize') rest = rest.slice(2);
-  }
-  // rest: <resource> [<name> [<subresource>]]
-  if (rest.length === 0 || rest.length > 3) return undefined;
-  const resource = rest[0]!;
-  const named = rest.length >= 2;
-  const subresource = rest[2];
-  if (resource === '' || (named && rest[1] === '') || subresource === '') return undefined;
-  const verb = verbOf(method, named, watchPrefix, pathAndQuery, queryAt);
-  if (verb === undefined) return undefined;
-  return {
-    kind: 'resource',
-    verb,
-    group,
-    resource,
-    ...(subresource === undefined ? {} : { subresource }),
-    ...(namespace === undefined ? {} : { namespace }),
-  };
-}
-
-function verbOf(method: string, named: boolean, watchPrefix: boolean, pathAndQuery: string, queryAt: number): KubeResourceVerb | undefined {
-  switch (method) {
-    case 'GET':
-    case 'HEAD':
-      if (watchPrefix || isWatchQuery(pathAndQuery, queryAt)) return 'watch';
-      return named ? 'get' : 'list';
-    case 'POST':
-      return 'create';
-    case 'PUT':
-      return 'update';
-    case 'PATCH':
-      return 'patch';
-    case 'DELETE':
-      return named ? 'delete' : 'deletecollection';
-    default:
-      return undefined;
-  }
-}
-
-/** As kube-apiserver decodes `watch`: present, and its first value neither `0` nor `false` (any case; empty counts as true). */
-function isWatchQuery(pathAndQuery: string, queryAt: number): boolean {
-  if (queryAt < 0) return false;
-  // Cheap first: most requests have no watch parameter at all.
-  if (!pathAndQuery.includes('watch', queryAt)) return false;
-  const value = new URLSearchParams(pathAndQuery.slice(queryAt + 1)).get('watch');
-  return value !== null && value !== '0' && value.toLowerCase() !== 'false';
-}
-
-function nonResourceVerb(method: string): KubeNonResourceVerb {
-  switch (method) {
-    case 'POST':
-      return 'post';
-    case 'PUT':
-      return 'put';
-    case 'PATCH':
-      return 'patch';
-    case 'DELETE':
-      return 'delete';
-    default:
-      return 'get';
-  }
+  return accessOfParsed(parseKubeAccess(method, pathAndQuery));
 }
 
 /**

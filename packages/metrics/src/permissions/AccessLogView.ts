@@ -51,10 +51,10 @@ export interface ConnectionPoolView {
  */
 export function describeAccess(access: ObservedAccess): string {
   if (access.kind === 'nonResource') return `${access.verb} path ${access.path}`;
-  return `${access.verb} ${resourceName(access)} ${access.namespace === undefined ? 'cluster-wide' : `in namespace ${access.namespace}`}`;
+  return `${access.verb} ${accessResourceName(access)} ${access.namespace === undefined ? 'cluster-wide' : `in namespace ${access.namespace}`}`;
 }
 
 /** `configmaps`, `webapps.demo.protean.dev/status`: kubectl's resource.group, with the subresource. */
-export function resourceName(access: { readonly group: string; readonly resource: string; readonly subresource?: string }): string {
+export function accessResourceName(access: { readonly group: string; readonly resource: string; readonly subresource?: string }): string {
   return `${access.resource}${access.group === '' ? '' : `.${access.group}`}${access.subresource === undefined ? '' : `/${access.subresource}`}`;
 }

@@ -1,7 +1,7 @@
 import type { Logger } from '@protean/core';
 import { Counter, type Registry } from 'prom-client';
 import type { ReadinessCheck } from '../MetricsServer.js';
-import { describeAccess, resourceName, type AccessLogView, type ObservedAccessRecord } from './AccessLogView.js';
+import { describeAccess, accessResourceName, type AccessLogView, type ObservedAccessRecord } from './AccessLogView.js';
 
 /** One verb on one resource (or non-resource URL), as the status page lists it. */
 export interface PermissionRow {
@@ -66,7 +66,7 @@ export class PermissionsMonitor {
           if (r.denials === before) continue;
           counted.set(r.key, r.denials);
           const a = r.access;
-          this.inc({ verb: a.verb, resource: a.kind === 'resource' ? resourceName(a) : a.path }, r.denials - before);
+          this.inc({ verb: a.verb, resource: a.kind === 'resource' ? accessResourceName(a) : a.path }, r.denials - before);
         }
       },
     });
@@ -89,7 +89,7 @@ export class PermissionsMonitor {
   /** What `/statusz/permissions` serves, and the status page's Permissions section. */
   status(): PermissionsStatus {
     const accesses = this.log.entries();
-    return { accesses, denied: accesses.filter((r) => r.denied).map(refusal), rows: rowsOf(accesses) };
+    return { accesses, denied: accesses.filter((r) => r.denied).map(describeRefusal), rows: rowsOf(accesses) };
   }
 
   /** Stops listening to the access log. */
@@ -101,20 +101,20 @@ export class PermissionsMonitor {
     return this.log
       .entries()
       .filter((r) => r.denied)
-      .map(refusal);
+      .map(describeRefusal);
   }
 
   private report(record: ObservedAccessRecord, transition: 'denied' | 'allowed'): void {
     const logger = this.logger();
     if (logger === undefined) return;
     const fields = { access: record.access, status: record.status, serverMessage: record.message };
-    if (transition === 'denied') logger.warn(fields, refusal(record));
+    if (transition === 'denied') logger.warn(fields, describeRefusal(record));
     else logger.info(fields, `allowed again: ${describeAccess(record.access)}`);
   }
 }
 
 /** `forbidden: patch configmaps in namespace demo ("<server message>")`, or `(403)` when the body was not read. */
-export function refusal(record: ObservedAccessRecord): string {
+export function describeRefusal(record: ObservedAccessRecord): string {
   const why = record.message === undefined ? String(record.status) : JSON.stringify(record.message);
   return `forbidden: ${describeAccess(record.access)} (${why})`;
 }
@@ -123,7 +123,7 @@ function rowsOf(accesses: readonly ObservedAccessRecord[]): PermissionRow[] {
   const rows = new Map<string, { resource: string; verb: string; namespaces: Set<string>; denied: Set<string>; messages: Set<string> }>();
   for (const r of accesses) {
     const a = r.access;
-    const resource = a.kind === 'resource' ? resourceName(a) : a.path;
+    const resource = a.kind === 'resource' ? accessResourceName(a) : a.path;
     const key = `${resource} ${a.verb}`;
     let row = rows.get(key);
     if (row === undefined) rows.set(key, (row = { resource, verb: a.verb, namespaces: new Set(), denied: new Set(), messages: new Set() }));
