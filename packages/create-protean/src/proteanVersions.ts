@@ -11,6 +11,7 @@ export const PROTEAN_VERSIONS: Readonly<Record<string, string>> = {
   '@protean/in-memory-apiserver': '0.1.0',
   '@protean/leader-election': '0.0.0',
   '@protean/metrics': '0.1.0',
+  '@protean/permissions': '0.0.0',
   '@protean/queue': '0.1.0',
   '@protean/sharding': '0.0.0',
   '@protean/testing': '0.1.0',

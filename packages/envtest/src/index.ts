@@ -5,3 +5,11 @@ export { KubeApiServerStartError } from './KubeApiServerStartError.js';
 export { OpensslError } from './OpensslError.js';
 export { startKubeApiServer } from './startKubeApiServer.js';
 export * from './kubeHttp.js';
+export {
+  serviceAccountKubeConfig,
+  serviceAccountUser,
+  writeKubeConfigFile,
+  type ServiceAccountKubeConfigOptions,
+} from './serviceAccountKubeConfig.js';
+export { ServiceAccountNotFoundError } from './ServiceAccountNotFoundError.js';
+export { TokenRequestError } from './TokenRequestError.js';

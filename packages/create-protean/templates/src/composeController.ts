@@ -3,6 +3,7 @@ import { coordinatorModule } from '@protean/coordinator';
 import { coreModule, DynamicController, TOKENS, type Config, type InformerSource, type Logger } from '@protean/core';
 import { instrumentContainer, type ProteanMetrics } from '@protean/metrics';
 import { queueModule } from '@protean/queue';
+import { sharedConnectionPool } from '@protean/transport';
 import { watchManagerModule } from '@protean/watch-manager';
 import { Container, type ContainerModule } from 'inversify';
 
@@ -41,6 +42,8 @@ export function composeController(options: ComposeOptions): ComposedController {
     ...(options.modules ?? []),
   );
   if (options.informerSource !== undefined) container.rebind(TOKENS.informerSource).toConstantValue(options.informerSource);
-  const metrics = instrumentContainer(container, { statusPage: true });
+  // The pool every request of this KubeConfig goes through: a 403 on any of them fails /readyz (`permissions`),
+  // is logged once, and shows on /statusz/permissions with every access the controller made.
+  const metrics = instrumentContainer(container, { statusPage: true, connectionPool: sharedConnectionPool(options.kubeConfig) });
   return { controller: container.get(DynamicController), metrics };
 }

@@ -6,6 +6,8 @@ export interface Environment {
   readonly podName: string;
   /** The port of /metrics, /healthz, /readyz and the status page /statusz (`METRICS_PORT`, default 8080; 0: any free port, logged). */
   readonly metricsPort: number;
+  /** `RESYNC_PERIOD_MS`: how often every parent is reconciled again without a change; unset: the core default. */
+  readonly resyncPeriodMs?: number;
 }
 
 /** The environment variable a value was missing from or wrong in. */
@@ -30,5 +32,14 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
   const port = Number(env['METRICS_PORT'] ?? '8080');
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new EnvironmentError('METRICS_PORT', `must be a port number, got ${JSON.stringify(env['METRICS_PORT'])}`);
-  return { podNamespace: required('POD_NAMESPACE'), podName: required('POD_NAME'), metricsPort: port };
+  const resync = env['RESYNC_PERIOD_MS'];
+  const resyncPeriodMs = resync === undefined || resync === '' ? undefined : Number(resync);
+  if (resyncPeriodMs !== undefined && (!Number.isInteger(resyncPeriodMs) || resyncPeriodMs < 0))
+    throw new EnvironmentError('RESYNC_PERIOD_MS', `must be a whole number of milliseconds, got ${JSON.stringify(resync)}`);
+  return {
+    podNamespace: required('POD_NAMESPACE'),
+    podName: required('POD_NAME'),
+    metricsPort: port,
+    ...(resyncPeriodMs === undefined ? {} : { resyncPeriodMs }),
+  };
 }

@@ -22,6 +22,7 @@ const identity = `${env.podName}_${randomBytes(4).toString('hex')}`;
 const { controller, metrics } = composeController({
   kubeConfig,
   logger,
+  config: env.resyncPeriodMs === undefined ? {} : { resyncPeriodMs: env.resyncPeriodMs },
   modules: [leaderElectionModule({ kubeConfig, namespace: env.podNamespace, leaseName: CONTROLLER_NAME, identity })],
 });
 const server = await metrics.serve({ port: env.metricsPort, host: '0.0.0.0' });

@@ -29,12 +29,26 @@ kubeConfig.loadFromDefault(); // in a Pod: its ServiceAccount's token and the cl
 const identity = `${env.podName}_${randomBytes(4).toString('hex')}`;
 const key = 'namespace'; // a parent and its ConfigMaps share a namespace, so they land in the same share
 
+/** Runs a step the controller cannot start without; on failure (a 403, say) logs it by name and exits 1. */
+async function required<T>(what: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    logger.error({ err }, `${what} failed: the controller cannot start`);
+    process.exit(1);
+  }
+}
+
 // The split balances the namespaces present at start (listed once: it moves only when members come or go).
-const { mode } = await detectShardSelectorSupport(kubeConfig, { logger, signal: stop.signal });
-const client = new KubeClient({ kubeConfig });
-const namespaces = (await client.list({ group: '', version: 'v1', resource: 'namespaces' }, { signal: stop.signal })).map(
-  (ns) => ns.metadata.name,
+const { mode } = await required('detecting shardSelector support', () =>
+  detectShardSelectorSupport(kubeConfig, { logger, signal: stop.signal }),
 );
+const client = new KubeClient({ kubeConfig });
+const namespaces = (
+  await required('listing the namespaces (the shard keys)', () =>
+    client.list({ group: '', version: 'v1', resource: 'namespaces' }, { signal: stop.signal }),
+  )
+).map((ns) => ns.metadata.name);
 client.close();
 
 const source = kubeShardInformerSource({ kubeConfig, key, ranges: [], mode, logger });
@@ -47,7 +61,12 @@ const membership = new ShardMembership({
   logger,
 });
 const gate = new ShardGate({ key, validity: membership.validity });
-const { controller, metrics } = composeController({ kubeConfig, logger, informerSource: source });
+const { controller, metrics } = composeController({
+  kubeConfig,
+  logger,
+  informerSource: source,
+  config: env.resyncPeriodMs === undefined ? {} : { resyncPeriodMs: env.resyncPeriodMs },
+});
 instrumentSharding(metrics.registry, membership, { mode, cache: source });
 const server = await metrics.serve({ port: env.metricsPort, host: '0.0.0.0', readiness: [shardReadiness(membership)] });
 logger.info({ url: server.url, identity, mode }, 'serving /metrics, /healthz, /readyz and /statusz');

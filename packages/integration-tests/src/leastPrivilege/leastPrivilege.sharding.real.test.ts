@@ -1,0 +1,3 @@
+import { leastPrivilegeSuite } from './leastPrivilegeSuite.js';
+
+leastPrivilegeSuite('sharding');

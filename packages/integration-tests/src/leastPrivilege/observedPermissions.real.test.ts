@@ -1,0 +1,3 @@
+import { observedPermissionsSuite } from './observedPermissionsSuite.js';
+
+observedPermissionsSuite('leader-election');
