@@ -4,7 +4,15 @@ export type { KubeApiServer, KubeApiServerOptions } from './KubeApiServer.js';
 export { KubeApiServerStartError } from './KubeApiServerStartError.js';
 export { OpensslError } from './OpensslError.js';
 export { startKubeApiServer } from './startKubeApiServer.js';
-export * from './kubeHttp.js';
+export {
+  type Json,
+  kubeRequest,
+  type KubeRequestOptions,
+  type KubeResponse,
+  KubeWatch,
+  waitUntil,
+  type WatchEventLine,
+} from './kubeHttp.js';
 export {
   serviceAccountKubeConfig,
   serviceAccountUser,

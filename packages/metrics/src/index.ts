@@ -1,10 +1,34 @@
-export * from './ControllerMetrics.js';
-export * from './InformerHealthRules.js';
-export * from './instrumentContainer.js';
-export * from './MetricsServer.js';
-export * from './PrometheusQueueMetrics.js';
-export * from './ShardMetrics.js';
-export * from './StuckWorkersRule.js';
-export * from './statusPage/index.js';
-export * from './permissions/AccessLogView.js';
-export * from './permissions/PermissionsMonitor.js';
+export { type ControllerGaugeSources, ControllerMetrics } from './ControllerMetrics.js';
+export { type InformerHealthOptions, InformerHealthRules, type InformerStatus } from './InformerHealthRules.js';
+export { instrumentContainer, type InstrumentOptions, type ProteanMetrics } from './instrumentContainer.js';
+export { MetricsServer, type MetricsServerOptions, type ReadinessCheck } from './MetricsServer.js';
+export { PrometheusQueueMetrics } from './PrometheusQueueMetrics.js';
+export {
+  instrumentSharding,
+  type ShardCacheSource,
+  type ShardMembershipSource,
+  type ShardMetricsOptions,
+  type ShardRangeView,
+  shardReadiness,
+  type ShardStatusView,
+} from './ShardMetrics.js';
+export { type StuckWorkersOptions, StuckWorkersRule, type StuckWorkersVerdict } from './StuckWorkersRule.js';
+export {
+  controllerStatusPage,
+  type ExplainQuery,
+  ExplainQueryError,
+  type InformerState,
+  parseExplainQuery,
+  type StatusPageInformer,
+  type StatusPageSource,
+  type StatusPageStatus,
+} from './statusPage/index.js';
+export {
+  type AccessLogView,
+  accessResourceName,
+  type ConnectionPoolView,
+  describeAccess,
+  type ObservedAccess,
+  type ObservedAccessRecord,
+} from './permissions/AccessLogView.js';
+export { describeRefusal, type PermissionRow, PermissionsMonitor, type PermissionsStatus } from './permissions/PermissionsMonitor.js';

@@ -1,15 +1,23 @@
-export * from './Backoff.js';
-export * from './KubernetesInformer.js';
-export * from './KubernetesInformerOptions.js';
-export * from './KubernetesInformerSource.js';
-export * from './KubernetesRequestError.js';
-export * from './resourcePath.js';
-export * from './StreamingListSupport.js';
-export * from './toWatchEvent.js';
-export * from './trimMetadata.js';
-export * from './WatchError.js';
-export * from './InformerWatchManager.js';
-export * from './InformerWatchManagerOptions.js';
-export * from './watchManagerModule.js';
+export { Backoff, type BackoffOptions } from './Backoff.js';
+export { KubernetesInformer } from './KubernetesInformer.js';
+export {
+  type InformerConnectionMode,
+  type InformerSettings,
+  type KubernetesInformerOptions,
+  LIST_ACCEPT,
+  resolveInformerSettings,
+  type StreamingListMode,
+  WATCH_ACCEPT,
+} from './KubernetesInformerOptions.js';
+export { KubernetesInformerSource, type KubernetesInformerSourceOptions } from './KubernetesInformerSource.js';
+export { KubernetesRequestError, type KubeStatus, type RequestVerb } from './KubernetesRequestError.js';
+export { resourcePath } from './resourcePath.js';
+export { StreamingListSupport } from './StreamingListSupport.js';
+export { toWatchEvent } from './toWatchEvent.js';
+export { LAST_APPLIED_ANNOTATION, trimMetadata } from './trimMetadata.js';
+export { ResourceNotAllowedError, WatchError, type WatchErrorReason } from './WatchError.js';
+export { InformerWatchManager } from './InformerWatchManager.js';
+export { type InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
+export { watchManagerModule, type WatchManagerModuleOptions } from './watchManagerModule.js';
 export type { RetryPolicyOptions } from './RetryPolicy.js';
-export * from './ResourceAllowList.js';
+export { type GvrPattern, ResourceAllowList } from './ResourceAllowList.js';
