@@ -42,6 +42,7 @@ const COMMON_FILES = [
   'src/environment.ts',
   'src/main.ts',
   'src/names.ts',
+  'src/register.ts',
   'src/shutdown.ts',
   'tsconfig.build.json',
   'tsconfig.json',

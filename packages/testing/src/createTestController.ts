@@ -21,7 +21,7 @@ import {
 } from '@protean/core';
 import { coordinatorModule } from '@protean/coordinator';
 import { queueModule } from '@protean/queue';
-import { InformerWatchManager, type InformerWatchManagerOptions } from '@protean/watch-manager';
+import { watchManagerModule, type InformerWatchManagerOptions } from '@protean/watch-manager';
 import { Container } from 'inversify';
 import { FakeInformerSource, waitForTimeoutMs, type WaitForOptions } from '@protean/core/testing';
 import { controllerWaitFor } from './controllerWaitFor.js';
@@ -183,12 +183,13 @@ export function createTestController(options: TestControllerOptions<InformerSour
   };
 
   const container = new Container();
-  container.load(coreModule(config, options.logger ?? silentLogger()), queueModule(), coordinatorModule());
+  container.load(
+    coreModule(config, options.logger ?? silentLogger()),
+    queueModule(),
+    watchManagerModule({ source, watchManager: wmOptions }),
+    coordinatorModule(),
+  );
   container.rebind(TOKENS.clock).toConstantValue(clock);
-  container.bind(TOKENS.informerSource).toConstantValue(source);
-  const watchManagerFactory: WatchManagerFactory = (deps) =>
-    new InformerWatchManager(deps.source, deps.resyncPeriodMs, deps.onEvent, deps.logger, wmOptions);
-  container.bind(TOKENS.watchManagerFactory).toConstantValue(watchManagerFactory);
   if (options.observer !== undefined) container.rebind(TOKENS.controllerObserver).toConstantValue(options.observer);
   options.configure?.(container);
 

@@ -36,6 +36,16 @@ describe('watchManagerModule', () => {
     expect(watchManager.activeWatchCount()).toBe(0);
   });
 
+  it('binds the informer source it is given instead of a Kubernetes one, with no KubeConfig', () => {
+    const mySource = new FakeInformerSource();
+    const c = new Container();
+    c.load(
+      coreModule({}, silentLogger()),
+      watchManagerModule({ source: mySource, allowedResources: [{ group: '', resource: 'configmaps' }] }),
+    );
+    expect(c.get(TOKENS.informerSource)).toBe(mySource);
+  });
+
   it('lets a rebind of TOKENS.informerSource replace the source the watch manager uses', async () => {
     const mySource = new FakeInformerSource();
     const c = container();
@@ -60,7 +70,7 @@ describe('watchManagerModule', () => {
     expect(c.get(TOKENS.informerSource)).toBeInstanceOf(KubernetesInformerSource);
   });
 
-  it('requires a kubeConfig', () => {
-    expect(() => watchManagerModule({} as never)).toThrow(/kubeConfig is required/);
+  it('requires a kubeConfig or a source', () => {
+    expect(() => watchManagerModule({} as never)).toThrow('options.kubeConfig (or an informer source as options.source) is required');
   });
 });

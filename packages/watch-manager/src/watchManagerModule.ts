@@ -1,15 +1,25 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { TOKENS, type WatchManagerFactory } from '@protean/core';
+import { TOKENS, type InformerSource, type WatchManagerFactory } from '@protean/core';
 import { ContainerModule } from 'inversify';
 import { KubernetesInformerSource, type KubernetesInformerSourceOptions } from './KubernetesInformerSource.js';
 import { InformerWatchManager } from './InformerWatchManager.js';
 import type { InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
 import { ResourceAllowList, type GvrPattern } from './ResourceAllowList.js';
 
-/** Options of {@link watchManagerModule}. */
-export interface WatchManagerModuleOptions extends Partial<KubernetesInformerSourceOptions> {
+/** Options of {@link watchManagerModule} over the Kubernetes informer source. */
+export interface WatchManagerModuleOptions extends Partial<KubernetesInformerSourceOptions>, WatchManagerModuleCommonOptions {
   /** The cluster and credentials the default informer source talks to. */
   readonly kubeConfig: KubeConfig;
+}
+
+/** Options of {@link watchManagerModule} over an informer source of your own (a fake in tests, a polling source). */
+export interface WatchManagerModuleSourceOptions extends WatchManagerModuleCommonOptions {
+  /** Bound to `TOKENS.informerSource` as is. */
+  readonly source: InformerSource;
+}
+
+/** What {@link watchManagerModule} takes whichever the source. */
+export interface WatchManagerModuleCommonOptions {
   /** Options of every {@link InformerWatchManager} the bound factory builds (sync timeout, polling, failure backoff, clock). */
   readonly watchManager?: InformerWatchManagerOptions;
   /**
@@ -23,14 +33,17 @@ export interface WatchManagerModuleOptions extends Partial<KubernetesInformerSou
 
 /**
  * Binds `TOKENS.informerSource` to a {@link KubernetesInformerSource} for
- * `kubeConfig` (logging through `TOKENS.logger` when bound) and
- * `TOKENS.watchManagerFactory` to a factory of {@link InformerWatchManager}.
- * Swap the informer source by rebinding its token before the first
- * `container.get`: `container.rebind(TOKENS.informerSource).toConstantValue(mySource)`.
+ * `kubeConfig` (logging through `TOKENS.logger` when bound), or to the
+ * `source` given, and `TOKENS.watchManagerFactory` to a factory of
+ * {@link InformerWatchManager}. Swap the informer source later by rebinding
+ * its token before the first `container.get`:
+ * `container.rebind(TOKENS.informerSource).toConstantValue(mySource)`.
  */
-export function watchManagerModule(options: WatchManagerModuleOptions): ContainerModule {
-  if (options?.kubeConfig === undefined) throw new TypeError('watchManagerModule: options.kubeConfig is required');
-  const { watchManager: watchManagerOptions, allowedResources, ...sourceOptions } = options;
+export function watchManagerModule(options: WatchManagerModuleOptions | WatchManagerModuleSourceOptions): ContainerModule {
+  const given = options !== null && typeof options === 'object' && 'source' in options ? options.source : undefined;
+  if (given === undefined && (options as WatchManagerModuleOptions | undefined)?.kubeConfig === undefined)
+    throw new TypeError('watchManagerModule: options.kubeConfig (or an informer source as options.source) is required');
+  const { watchManager: watchManagerOptions, allowedResources } = options;
   const managerOptions: InformerWatchManagerOptions | undefined =
     allowedResources === undefined ? watchManagerOptions : { ...watchManagerOptions, allowedResources };
   // Bad patterns fail here, when the module is built, not at the first watch.
@@ -38,13 +51,16 @@ export function watchManagerModule(options: WatchManagerModuleOptions): Containe
   const factory: WatchManagerFactory = (deps) =>
     new InformerWatchManager(deps.source, deps.resyncPeriodMs, deps.onEvent, deps.logger, managerOptions);
   return new ContainerModule((bindOptions) => {
-    bindOptions
-      .bind(TOKENS.informerSource)
-      .toDynamicValue((ctx) => {
-        const logger = options.logger ?? ctx.get(TOKENS.logger, { optional: true });
-        return new KubernetesInformerSource(logger === undefined ? sourceOptions : { ...sourceOptions, logger });
-      })
-      .inSingletonScope();
+    if (given !== undefined) bindOptions.bind(TOKENS.informerSource).toConstantValue(given);
+    else
+      bindOptions
+        .bind(TOKENS.informerSource)
+        .toDynamicValue((ctx) => {
+          const { watchManager: _manager, allowedResources: _allowed, ...sourceOptions } = options as WatchManagerModuleOptions;
+          const logger = sourceOptions.logger ?? ctx.get(TOKENS.logger, { optional: true });
+          return new KubernetesInformerSource(logger === undefined ? sourceOptions : { ...sourceOptions, logger });
+        })
+        .inSingletonScope();
     bindOptions.bind(TOKENS.watchManagerFactory).toConstantValue(factory);
   });
 }

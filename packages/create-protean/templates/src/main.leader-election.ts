@@ -7,6 +7,7 @@ import { createLogger } from '@protean/core';
 import { leaderElectionModule } from '@protean/leader-election';
 import { composeController } from './composeController.js';
 import { createHandler } from './controller.js';
+import { registerWhenAllowed } from './register.js';
 import { readEnvironment } from './environment.js';
 import { CONTROLLER_NAME, PARENT } from './names.js';
 import { stopOnSignals } from './shutdown.js';
@@ -31,7 +32,7 @@ logger.info({ url: server.url, identity }, 'serving /metrics, /healthz, /readyz 
 // A standby until it holds the lease; on SIGTERM it drains its passes, then releases the lease.
 const running = controller.start(stop.signal);
 try {
-  await controller.register(PARENT.gvr, createHandler({ kubeConfig, controller }));
+  await registerWhenAllowed(controller, PARENT.gvr, createHandler({ kubeConfig, controller }), { signal: stop.signal, logger });
   await running;
 } catch (err) {
   logger.error({ err }, 'the controller stopped on an error');

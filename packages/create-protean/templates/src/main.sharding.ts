@@ -16,6 +16,7 @@ import {
 import { KubeClient } from '@protean/client';
 import { composeController } from './composeController.js';
 import { createHandler } from './controller.js';
+import { registerWhenAllowed } from './register.js';
 import { readEnvironment } from './environment.js';
 import { CONTROLLER_NAME, PARENT } from './names.js';
 import { stopOnSignals } from './shutdown.js';
@@ -73,7 +74,7 @@ logger.info({ url: server.url, identity, mode }, 'serving /metrics, /healthz, /r
 
 const running = controller.start(stop.signal);
 try {
-  await controller.register(PARENT.gvr, gate.wrap(createHandler({ kubeConfig, controller })));
+  await registerWhenAllowed(controller, PARENT.gvr, gate.wrap(createHandler({ kubeConfig, controller })), { signal: stop.signal, logger });
   // Gate first (stop taking, drain), then the informers. On SIGTERM the membership gives every range up,
   // waits for the drain and releases its lease: the others take its namespaces over at once.
   await Promise.all([membership.run(stop.signal, applyShardChange({ gate, source })), running]);
