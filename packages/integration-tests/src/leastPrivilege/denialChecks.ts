@@ -1,10 +1,9 @@
 // What a removed rule must cause, checked on the replica that showed it:
 // /readyz?verbose names the refused verb and resource, /statusz/permissions
 // lists it as denied, and the replica logged exactly one warn line for it.
-// A replica that exited instead (a parent informer refused at start makes
-// the generated main.ts exit 1) must have logged that one line and an error,
-// or, refused before its metrics were set up (the sharding layout's
-// namespace list), an error line naming the refusal.
+// A replica that exited instead (only the sharding layout's namespace list,
+// read before its metrics are set up, may make it) must have logged an
+// error line naming the refusal.
 import { waitFor } from '@protean/core/testing';
 import type { ControllerProcess } from './controllerProcess.js';
 import type { LifecycleOutcome } from './driveLifecycle.js';
