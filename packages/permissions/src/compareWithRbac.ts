@@ -1,4 +1,4 @@
-import type { KubeNonResourceVerb, KubeResourceVerb } from '@protean/transport';
+import type { KubeNonResourceAccess, KubeResourceAccess } from '@protean/transport';
 import { RESOURCES_GRANTED_TO_EVERYONE } from './grantedToEveryone.js';
 import { parseRbacManifests, type ManifestBinding, type ManifestRule } from './parseRbacManifests.js';
 import { rbacResourceName, type PermissionsUsed } from './permissionsUsed.js';
@@ -11,22 +11,10 @@ export interface CompareOptions {
   readonly defaultNamespace?: string;
 }
 
-/** A used access the manifests do not grant. */
+/** A used access the manifests do not grant: the access, whether the server refused it the last time (as the manifests predict, when they are what the cluster has), and for a resource a `list` no request made, needed for the informers' LIST fallback (`UsedVerb.impliedBy`). */
 export type MissingAccess =
-  | {
-      readonly kind: 'resource';
-      readonly verb: KubeResourceVerb;
-      readonly group: string;
-      readonly resource: string;
-      readonly subresource?: string;
-      /** Where it was used; unset: cluster-wide. */
-      readonly namespace?: string;
-      /** The server refused it the last time (as the manifests predict, when they are what the cluster has). */
-      readonly denied: boolean;
-      /** A `list` no request made, needed for the informers' LIST fallback (`UsedVerb.impliedBy`). */
-      readonly impliedBy?: 'watch';
-    }
-  | { readonly kind: 'nonResource'; readonly verb: KubeNonResourceVerb; readonly path: string; readonly denied: boolean };
+  | (KubeResourceAccess & { readonly denied: boolean; readonly impliedBy?: 'watch' })
+  | (KubeNonResourceAccess & { readonly denied: boolean });
 
 /** A granted (API group, resource, verb), or (URL, verb), that no recorded access used. */
 export interface UnusedGrant {
