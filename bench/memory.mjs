@@ -4,12 +4,11 @@
 // data, server-written managedFields) served by the in-memory API server.
 // Sizes: 10,000 and 100,000 objects (quick: 2,000 and 10,000).
 //
-// The API server runs in a worker thread (packages/watch-manager/bench/
-// lib/apiserver.worker.mjs), whose V8 heap is separate, so the
-// heap measured here holds only the informer under test.
+// The API server runs in a worker thread (lib/apiserver.worker.mjs), whose V8
+// heap is separate, so the heap measured here holds only the informer under
+// test.
 //
-// Method (the same as packages/watch-manager/bench/memory.bench.mjs): a
-// warm-up run of each informer over 500 Secrets first loads and compiles
+// Method: a warm-up run of each informer over 500 Secrets first loads and compiles
 // their code. Then per informer and size: three forced full GCs (node
 // --expose-gc) with a turn of the event loop after each, read heapUsed; start
 // the informer and wait until it has listed every object; GC the same way and

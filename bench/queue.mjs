@@ -1,6 +1,9 @@
-// Work-queue throughput of @protean/queue's RateLimitingWorkQueue.
+// Work-queue throughput of @protean/queue's RateLimitingWorkQueue and FairRateLimitingQueue.
 //
 // Scenarios, each at 100,000 and 1,000,000 items (quick: 10,000 and 100,000):
+// - add/get/done with 1 consumer and 10% duplicates: add a chunk of 1,000 keys
+//   and re-add every 10th (collapsing while queued), then get() -> done()
+//   until the queue is empty. Counted: get/done cycles.
 // - add/get/done with 4 workers and 10% duplicates: a producer adds the keys
 //   in chunks of 1,000, re-adds every 10th key of the chunk (a duplicate that
 //   collapses while queued) and yields to the event loop; 4 async workers loop
@@ -9,16 +12,21 @@
 //   controller limiter (per-item exponential backoff max'd with a 10/s, burst
 //   100 token bucket), so every call consults both limiters and all but the
 //   first 100 items go into the delay heap. Counted: calls.
+// - the 1-consumer scenario on { key, group } items over 10 groups (each chunk
+//   holds runs of 100 items per group, so a fair queue really interleaves
+//   them): on the FIFO RateLimitingWorkQueue (the reference), then on
+//   FairRateLimitingQueue. Counted: get/done cycles.
 // Keys ("ns-<i mod 97>/object-<i>") are built before timing; a fresh queue per run.
 //
 // Method: per scenario and size, untimed warm-up runs until they have used
-// 500 ms of CPU (quick: 100 ms), then 5 timed samples (quick: 3), each
-// repeating the run until it has used >= 100 ms of CPU, so the small size is
-// not timed on a 20 ms blip. Time is the process's CPU time
+// 500 ms of CPU (quick too: with less, the first size of the { key, group }
+// rows ran 3-5x slow, still re-optimising for the new item shape), then 5
+// timed samples (quick: 3), each repeating the run until it has used >= 100 ms
+// of CPU, so the small size is not timed on a 20 ms blip. Time is the process's CPU time
 // (process.cpuUsage, user + system), so time descheduled on the shared
 // machine does not count (GC helper threads do, which makes figures
 // conservative). Reported: the median rate of the samples.
-import { RateLimitingWorkQueue } from '@protean/queue';
+import { FairRateLimitingQueue, RateLimitingWorkQueue } from '@protean/queue';
 import { parseArgs } from './lib/args.mjs';
 import { emitResult, progress } from './lib/report.mjs';
 import { cpuMsSince, median, tick } from './lib/stats.mjs';
@@ -27,13 +35,37 @@ const flags = parseArgs(process.argv.slice(2), ['quick', 'out']);
 const quick = flags.quick === true;
 const SIZES = quick ? [10_000, 100_000] : [100_000, 1_000_000];
 const SAMPLES = quick ? 3 : 5;
-const WARMUP_CPU_MS = quick ? 100 : 500;
+const WARMUP_CPU_MS = 500;
 const MIN_SAMPLE_CPU_MS = 100;
 const CHUNK = 1_000;
 const WORKERS = 4;
 
 const keys = Array.from({ length: SIZES.at(-1) }, (_, i) => `ns-${i % 97}/object-${i}`);
 const byKey = (item) => item;
+const GROUPS = 10;
+const groupNames = Array.from({ length: GROUPS }, (_, g) => `example.com/v1/kind${g}`);
+const groupedItems = keys.map((key, i) => ({ key, group: groupNames[Math.floor(i / (CHUNK / GROUPS)) % GROUPS] }));
+const keyOf = (item) => item.key;
+const groupOf = (item) => item.group;
+
+/** One consumer on `queue` over `items`: add a chunk (10% re-added), then get/done until empty. Returns the cycles. */
+async function oneConsumer(queue, items, n) {
+  let cycles = 0;
+  for (let start = 0; start < n; start += CHUNK) {
+    const end = Math.min(start + CHUNK, n);
+    for (let i = start; i < end; i++) queue.add(items[i]);
+    for (let i = start; i < end; i += 10) queue.add(items[i]);
+    while (queue.len() > 0) {
+      const next = await queue.get();
+      queue.done(next.item);
+      cycles++;
+    }
+  }
+  queue.shutdown();
+  // Nothing is being processed while a chunk is added, so every duplicate collapses.
+  if (cycles !== n) throw new Error(`1 consumer handled ${cycles} of ${n} items`);
+  return cycles;
+}
 
 /** Returns the get/done cycles completed. */
 async function fourWorkers(n) {
@@ -89,8 +121,23 @@ async function measure(scenario, n) {
 }
 
 const scenarios = [
+  {
+    measure: 'add/get/done cycles, 1 consumer, 10% dups',
+    unit: 'cycles/s',
+    run: (n) => oneConsumer(new RateLimitingWorkQueue({ key: byKey }), keys, n),
+  },
   { measure: 'add/get/done cycles, 4 workers, 10% dups', unit: 'cycles/s', run: fourWorkers },
   { measure: 'addRateLimited (default controller limiter)', unit: 'calls/s', run: rateLimited },
+  {
+    measure: 'FIFO queue, 1 consumer, 10-group items (reference)',
+    unit: 'cycles/s',
+    run: (n) => oneConsumer(new RateLimitingWorkQueue({ key: keyOf }), groupedItems, n),
+  },
+  {
+    measure: 'fair queue, 1 consumer, 10 groups, 10% dups',
+    unit: 'cycles/s',
+    run: (n) => oneConsumer(new FairRateLimitingQueue({ key: keyOf, group: groupOf }), groupedItems, n),
+  },
 ];
 const rows = [];
 const details = [];
@@ -115,6 +162,7 @@ emitResult(flags, {
   rows,
   notes: [
     `rates per CPU-second, median of ${SAMPLES} samples (each >= ${MIN_SAMPLE_CPU_MS} ms CPU) after ${WARMUP_CPU_MS} ms CPU of warm-up runs; fresh queue per run`,
+    'the last two rows run the 1-consumer scenario on { key, group } items over 10 groups: FIFO queue (reference), then FairRateLimitingQueue',
   ],
   details,
 });

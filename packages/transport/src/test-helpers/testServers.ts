@@ -34,6 +34,8 @@ export interface TestServer {
   releaseHeld(): void;
   /** Responses held open now. */
   held(): number;
+  /** Sends GOAWAY on every open HTTP/2 session (the server is going away: no new streams there, open ones finish). */
+  goaway(): void;
   close(): Promise<void>;
 }
 
@@ -139,6 +141,10 @@ export async function startServer(
       for (const h of [...held]) h.end();
     },
     held: () => held.size,
+    goaway: () => {
+      // Every stream opened so far counts as processed, so they finish; only new ones are refused.
+      for (const x of sessions) x.goaway(http2.constants.NGHTTP2_NO_ERROR, 2 ** 31 - 1);
+    },
     close: async () => {
       for (const h of [...held]) h.end();
       for (const s of sockets) s.destroy();
