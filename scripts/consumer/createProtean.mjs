@@ -112,3 +112,33 @@ export function createProteanChecks({ checks, tarballs, work, env }) {
   }
   return timings;
 }
+
+/**
+ * On a Node.js older than a generated project needs (the Node 20 leg): the packed generator still runs (its
+ * engines allow Node 20), writes the project, and says before the next steps that the project needs Node 24.
+ */
+export function createProteanOnOlderNode({ checks, tarballs, work, env, nodeVersion }) {
+  const generator = tarballs.find((t) => t.name === GENERATOR);
+  if (generator === undefined) {
+    checks.fail(`${GENERATOR} is packed`, 'no tarball');
+    return;
+  }
+  const parent = join(work, 'create-older-node');
+  mkdirSync(parent, { recursive: true });
+  const label = `${GENERATOR} on ${nodeVersion}`;
+  const create = run('npm', ['exec', '--yes', `--package=${generator.path}`, '--', GENERATOR, 'my-controller', '--yes'], {
+    cwd: parent,
+    env,
+    timeoutMs: 5 * 60_000,
+  });
+  if (!create.ok || !existsSync(join(parent, 'my-controller/package.json'))) {
+    checks.fail(`${label}: the packed bin generates a project`, `exit ${create.status ?? create.signal}\n${tail(create.output, 30)}`);
+    return;
+  }
+  checks.pass(`${label}: the packed bin generates a project`, `${create.seconds.toFixed(1)}s`);
+  const engines = JSON.parse(readFileSync(join(parent, 'my-controller/package.json'), 'utf8')).engines?.node;
+  const note = create.stdout.split('\n').find((l) => l.startsWith('Note: the project needs Node.js 24'));
+  if (engines === '>=24' && note?.includes(`this is ${nodeVersion}`) === true)
+    checks.pass(`${label}: it says the project needs Node.js 24`, note);
+  else checks.fail(`${label}: it says the project needs Node.js 24`, `engines ${engines}; output:\n${tail(create.output, 15)}`);
+}

@@ -20,6 +20,7 @@ const io = (overrides: Partial<CliIo> = {}): CliIo => ({
   err: (l) => err.push(l),
   interactive: false,
   cwd: work,
+  nodeVersion: 'v24.1.0',
   ...overrides,
 });
 
@@ -44,6 +45,17 @@ describe('runCli', () => {
     expect(out[0]).toBe('Created svc (sharding, Policy.ops.acme.io) in svc: 27 files.');
     expect(out).toContain('  cd svc');
     expect(readFileSync(join(work, 'svc/src/main.ts'), 'utf8')).toContain('@protean/sharding');
+  });
+
+  it('says when the Node.js running it is older than the project needs, and still generates it', async () => {
+    expect(await runCli(['old', '--yes'], io({ nodeVersion: 'v20.19.0' }))).toBe(0);
+    expect(out).toContain(
+      'Note: the project needs Node.js 24 or later (its engines); this is v20.19.0. Install Node.js 24 before npm install.',
+    );
+    expect(JSON.parse(readFileSync(join(work, 'old/package.json'), 'utf8')).engines).toEqual({ node: '>=24' });
+    out.length = 0;
+    expect(await runCli(['new', '--yes'], io())).toBe(0);
+    expect(out.some((l) => l.startsWith('Note:'))).toBe(false);
   });
 
   it('asks for the directory and the layout only when interactive and not --yes', async () => {

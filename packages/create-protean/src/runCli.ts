@@ -15,7 +15,12 @@ export interface CliIo {
   readonly cwd: string;
   /** Asks the questions; default the terminal prompts of `@clack/prompts`. */
   readonly ask?: Asker;
+  /** The Node.js running the generator (`process.version` by default), to warn when it is older than the project needs. */
+  readonly nodeVersion?: string;
 }
+
+/** The oldest Node.js major a generated project runs on (its `engines`; `@kubernetes/client-node` 2.x needs it). */
+export const PROJECT_NODE_MAJOR = 24;
 
 /** The two questions `create-protean` may ask; `undefined` when the user cancelled. */
 export interface Asker {
@@ -84,6 +89,13 @@ function nextSteps({ project, files }: GeneratedProject, io: CliIo): void {
   const where = relative(io.cwd, project.directory) || '.';
   io.out(`Created ${project.name} (${project.layout}, ${project.kind}.${project.group}) in ${where}: ${files.length} files.`);
   io.out('');
+  const nodeVersion = io.nodeVersion ?? process.version;
+  if (Number(nodeVersion.replace(/^v/, '').split('.')[0]) < PROJECT_NODE_MAJOR) {
+    io.out(
+      `Note: the project needs Node.js ${PROJECT_NODE_MAJOR} or later (its engines); this is ${nodeVersion}. Install Node.js ${PROJECT_NODE_MAJOR} before npm install.`,
+    );
+    io.out('');
+  }
   io.out('Next:');
   if (where !== '.') io.out(`  cd ${where}`);
   io.out('  npm install');
