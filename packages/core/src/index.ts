@@ -82,10 +82,11 @@ export {
 export { type Handler, type ReconcileContext } from './handler.js';
 export {
   DeletedFinalStateUnknown,
-  type HandlerRegistration,
-  type Informer,
-  type InformerOptions,
+  type InformerCache,
   type InformerSource,
+  type ListWatch,
+  type ListWatchHealth,
+  type ListWatchSink,
   type ObjectMeta,
   type OwnerReference,
   type PartialObjectMetadata,

@@ -53,45 +53,76 @@ export interface ResourceEventHandler {
   onDelete?(obj: PartialObjectMetadata | DeletedFinalStateUnknown): void;
 }
 
-/** Returned by {@link Informer.addEventHandler}; pass it back to remove the handler. */
-export interface HandlerRegistration {
-  /** True once the handler has been given the whole initial list. */
+/**
+ * The read side of one GVR's informer: its metadata-only cache and whether
+ * it holds the whole collection yet. `controller.informer(gvr)` and
+ * `WatchManager.getInformer` return it; the informer engine in
+ * `@protean/watch-manager` implements it.
+ */
+export interface InformerCache {
+  readonly gvr: GroupVersionResource;
+  /** True once the first complete list is in the cache (never false again). */
   hasSynced(): boolean;
+  list(): PartialObjectMetadata[];
+  get(key: NamespacedName): PartialObjectMetadata | undefined;
+  /** Synced, idle time, relists and the current outage (see {@link InformerHealth}). */
+  health(): InformerHealth;
 }
 
 /**
- * A shared informer over one GVR: lists, then watches, and keeps a
- * metadata-only cache. `run` returns at once; the informer works until the
- * signal aborts.
+ * Where a {@link ListWatch} delivers what it reads from its API. The
+ * informer engine behind it keeps the cache, computes what a relist
+ * changed (a delete with a `DeletedFinalStateUnknown` for each object that
+ * vanished), flags the initial list, resyncs and tracks health; a source
+ * only reports what the server said.
+ *
+ * A list is delivered either whole, with {@link replace}, or as a stream:
+ * {@link beginList}, then `upsert`/`remove` for its objects, then
+ * {@link endList}. Until `endList` the streamed objects build the next
+ * state and the cache does not change.
  */
-export interface Informer {
+export interface ListWatchSink {
+  /** A complete list: the cache becomes exactly `objects`. */
+  replace(objects: Iterable<PartialObjectMetadata>): void;
+  /** A streamed list begins (any list in progress is dropped). */
+  beginList(): void;
+  /** The streamed list is complete: it replaces the cache. */
+  endList(): void;
+  /** An object was created or changed (a watch event, or part of a streamed list). */
+  upsert(obj: PartialObjectMetadata): void;
+  /** An object was deleted (a watch event, or part of a streamed list). */
+  remove(obj: PartialObjectMetadata): void;
+  /** The server answered with nothing to change (a bookmark, an unchanged poll): an outage, if any, is over. */
+  progressed(): void;
+  /** A list or watch request failed; the source keeps retrying on its own. */
+  failed(err: Error): void;
+}
+
+/**
+ * What a {@link ListWatch} knows of its own health (the wire's view), when
+ * it knows more than the engine sees through the sink.
+ */
+export type ListWatchHealth = Pick<InformerHealth, 'idleMs' | 'failing' | 'listMode'>;
+
+/**
+ * The wire half of an informer: lists and watches (or polls) one GVR and
+ * tells a {@link ListWatchSink} what it read. It keeps no cache of its own.
+ */
+export interface ListWatch {
   readonly gvr: GroupVersionResource;
-  run(signal: AbortSignal): void;
-  /** True after the initial list has been delivered to the handlers. */
-  hasSynced(): boolean;
-  /** True once the informer was stopped (its signal aborted). */
-  isStopped(): boolean;
-  /** Adds a handler; the current cache is replayed to it as adds first. */
-  addEventHandler(handler: ResourceEventHandler): HandlerRegistration;
-  removeEventHandler(registration: HandlerRegistration): void;
-  list(): PartialObjectMetadata[];
-  get(key: NamespacedName): PartialObjectMetadata | undefined;
-  /** Called for each list/watch failure (the informer keeps retrying). */
-  setWatchErrorHandler(fn: (err: Error) => void): void;
   /**
-   * Optional: the informer's health now (synced, idle time, relists, the
-   * current outage). Informers without it are judged by `hasSynced` alone.
+   * Starts listing and watching into `sink`; returns at once, and works
+   * (retrying on its own) until `signal` aborts. Called once.
    */
-  health?(): InformerHealth;
+  run(sink: ListWatchSink, signal: AbortSignal): void;
+  /** Optional: its own view of idle time, the current outage and its list mode; else the engine judges by the sink calls. */
+  health?(): ListWatchHealth;
 }
 
-/** Options an informer is created with. */
-export interface InformerOptions {
-  /** Cache replay period; 0 disables resync. */
-  readonly resyncPeriodMs: number;
-}
-
-/** Creates informers; the plugin point for where watch data comes from. */
+/**
+ * Creates list/watch sources, one per GVR; the plugin point for where
+ * watch data comes from (`TOKENS.informerSource`).
+ */
 export interface InformerSource {
-  createInformer(gvr: GroupVersionResource, opts: InformerOptions): Informer;
+  createListWatch(gvr: GroupVersionResource): ListWatch;
 }

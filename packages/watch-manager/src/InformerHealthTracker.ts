@@ -1,10 +1,10 @@
-import type { Clock, InformerFailure, InformerHealth } from '@protean/core';
+import type { Clock, InformerFailure, ListWatchHealth } from '@protean/core';
 import type { KubernetesRequestError } from './KubernetesRequestError.js';
 
 /**
- * The bookkeeping behind `KubernetesInformer.health()`: the current outage
- * (first failure, count, last cause, next attempt), lists completed, and
- * when the server was last heard from.
+ * The bookkeeping behind `KubernetesListWatch.health()`: the current outage
+ * (first failure, count, last cause, next attempt) and when the server was
+ * last heard from.
  *
  * An outage ends when a list completes, when a watch delivers its first
  * line, or when a watch has stayed open for `shortWatchMs` (an idle but
@@ -22,7 +22,6 @@ export class InformerHealthTracker {
   private retryAtMs: number | undefined;
   private watchOpenedAtMs: number | undefined;
   private lastHeardMs: number | undefined;
-  private lists = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -61,7 +60,6 @@ export class InformerHealthTracker {
 
   /** A list (paginated or streamed) completed and was delivered. */
   listed(): void {
-    this.lists++;
     this.recover();
   }
 
@@ -70,8 +68,8 @@ export class InformerHealthTracker {
     if (ms !== undefined && (this.lastHeardMs === undefined || ms > this.lastHeardMs)) this.lastHeardMs = ms;
   }
 
-  /** The report of `Informer.health()`; `currentHeardMs` is the open request's last activity. */
-  snapshot(synced: boolean, currentHeardMs: number | undefined, listMode: 'streaming' | 'paginated'): InformerHealth {
+  /** The report of `KubernetesListWatch.health()`; `currentHeardMs` is the open request's last activity. */
+  snapshot(currentHeardMs: number | undefined, listMode: 'streaming' | 'paginated'): ListWatchHealth {
     const now = this.clock.now();
     if (this.failingSinceMs !== undefined && this.watchOpenedAtMs !== undefined && now - this.watchOpenedAtMs >= this.shortWatchMs)
       this.recover();
@@ -80,9 +78,7 @@ export class InformerHealthTracker {
         ? currentHeardMs
         : this.lastHeardMs;
     return {
-      synced,
       idleMs: heard === undefined ? undefined : Math.max(0, now - heard),
-      relists: Math.max(0, this.lists - 1),
       failing: this.failure(now),
       listMode,
     };

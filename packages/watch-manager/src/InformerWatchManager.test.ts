@@ -1,6 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
 import {
-  DeletedFinalStateUnknown,
   InvalidGroupVersionResourceError,
   silentLogger,
   type GroupVersionResource,
@@ -9,7 +8,6 @@ import {
 } from '@protean/core';
 import {
   FakeClock,
-  FakeInformer,
   FakeInformerSource,
   FakeStatusError,
   fakeObject,
@@ -64,10 +62,10 @@ describe('InformerWatchManager ownership', () => {
     await wm.ensureWatch(cms, 'a');
     await wm.ensureWatch(cms, 'b');
     expect(source.informers()).toHaveLength(1);
-    expect(wm.getInformer(cms)).toBe(source.informer());
+    expect(wm.getInformer(cms)?.gvr).toEqual(cms);
   });
 
-  it('keeps the informer while any owner remains and stops it, removing its handler, when the last one releases', async () => {
+  it('keeps the informer while any owner remains and stops it when the last one releases', async () => {
     const { source, wm } = setup({}, { autoSync: true });
     await wm.ensureWatch(cms, 'a');
     await wm.ensureWatch(cms, 'b');
@@ -77,7 +75,6 @@ describe('InformerWatchManager ownership', () => {
     expect(wm.activeWatchCount()).toBe(1);
     wm.releaseWatch(cms, 'b');
     expect(inf.isStopped()).toBe(true);
-    expect(inf.handlerCount()).toBe(0);
     expect(wm.activeWatchCount()).toBe(0);
     expect(wm.getInformer(cms)).toBeUndefined();
   });
@@ -108,7 +105,7 @@ describe('InformerWatchManager ownership', () => {
     expect(source.informers()).toHaveLength(2);
     expect(source.informer()).not.toBe(first);
     expect(source.informer()!.isRunning()).toBe(true);
-    expect(wm.getInformer(cms)).toBe(source.informer());
+    expect(wm.getInformer(cms)?.gvr).toEqual(cms);
   });
 
   it('runs one informer per GVR', async () => {
@@ -337,18 +334,20 @@ describe('InformerWatchManager concurrent ensure and release', () => {
     const { clock, source, wm } = setup();
     const a = track(wm.ensureWatch(cms, 'a'));
     const old = source.informer()!;
-    // The stale informer syncs (before its release: a stopped fake informer ignores markSynced).
+    // The first informer syncs while A holds it, then A releases it.
     old.markSynced();
+    await flushMicrotasks();
+    expect(a.state).toBe('resolved');
     wm.releaseWatch(cms, 'a');
+    expect(old.isStopped()).toBe(true);
     const b = track(wm.ensureWatch(cms, 'b'));
     expect(source.informers()).toHaveLength(2);
     await clock.advanceAsync(200);
     expect(b.state).toBe('pending');
     source.informer()!.markSynced();
-    await clock.advanceAsync(100);
-    expect(a.state).toBe('rejected');
+    await flushMicrotasks();
     expect(b.state).toBe('resolved');
-    expect(wm.getInformer(cms)).toBe(source.informer());
+    expect(wm.getInformer(cms)?.hasSynced()).toBe(true);
   });
 
   it('ensure A, ensure B, release A: B still gets the informer when it syncs', async () => {
@@ -407,7 +406,7 @@ describe('InformerWatchManager concurrent ensure and release', () => {
       const informer = wm.getInformer(cms);
       const live = source.informers().filter((i) => !i.isStopped());
       expect(live.length).toBe(informer === undefined ? 0 : 1);
-      if (informer !== undefined) expect(live[0]).toBe(informer);
+      if (informer !== undefined) expect(informer.hasSynced()).toBe(live[0]!.hasSynced());
       // Every owner that believes it holds the watch has a running, synced informer.
       for (const [, state] of held) if (state === 'held') expect(informer?.hasSynced()).toBe(true);
       if (held.size === 0) expect(informer).toBeUndefined();
@@ -442,32 +441,23 @@ describe('InformerWatchManager events', () => {
     expect(v1.metadata.labels).toEqual({ app: 'web' });
   });
 
-  it('unwraps delete tombstones, using the key when the tombstone has no object', async () => {
+  it('emits a delete found by a relist as a tombstone of the last known object, with its labels', async () => {
     const { source, events, wm } = setup({}, { autoSync: true });
+    source.add(cms, { name: 'x', namespace: 'default', labels: { app: 'web' } });
     await wm.ensureWatch(cms, 'a');
-    // Tombstones of objects the informer's cache no longer holds: handed to its handlers directly.
-    const deliverDelete = (tombstone: DeletedFinalStateUnknown): void => {
-      for (const h of source.informer()!.handlers()) h.onDelete?.(tombstone);
-    };
-    deliverDelete(new DeletedFinalStateUnknown('default/x', obj('x', { app: 'web' })));
-    deliverDelete(new DeletedFinalStateUnknown('kube-system/y', undefined));
-    deliverDelete(new DeletedFinalStateUnknown('cluster-thing', undefined));
-    expect(events.map((e) => [e.type, e.namespace, e.name, e.labels])).toEqual([
-      ['delete', 'default', 'x', { app: 'web' }],
-      ['delete', 'kube-system', 'y', {}],
-      ['delete', '', 'cluster-thing', {}],
+    source.delete(cms, { namespace: 'default', name: 'x' }, { finalStateUnknown: true });
+    expect(events.map((e) => [e.type, e.namespace, e.name, e.labels, e.initialList])).toEqual([
+      ['add', 'default', 'x', { app: 'web' }, true],
+      ['delete', 'default', 'x', { app: 'web' }, undefined],
     ]);
+    expect(wm.getInformer(cms)!.list()).toEqual([]);
   });
 
-  it('emits the replay of an informer that already holds objects', async () => {
-    const clock = new FakeClock();
-    const inf = new FakeInformer(cms);
-    inf.add(obj('pre'));
-    inf.markSynced();
-    const events: WatchEvent[] = [];
-    const wm = new InformerWatchManager({ createInformer: () => inf }, 0, (e) => events.push(e), silentLogger(), { clock });
+  it('emits the initial list of a source that lists as soon as it runs', async () => {
+    const { source, events, wm } = setup({}, { autoSync: true });
+    source.add(cms, { name: 'pre', namespace: 'default' });
     await wm.ensureWatch(cms, 'a');
-    expect(events.map((e) => `${e.type}:${e.name}`)).toEqual(['add:pre']);
+    expect(events.map((e) => `${e.type}:${e.name}:${String(e.initialList)}`)).toEqual(['add:pre:true']);
   });
 
   it('flags the adds of the initial list and the updates of a resync, and nothing else', async () => {
@@ -512,9 +502,9 @@ describe('InformerWatchManager events', () => {
     const { source, events, wm } = setup({}, { autoSync: true });
     await wm.ensureWatch(cms, 'a');
     const inf = source.informer()!;
-    const staleHandlers = inf.handlers();
     wm.releaseWatch(cms, 'a');
-    for (const h of staleHandlers) h.onAdd?.(obj('late'), false);
+    inf.add(obj('late'));
+    inf.reportWatchError(new Error('late'));
     expect(events).toEqual([]);
   });
 });
@@ -535,15 +525,6 @@ describe('InformerWatchManager health', () => {
     wm.releaseWatch(cms, 'a');
     wm.releaseWatch(cms, 'b');
     expect(wm.health().map((h) => h.gvr)).toEqual([apps]);
-  });
-
-  it('reports informer: undefined for an informer without health()', async () => {
-    const { source, wm } = setup({}, { autoSync: true });
-    const plain = new FakeInformer(cms);
-    Object.defineProperty(plain, 'health', { value: undefined });
-    source.createInformer = () => plain;
-    await wm.ensureWatch(cms, 'a');
-    expect(wm.health()).toEqual([{ gvr: cms, owners: ['a'], synced: true, informer: undefined }]);
   });
 });
 

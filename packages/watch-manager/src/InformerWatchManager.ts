@@ -8,8 +8,7 @@ import {
   type EventHandler,
   type EventType,
   type GroupVersionResource,
-  type HandlerRegistration,
-  type Informer,
+  type InformerCache,
   type InformerSource,
   type Logger,
   type PartialObjectMetadata,
@@ -19,6 +18,7 @@ import {
   UNSERVED_RESOURCE_HINT,
   validateGroupVersionResource,
 } from '@protean/core';
+import { Informer } from './Informer.js';
 import { SyncFailureMemory } from './SyncFailureMemory.js';
 import { UnfixableStreak } from './UnfixableStreak.js';
 import { serverOf } from './unfixableFailure.js';
@@ -51,11 +51,9 @@ interface ManagedInformer {
   readonly abort: AbortController;
   readonly owners: Set<string>;
   readonly waiters: Set<SyncWaiter>;
-  registration: HandlerRegistration | undefined;
   synced: boolean;
   failureRecorded: boolean;
   lastError: Error | undefined;
-  poll: TimerHandle | undefined;
   /** Failures in a row that waiting will not fix (TLS verification, connection refused). */
   readonly streak: UnfixableStreak;
   /** When the streak is due to have lasted `failFastMs`. */
@@ -64,7 +62,9 @@ interface ManagedInformer {
 
 /**
  * One shared informer per GVR, started on first use and stopped when its
- * last owner releases it (seed: `WatchManager`). Every informer event
+ * last owner releases it (seed: `WatchManager`). Each informer is the
+ * engine ({@link Informer}: cache, relist diff, resync, sync signal,
+ * health) over a list/watch from the source; every change of its cache
  * becomes one normalized `WatchEvent` passed to `onEvent`.
  *
  * Ownership is a set, not a counter: a second `ensureWatch` by the same
@@ -86,7 +86,6 @@ export class InformerWatchManager implements WatchManager {
   private readonly entries = new Map<string, ManagedInformer>();
   private readonly failures: SyncFailureMemory;
   private readonly clock: Clock;
-  private readonly pollMs: number;
   private readonly failFastMs: number;
   private readonly failFastMinAttempts: number;
   private readonly log: Logger;
@@ -106,7 +105,6 @@ export class InformerWatchManager implements WatchManager {
     }
     this.clock = options.clock ?? realClock;
     this.syncTimeoutMs = options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS;
-    this.pollMs = Math.max(1, options.syncPollIntervalMs ?? 10);
     this.failFastMs = options.failFastMs ?? DEFAULT_FAIL_FAST_MS;
     this.failFastMinAttempts = options.failFastMinAttempts ?? 2;
     if (!(this.failFastMs >= 0)) throw new RangeError(`InformerWatchManager: failFastMs must be >= 0, got ${String(this.failFastMs)}`);
@@ -165,7 +163,6 @@ export class InformerWatchManager implements WatchManager {
       const timeoutMs = this.syncTimeoutMs > 0 ? this.syncTimeoutMs : DEFAULT_SYNC_TIMEOUT_MS;
       waiter.deadline = this.clock.setTimeout(() => this.onSyncTimeout(current, waiter, timeoutMs), timeoutMs);
       current.waiters.add(waiter);
-      this.schedulePoll(current);
     });
   }
 
@@ -180,7 +177,7 @@ export class InformerWatchManager implements WatchManager {
   }
 
   /** The running informer of `gvr`, if any owner holds it (synced or not). */
-  getInformer(gvr: GroupVersionResource): Informer | undefined {
+  getInformer(gvr: GroupVersionResource): InformerCache | undefined {
     return this.entries.get(gvrKey(gvr))?.informer;
   }
 
@@ -191,13 +188,13 @@ export class InformerWatchManager implements WatchManager {
 
   /**
    * One entry per running informer, in start order: its owners, whether the
-   * manager saw it synced, and the informer's own `health()` report (when
-   * its informer has one). Health endpoints and metrics read this.
+   * manager saw it synced, and the informer's `health()` report. Health
+   * endpoints and metrics read this.
    */
   health(): WatchHealth[] {
     const out: WatchHealth[] = [];
     for (const e of this.entries.values()) {
-      out.push({ gvr: e.gvr, owners: [...e.owners], synced: e.synced, informer: e.informer.health?.() });
+      out.push({ gvr: e.gvr, owners: [...e.owners], synced: e.synced, informer: e.informer.health() });
     }
     return out;
   }
@@ -212,31 +209,36 @@ export class InformerWatchManager implements WatchManager {
 
   private start(gvr: GroupVersionResource, key: string): ManagedInformer {
     const ownGvr: GroupVersionResource = Object.freeze({ group: gvr.group, version: gvr.version, resource: gvr.resource });
-    const informer = this.source.createInformer(ownGvr, { resyncPeriodMs: this.resyncPeriodMs });
-    const entry: ManagedInformer = {
+    const listWatch = this.source.createListWatch(ownGvr);
+    // The listener runs only once the informer runs, after `entry` is set.
+    let entry!: ManagedInformer;
+    const informer = new Informer(
+      listWatch,
+      {
+        onAdd: (obj, isInInitialList) => this.emit(entry, 'add', obj, undefined, isInInitialList),
+        onUpdate: (oldObj, newObj) => this.emit(entry, 'update', newObj, oldObj),
+        onDelete: (obj) => this.emit(entry, 'delete', obj),
+        onSynced: () => this.checkSynced(entry),
+        onError: (err) => this.onWatchError(entry, err),
+      },
+      { resyncPeriodMs: this.resyncPeriodMs, clock: this.clock, logger: this.log },
+    );
+    entry = {
       key,
       gvr: ownGvr,
       informer,
       abort: new AbortController(),
       owners: new Set(),
       waiters: new Set(),
-      registration: undefined,
       synced: false,
       failureRecorded: false,
       lastError: undefined,
-      poll: undefined,
       streak: new UnfixableStreak(),
       failFastTimer: undefined,
     };
-    // In the map before the handler is added: the replay of a pre-filled cache must be emitted.
+    // In the map before it runs: a source that lists at once must have its initial adds emitted.
     this.entries.set(key, entry);
     try {
-      informer.setWatchErrorHandler((err) => this.onWatchError(entry, err));
-      entry.registration = informer.addEventHandler({
-        onAdd: (obj, isInInitialList) => this.emit(entry, 'add', obj, undefined, isInInitialList),
-        onUpdate: (oldObj, newObj) => this.emit(entry, 'update', newObj, oldObj),
-        onDelete: (obj) => this.emit(entry, 'delete', obj),
-      });
       informer.run(entry.abort.signal);
     } catch (err) {
       this.entries.delete(key);
@@ -263,13 +265,12 @@ export class InformerWatchManager implements WatchManager {
     }
   }
 
+  /** On the informer's sync signal (and when a caller finds it synced): resolves the waiting callers. */
   private checkSynced(entry: ManagedInformer): boolean {
-    if (!entry.informer.hasSynced() || entry.registration?.hasSynced() !== true) return false;
+    if (this.entries.get(entry.key) !== entry || !entry.informer.hasSynced()) return false;
     entry.synced = true;
     this.clearFailFast(entry);
     this.failures.clear(entry.key);
-    if (entry.poll !== undefined) this.clock.clearTimeout(entry.poll);
-    entry.poll = undefined;
     const waiters = [...entry.waiters];
     entry.waiters.clear();
     for (const w of waiters) {
@@ -280,20 +281,9 @@ export class InformerWatchManager implements WatchManager {
     return true;
   }
 
-  private schedulePoll(entry: ManagedInformer): void {
-    if (entry.poll !== undefined) return;
-    entry.poll = this.clock.setTimeout(() => {
-      entry.poll = undefined;
-      if (this.entries.get(entry.key) !== entry || entry.waiters.size === 0) return;
-      if (!this.checkSynced(entry)) this.schedulePoll(entry);
-    }, this.pollMs);
-  }
-
   private onSyncTimeout(entry: ManagedInformer, waiter: SyncWaiter, timeoutMs: number): void {
     waiter.deadline = undefined;
     if (!entry.waiters.has(waiter)) return;
-    // The informer may have synced since the last poll.
-    if (this.checkSynced(entry)) return;
     const last = entry.lastError;
     const status = apiStatusOf(last)?.code;
     const detail = `informer did not sync within ${timeoutMs} ms${last === undefined ? '' : ` (last error: ${last.message})`}`;
@@ -362,7 +352,7 @@ export class InformerWatchManager implements WatchManager {
     const now = this.clock.now();
     const last = entry.streak.last;
     if (last === undefined || !entry.streak.due(now, this.failFastMs, this.failFastMinAttempts)) return false;
-    const health = fromTimer ? entry.informer.health?.() : undefined;
+    const health = fromTimer ? entry.informer.health() : undefined;
     if (health !== undefined && health.failing === undefined) return false;
     // kro-diff: a server that refuses every connection, or whose certificate does not verify, fails the pending
     // callers after failFastMs with the cause; in kro they wait for the sync deadline.
@@ -403,15 +393,12 @@ export class InformerWatchManager implements WatchManager {
   private stop(entry: ManagedInformer, err: WatchError): void {
     if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
     this.clearFailFast(entry);
-    if (entry.poll !== undefined) this.clock.clearTimeout(entry.poll);
-    entry.poll = undefined;
     for (const w of entry.waiters) {
       if (w.deadline !== undefined) this.clock.clearTimeout(w.deadline);
       w.reject(err);
     }
     entry.waiters.clear();
     entry.owners.clear();
-    if (entry.registration !== undefined) entry.informer.removeEventHandler(entry.registration);
     entry.abort.abort();
     this.log.debug({ gvr: entry.key }, 'informer stopped');
   }

@@ -10,13 +10,12 @@ export const LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta
 export const WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
 /**
- * Tuning of a {@link KubernetesInformer}. Every field but `kubeConfig` has
+ * Tuning of a `KubernetesListWatch` (every list/watch of a
+ * `KubernetesInformerSource`). Every field but `kubeConfig` has
  * a production default; tests shrink the durations.
  */
 export interface KubernetesInformerOptions extends RetryPolicyOptions {
   readonly kubeConfig: KubeConfig;
-  /** Cache replay period; 0 (the default) disables resync. */
-  readonly resyncPeriodMs?: number;
   /** Watch one namespace only; default: all namespaces (and cluster-scoped resources). */
   readonly namespace?: string;
   readonly logger?: Logger;
@@ -95,8 +94,6 @@ export type StreamingListMode = 'auto' | 'always' | 'never';
 /** {@link KubernetesInformerOptions} with every default filled in: what an informer runs with. */
 export interface InformerSettings {
   readonly kubeConfig: KubeConfig;
-  /** 0 = no resync. */
-  readonly resyncPeriodMs: number;
   /** `undefined` = all namespaces. */
   readonly namespace: string | undefined;
   readonly pageSize: number;
@@ -119,7 +116,6 @@ export function resolveInformerSettings(options: KubernetesInformerOptions): Inf
   const minWatchTimeoutSeconds = options.minWatchTimeoutSeconds ?? 300;
   return {
     kubeConfig: options.kubeConfig,
-    resyncPeriodMs: options.resyncPeriodMs ?? 0,
     namespace: options.namespace,
     pageSize: options.pageSize ?? 500,
     inactivityTimeoutMs: options.inactivityTimeoutMs ?? 150_000,

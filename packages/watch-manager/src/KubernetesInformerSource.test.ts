@@ -47,7 +47,7 @@ describe('KubernetesInformerSource refuses what breaks Kubernetes naming rules',
     const source = new KubernetesInformerSource({ kubeConfig });
     const err = (() => {
       try {
-        source.createInformer(gvr, { resyncPeriodMs: 0 });
+        source.createListWatch(gvr);
       } catch (e) {
         return e;
       }
@@ -77,8 +77,8 @@ describe('KubernetesInformerSource refuses what breaks Kubernetes naming rules',
 
   it('still builds informers of well-formed GVRs, in one namespace or all', () => {
     const gvr = { group: 'demo.protean.dev', version: 'v1alpha1', resource: 'webapps' };
-    expect(new KubernetesInformerSource({ kubeConfig }).createInformer(gvr, { resyncPeriodMs: 0 }).gvr).toEqual(gvr);
-    expect(new KubernetesInformerSource({ kubeConfig, namespace: 'team-a' }).createInformer(gvr, { resyncPeriodMs: 0 }).gvr).toEqual(gvr);
+    expect(new KubernetesInformerSource({ kubeConfig }).createListWatch(gvr).gvr).toEqual(gvr);
+    expect(new KubernetesInformerSource({ kubeConfig, namespace: 'team-a' }).createListWatch(gvr).gvr).toEqual(gvr);
     expect(requests).toEqual([]);
   });
 });

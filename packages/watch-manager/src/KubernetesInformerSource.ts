@@ -4,24 +4,23 @@ import {
   silentLogger,
   validateNamespace,
   type GroupVersionResource,
-  type InformerOptions,
   type InformerSource,
 } from '@protean/core';
-import { KubernetesInformer } from './KubernetesInformer.js';
+import { KubernetesListWatch } from './KubernetesListWatch.js';
 import type { KubernetesInformerOptions } from './KubernetesInformerOptions.js';
 import { INFORMER_LOG_SUMMARY_INTERVAL_MS } from './RetryPolicy.js';
 import { StreamingListSupport } from './StreamingListSupport.js';
 
-/** Options of a {@link KubernetesInformerSource}: those of every informer it creates, bar the resync period. */
-export type KubernetesInformerSourceOptions = Omit<KubernetesInformerOptions, 'resyncPeriodMs'>;
+/** Options of a {@link KubernetesInformerSource}: those of every list/watch it creates. */
+export type KubernetesInformerSourceOptions = KubernetesInformerOptions;
 
 /**
- * The default informer source: metadata-only list+watch informers against
+ * The default informer source: metadata-only list/watch sources against
  * the cluster a `@kubernetes/client-node` `KubeConfig` points at.
  * Credentials are re-read from the KubeConfig on every request, so token
  * rotation, exec plugins and in-cluster token files keep working.
  *
- * `createInformer` throws core's `InvalidGroupVersionResourceError` for a
+ * `createListWatch` throws core's `InvalidGroupVersionResourceError` for a
  * GVR that breaks Kubernetes' naming rules, before any request is made;
  * the constructor throws `InvalidObjectNameError` for a bad `namespace`.
  *
@@ -31,9 +30,9 @@ export type KubernetesInformerSourceOptions = Omit<KubernetesInformerOptions, 'r
  * They share one {@link LogSummarizer} too: in an API server outage, the
  * network failures of all of them are one line per cause, then a count.
  *
- * Easy to get wrong: each `createInformer` call builds a new, unshared
- * informer that does nothing until `run`; sharing per GVR is the watch
- * manager's job.
+ * Easy to get wrong: each `createListWatch` call builds a new, unshared
+ * source that does nothing until `run`; the cache and sharing per GVR are
+ * the watch manager's job (its informer engine).
  */
 export class KubernetesInformerSource implements InformerSource {
   private readonly options: KubernetesInformerSourceOptions;
@@ -53,7 +52,7 @@ export class KubernetesInformerSource implements InformerSource {
     this.options = { ...options, streamingListSupport: options.streamingListSupport ?? new StreamingListSupport(), logSummarizer };
   }
 
-  createInformer(gvr: GroupVersionResource, opts: InformerOptions): KubernetesInformer {
-    return new KubernetesInformer(gvr, { ...this.options, resyncPeriodMs: opts.resyncPeriodMs });
+  createListWatch(gvr: GroupVersionResource): KubernetesListWatch {
+    return new KubernetesListWatch(gvr, this.options);
   }
 }

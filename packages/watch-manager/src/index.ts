@@ -1,5 +1,6 @@
 export { Backoff, type BackoffOptions } from './Backoff.js';
-export { KubernetesInformer } from './KubernetesInformer.js';
+export { Informer, type InformerListener, type InformerOptions } from './Informer.js';
+export { KubernetesListWatch } from './KubernetesListWatch.js';
 export {
   type InformerConnectionMode,
   type InformerSettings,

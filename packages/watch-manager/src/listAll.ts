@@ -1,6 +1,5 @@
-import type { Logger } from '@protean/core';
+import type { Logger, PartialObjectMetadata } from '@protean/core';
 import { KubernetesRequestError } from './KubernetesRequestError.js';
-import { MetadataStore } from './MetadataStore.js';
 import { trimMetadata } from './trimMetadata.js';
 
 /** One page of a LIST response, as far as the informer reads it. */
@@ -9,9 +8,15 @@ export interface ListPage {
   readonly metadata?: { readonly resourceVersion?: string; readonly continue?: string };
 }
 
+/** Where {@link listAll} puts the objects it reads. */
+export interface ListTarget {
+  /** A list (re)starts: drop what came before. */
+  begin(): void;
+  add(obj: PartialObjectMetadata): void;
+}
+
 /** The outcome of {@link listAll}. */
 export interface ListResult {
-  readonly store: MetadataStore;
   /** The list's resourceVersion: where the following watch starts. */
   readonly resourceVersion: string;
   readonly pages: number;
@@ -20,11 +25,12 @@ export interface ListResult {
 const MAX_RESTARTS = 3;
 
 /**
- * Lists a collection page by page (`limit` + `continue`) into a fresh
- * store of trimmed objects. The first page asks for `resourceVersion`
+ * Lists a collection page by page (`limit` + `continue`) into `target`,
+ * as trimmed objects. The first page asks for `resourceVersion`
  * (`""` = most recent, `"0"` = any), later pages only for their
  * `continue` token, as the API requires. If a continue token expires
- * (410) mid-list, the list starts over from `""`, at most three times.
+ * (410) mid-list, the list starts over from `""` (`target.begin()`
+ * again), at most three times.
  * `limit` 0 asks for everything at once.
  */
 export async function listAll(
@@ -33,8 +39,9 @@ export async function listAll(
   limit: number,
   intern: (s: string) => string,
   log: Logger,
+  target: ListTarget,
 ): Promise<ListResult> {
-  let store = new MetadataStore();
+  target.begin();
   let rv = resourceVersion;
   let cont: string | undefined;
   let pages = 0;
@@ -50,7 +57,7 @@ export async function listAll(
     } catch (err) {
       if (cont !== undefined && err instanceof KubernetesRequestError && err.expired && restarts++ < MAX_RESTARTS) {
         log.debug('continue token expired while paging; listing again from the most recent version');
-        store = new MetadataStore();
+        target.begin();
         cont = undefined;
         rv = '';
         pages = 0;
@@ -61,9 +68,9 @@ export async function listAll(
     pages++;
     for (const item of Array.isArray(page.items) ? page.items : []) {
       const obj = trimMetadata(item, intern);
-      if (obj !== undefined) store.set(obj);
+      if (obj !== undefined) target.add(obj);
     }
     cont = page.metadata?.continue || undefined;
-    if (cont === undefined) return { store, resourceVersion: page.metadata?.resourceVersion ?? '', pages };
+    if (cont === undefined) return { resourceVersion: page.metadata?.resourceVersion ?? '', pages };
   }
 }

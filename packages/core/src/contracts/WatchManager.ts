@@ -1,6 +1,6 @@
 import type { EventHandler } from '../events.js';
 import type { GroupVersionResource } from '../gvr.js';
-import type { Informer, InformerSource } from '../informer.js';
+import type { InformerCache, InformerSource } from '../informer.js';
 import type { InformerHealth } from '../informerHealth.js';
 import type { Logger } from '../logger.js';
 
@@ -17,7 +17,7 @@ export interface WatchManager {
   ensureWatch(gvr: GroupVersionResource, ownerId: string): Promise<void>;
   /** Drops `ownerId`; the informer stops when no owner remains. */
   releaseWatch(gvr: GroupVersionResource, ownerId: string): void;
-  getInformer(gvr: GroupVersionResource): Informer | undefined;
+  getInformer(gvr: GroupVersionResource): InformerCache | undefined;
   activeWatchCount(): number;
   shutdown(): void;
   /** Optional: one entry per running informer, in start order (health endpoints and metrics read it). */
@@ -31,8 +31,8 @@ export interface WatchHealth {
   readonly owners: readonly string[];
   /** The watch manager saw the informer (and its own handler) synced. */
   readonly synced: boolean;
-  /** The informer's own report; undefined when its informer does not implement `health()`. */
-  readonly informer: InformerHealth | undefined;
+  /** The informer's own report. */
+  readonly informer: InformerHealth;
 }
 
 /** Everything a watch manager factory gets from the container. */

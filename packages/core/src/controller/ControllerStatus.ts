@@ -21,8 +21,8 @@ export interface InformerStatusEntry {
   /** The instances with a declared watch on this GVR, as `<parent gvr> <namespace/name>`, sorted. */
   readonly watchers: readonly string[];
   readonly synced: boolean;
-  /** The informer's own report, when it implements `health()`. */
-  readonly health?: InformerHealth;
+  /** The informer's own report. */
+  readonly health: InformerHealth;
 }
 
 /** A pass whose handler runs now. */

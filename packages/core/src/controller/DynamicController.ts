@@ -15,7 +15,7 @@ import { ShutdownTimeoutError } from './ShutdownTimeoutError.js';
 import { gvrKey, type GroupVersionResource } from '../gvr.js';
 import { validateGroupVersionResource } from '../gvrValidation.js';
 import type { Handler } from '../handler.js';
-import type { Informer, InformerSource } from '../informer.js';
+import type { InformerCache, InformerSource } from '../informer.js';
 import { createLogger, type Logger } from '../logger.js';
 import { TOKENS } from '../tokens.js';
 
@@ -239,7 +239,7 @@ export class DynamicController {
    * has synced. `undefined` when nothing watches `gvr`. Read-only use: the
    * cache holds metadata only, and its objects must not be modified.
    */
-  informer(gvr: GroupVersionResource): Informer | undefined {
+  informer(gvr: GroupVersionResource): InformerCache | undefined {
     return this.parts.watchManager.getInformer(gvr);
   }
 

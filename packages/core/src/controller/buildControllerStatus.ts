@@ -79,14 +79,13 @@ function informerEntries(s: StatusSources, declared: readonly InstanceWatches[])
     const informer = s.watchManager.getInformer(gvr);
     if (informer === undefined) return undefined;
     const key = gvrKey(gvr);
-    const health = informer.health?.();
     return {
       gvr: key,
       objects: informer.list().length,
       owners: [...owners],
       watchers: [...(watchers.get(key) ?? [])].sort(),
       synced: synced ?? informer.hasSynced(),
-      ...(health === undefined ? {} : { health }),
+      health: informer.health(),
     };
   };
   const report = s.watchManager.health?.();

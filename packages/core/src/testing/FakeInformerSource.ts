@@ -1,54 +1,49 @@
 import {
   gvrKey,
   namespacedNameKey,
-  type Clock,
   type GroupVersionResource,
-  type InformerOptions,
   type InformerSource,
   type NamespacedName,
   type PartialObjectMetadata,
 } from '../index.js';
-import { FakeInformer, type FakeDeleteOptions } from './FakeInformer.js';
+import { FakeListWatch, type FakeDeleteOptions } from './FakeListWatch.js';
 import { FakeInformerError } from './FakeInformerError.js';
 import { fakeObject, type ObjectSpec } from './fakeObject.js';
 import { FakeStatusError } from './FakeStatusError.js';
 
 /** Options of a {@link FakeInformerSource}. */
 export interface FakeInformerSourceOptions {
-  /** Informers complete their initial list as soon as they run. Default true. */
+  /** Sources deliver their initial list as soon as they run. Default true. */
   readonly autoSync?: boolean;
-  /** The clock of every informer's `health()`. Default: the real clock. */
-  readonly clock?: Clock;
 }
 
 /**
- * An {@link InformerSource} over an in-memory "cluster": `add`, `update` and
- * `delete` change the objects of a GVR and reach every synced informer of
- * that GVR as events; a new informer lists the current objects. It records
- * every informer it created, so a test can check which GVRs are watched,
- * drive an informer directly, or see that one was stopped.
+ * An {@link InformerSource} over an in-memory "cluster", for the real
+ * informer engine to run on: `add`, `update` and `delete` change the
+ * objects of a GVR and reach every listed {@link FakeListWatch} of that GVR
+ * as watch events; a new one lists the current objects. It records every
+ * list/watch it created (`informers()`), so a test can check which GVRs are
+ * watched, drive one directly, or see that one was stopped.
  *
- * Easy to get wrong: an informer that has not synced yet (`autoSync: false`
- * or `setAutoSync(gvr, false)`) receives no events; it picks the objects up
- * when its list completes (`informer(gvr).markSynced()`).
+ * Easy to get wrong: a list/watch that has not listed yet (`autoSync:
+ * false` or `setAutoSync(gvr, false)`) receives no events; it picks the
+ * objects up when its list completes (`informer(gvr).markSynced()`).
  */
 export class FakeInformerSource implements InformerSource {
   private readonly objectsByGvr = new Map<string, Map<string, PartialObjectMetadata>>();
-  private readonly created: FakeInformer[] = [];
+  private readonly created: FakeListWatch[] = [];
   private readonly autoSyncByGvr = new Map<string, boolean>();
   private readonly syncFailures = new Map<string, Error>();
   private createFailure: Error | undefined;
   private readonly autoSync: boolean;
-  private readonly clock: Clock | undefined;
   private nextResourceVersion = 1;
   private nextUid = 1;
 
   constructor(options: FakeInformerSourceOptions = {}) {
     this.autoSync = options.autoSync ?? true;
-    this.clock = options.clock;
   }
 
-  createInformer(gvr: GroupVersionResource, opts: InformerOptions): FakeInformer {
+  createListWatch(gvr: GroupVersionResource): FakeListWatch {
     const failure = this.createFailure;
     if (failure !== undefined) {
       this.createFailure = undefined;
@@ -56,31 +51,29 @@ export class FakeInformerSource implements InformerSource {
     }
     const key = gvrKey(gvr);
     const syncError = this.syncFailures.get(key);
-    const informer = new FakeInformer(gvr, {
-      resyncPeriodMs: opts.resyncPeriodMs,
+    const informer = new FakeListWatch(gvr, {
       autoSync: this.autoSyncByGvr.get(key) ?? this.autoSync,
       listObjects: () => this.objects(gvr),
       ...(syncError === undefined ? {} : { syncError }),
-      ...(this.clock === undefined ? {} : { clock: this.clock }),
     });
     this.created.push(informer);
     return informer;
   }
 
-  /** Every informer created, oldest first. */
-  informers(gvr?: GroupVersionResource): FakeInformer[] {
+  /** Every list/watch created (of `gvr` when given), oldest first. */
+  informers(gvr?: GroupVersionResource): FakeListWatch[] {
     if (gvr === undefined) return [...this.created];
     const key = gvrKey(gvr);
     return this.created.filter((i) => gvrKey(i.gvr) === key);
   }
 
-  /** The newest informer created for `gvr` (for any GVR when omitted), whether running or stopped. */
-  informer(gvr?: GroupVersionResource): FakeInformer | undefined {
+  /** The newest list/watch created for `gvr` (for any GVR when omitted), whether running or stopped. */
+  informer(gvr?: GroupVersionResource): FakeListWatch | undefined {
     return this.informers(gvr).at(-1);
   }
 
-  /** The informers of `gvr` (or of every GVR) that run and have not been stopped. */
-  runningInformers(gvr?: GroupVersionResource): FakeInformer[] {
+  /** The list/watches of `gvr` (or of every GVR) that run and have not been stopped. */
+  runningInformers(gvr?: GroupVersionResource): FakeListWatch[] {
     return this.informers(gvr).filter((i) => i.isRunning());
   }
 
@@ -102,8 +95,8 @@ export class FakeInformerSource implements InformerSource {
   }
 
   /**
-   * Makes the next `createInformer` call (of any GVR) throw `err` and create
-   * nothing, as a source that cannot build an informer does (a bad
+   * Makes the next `createListWatch` call (of any GVR) throw `err` and
+   * create nothing, as a source that cannot build one does (a bad
    * kubeconfig, an unknown kind); later calls succeed again.
    */
   failNextCreate(err: Error): void {
@@ -166,8 +159,10 @@ export class FakeInformerSource implements InformerSource {
   delete(gvr: GroupVersionResource, target: NamespacedName, options: FakeDeleteOptions = {}): void {
     const objects = this.objectsOf(gvr);
     const key = namespacedNameKey(target);
-    if (!objects.delete(key)) throw new FakeInformerError(`cannot delete ${key} from ${gvrKey(gvr)}: it does not exist`);
-    for (const informer of this.syncedInformers(gvr)) informer.delete(target, options);
+    const old = objects.get(key);
+    if (old === undefined) throw new FakeInformerError(`cannot delete ${key} from ${gvrKey(gvr)}: it does not exist`);
+    objects.delete(key);
+    for (const informer of this.syncedInformers(gvr)) informer.delete(old, options);
   }
 
   /** The objects of `gvr` in the fake cluster. */
@@ -190,7 +185,7 @@ export class FakeInformerSource implements InformerSource {
     return objects;
   }
 
-  private syncedInformers(gvr: GroupVersionResource): FakeInformer[] {
+  private syncedInformers(gvr: GroupVersionResource): FakeListWatch[] {
     return this.runningInformers(gvr).filter((i) => i.hasSynced());
   }
 }

@@ -16,9 +16,9 @@ describe('FakeWatchManager', () => {
     expect(informer.hasSynced()).toBe(true);
     expect(watchManager.owners(gvr)).toEqual(['a', 'b']);
     watchManager.releaseWatch(gvr, 'a');
-    expect(informer.isStopped()).toBe(false);
+    expect(watchManager.getInformer(gvr)).toBe(informer);
     watchManager.releaseWatch(gvr, 'b');
-    expect(informer.isStopped()).toBe(true);
+    expect(watchManager.getInformer(gvr)).toBeUndefined();
     expect(watchManager.activeWatchCount()).toBe(0);
     expect(watchManager.calls.map((c) => `${c.op}:${c.ownerId}`)).toEqual(['ensure:a', 'ensure:b', 'release:a', 'release:b']);
   });

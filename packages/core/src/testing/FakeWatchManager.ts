@@ -1,4 +1,4 @@
-import { gvrKey, type EventHandler, type GroupVersionResource, type Informer, type WatchEvent, type WatchManager } from '../index.js';
+import { gvrKey, type EventHandler, type GroupVersionResource, type InformerCache, type WatchEvent, type WatchManager } from '../index.js';
 import { FakeInformer } from './FakeInformer.js';
 import { FakeInformerError } from './FakeInformerError.js';
 
@@ -23,7 +23,6 @@ export interface FakeWatchManagerOptions {
 
 interface Watch {
   readonly informer: FakeInformer;
-  readonly abort: AbortController;
   readonly owners: Set<string>;
 }
 
@@ -113,7 +112,7 @@ export class FakeWatchManager implements WatchManager {
     this.drop(key, ownerId);
   }
 
-  getInformer(gvr: GroupVersionResource): Informer | undefined {
+  getInformer(gvr: GroupVersionResource): InformerCache | undefined {
     return this.watches.get(gvrKey(gvr))?.informer;
   }
 
@@ -125,7 +124,6 @@ export class FakeWatchManager implements WatchManager {
   /** Stops every informer, rejects the syncs still waiting, and makes later `ensureWatch` calls reject. */
   shutdown(): void {
     this.stopped = true;
-    for (const watch of this.watches.values()) watch.abort.abort();
     this.watches.clear();
     for (const p of this.pending.splice(0)) p.reject(shutDownError(p.key));
   }
@@ -205,8 +203,7 @@ export class FakeWatchManager implements WatchManager {
   private watchOf(gvr: GroupVersionResource, key: string): Watch {
     let watch = this.watches.get(key);
     if (watch === undefined) {
-      watch = { informer: new FakeInformer(gvr, { autoSync: this.sync === 'auto' }), abort: new AbortController(), owners: new Set() };
-      watch.informer.run(watch.abort.signal);
+      watch = { informer: new FakeInformer(gvr, { synced: this.sync === 'auto' }), owners: new Set() };
       this.watches.set(key, watch);
     }
     return watch;
@@ -222,7 +219,6 @@ export class FakeWatchManager implements WatchManager {
   private drop(key: string, ownerId: string): void {
     const watch = this.watches.get(key);
     if (watch === undefined || !watch.owners.delete(ownerId) || watch.owners.size > 0) return;
-    watch.abort.abort();
     this.watches.delete(key);
   }
 }

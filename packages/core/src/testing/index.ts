@@ -4,9 +4,10 @@
 export { Deferred } from './Deferred.js';
 export { type EnqueueCall, EnqueueRecorder } from './EnqueueRecorder.js';
 export { FakeClock, flushMicrotasks } from './FakeClock.js';
-export { type FakeDeleteOptions, FakeInformer, type FakeInformerOptions } from './FakeInformer.js';
+export { FakeInformer } from './FakeInformer.js';
 export { FakeInformerError } from './FakeInformerError.js';
 export { FakeInformerSource, type FakeInformerSourceOptions } from './FakeInformerSource.js';
+export { type FakeDeleteOptions, FakeListWatch, type FakeListWatchOptions } from './FakeListWatch.js';
 export { FakeLeadership, type FakeTerm } from './FakeLeadership.js';
 export { fakeObject, objectName, type ObjectSpec } from './fakeObject.js';
 export { FakeRateLimiter, type FakeRateLimiterOptions } from './FakeRateLimiter.js';

@@ -8,7 +8,7 @@ import {
 } from '@protean/core';
 import { FakeClock, LogRecorder, waitFor } from '@protean/core/testing';
 import { InMemoryApiServer, type InMemoryApiServerOptions, type RequestRecord } from '@protean/in-memory-apiserver';
-import type { KubernetesInformer } from './KubernetesInformer.js';
+import { KubeTestInformer } from './kubeInformer.testkit.js';
 import { KubernetesInformerSource, type KubernetesInformerSourceOptions } from './KubernetesInformerSource.js';
 import { StreamingListSupport } from './StreamingListSupport.js';
 
@@ -36,7 +36,7 @@ interface Seen {
 }
 
 interface Running {
-  readonly informer: KubernetesInformer;
+  readonly informer: KubeTestInformer;
   readonly seen: Seen[];
   readonly errors: Error[];
   readonly abort: AbortController;
@@ -72,7 +72,6 @@ function source(options: Partial<KubernetesInformerSourceOptions> = {}): Kuberne
 }
 
 function run(from: KubernetesInformerSource, gvr: GroupVersionResource = CONFIGMAPS): Running {
-  const informer = from.createInformer(gvr, { resyncPeriodMs: 0 });
   const seen: Seen[] = [];
   const note = (what: string, initial?: boolean): void => {
     seen.push({ what, initial, cacheSize: informer.list().length });
@@ -82,9 +81,8 @@ function run(from: KubernetesInformerSource, gvr: GroupVersionResource = CONFIGM
     onUpdate: (_old, obj) => note(`update ${obj.metadata.name}`),
     onDelete: (obj) => note(obj instanceof DeletedFinalStateUnknown ? `delete tombstone:${obj.key}` : `delete ${obj.metadata.name}`),
   };
-  informer.addEventHandler(handler);
-  const errors: Error[] = [];
-  informer.setWatchErrorHandler((err) => errors.push(err));
+  const informer = new KubeTestInformer(from.createListWatch(gvr), handler, { clock });
+  const errors = informer.errors;
   const abort = new AbortController();
   aborts.push(abort);
   informer.run(abort.signal);
@@ -112,7 +110,7 @@ async function synced(r: Running, watchCount = 1): Promise<void> {
   await waitFor(() => r.informer.hasSynced() && server!.openWatchCount() === watchCount, { message: 'sync and an open watch' });
 }
 
-describe('KubernetesInformer: streaming lists', () => {
+describe('KubernetesListWatch: streaming lists', () => {
   it('lists through one watch with sendInitialEvents, delivers the state at the end bookmark with the cache in place, and watches on the same stream', async () => {
     await startServer();
     for (const name of ['a', 'b', 'c']) createConfigMap(name);
@@ -215,7 +213,7 @@ describe('KubernetesInformer: streaming lists', () => {
   });
 });
 
-describe('KubernetesInformer: falling back to paginated LIST', () => {
+describe('KubernetesListWatch: falling back to paginated LIST', () => {
   it('pages a LIST at once when the server answers the streaming request 422, remembers it for the group version, and warns once', async () => {
     await startServer({ watchList: 'disabled' });
     createConfigMap('a');
@@ -315,7 +313,7 @@ describe('KubernetesInformer: falling back to paginated LIST', () => {
   });
 });
 
-describe('KubernetesInformer: a streaming list the server times out on (Too large resource version)', () => {
+describe('KubernetesListWatch: a streaming list the server times out on (Too large resource version)', () => {
   const kinds = (): string[] => requests().map((req) => (isStreaming(req) ? 'stream' : isWatch(req) ? 'watch' : 'list'));
 
   it('pages a LIST at once for that list only, without remembering a fallback, and streams its next relist again', async () => {

@@ -6,18 +6,14 @@ import {
   silentLogger,
   type Clock,
   type GroupVersionResource,
-  type HandlerRegistration,
-  type Informer,
-  type InformerHealth,
+  type ListWatch,
+  type ListWatchHealth,
+  type ListWatchSink,
   type Logger,
-  type NamespacedName,
   type PartialObjectMetadata,
-  type ResourceEventHandler,
   type TimerHandle,
 } from '@protean/core';
 import { decodeWatchLine } from './decodeWatchLine.js';
-import { deliverRelist } from './deliverRelist.js';
-import { HandlerSet } from './HandlerSet.js';
 import { InformerHealthTracker } from './InformerHealthTracker.js';
 import { KubeRequest } from './KubeRequest.js';
 import {
@@ -30,31 +26,30 @@ import {
 import { KubernetesRequestError, type RequestVerb } from './KubernetesRequestError.js';
 import { LineSplitter } from './LineSplitter.js';
 import { listAll, type ListPage } from './listAll.js';
-import { MetadataStore } from './MetadataStore.js';
 import { resourcePath } from './resourcePath.js';
 import { INFORMER_LOG_SUMMARY_INTERVAL_MS, RetryPolicy } from './RetryPolicy.js';
 import { refusesStreamingList } from './refusesStreamingList.js';
 
 /** Error of a second `run` call, or of a request attempted after stop. */
-class InformerStateError extends Error {
-  override readonly name = 'InformerStateError';
+class ListWatchStateError extends Error {
+  override readonly name = 'ListWatchStateError';
 }
 
 /**
- * A metadata-only informer of one GVR over the Kubernetes API, with
+ * The Kubernetes wire of a metadata-only informer of one GVR, with
  * client-go Reflector semantics: streaming lists (a watch with
  * `sendInitialEvents=true`, client-go's WatchList) where the server serves
- * them, else paginated LIST; resourceVersion ladder; atomic cache
- * replacement on relist (tombstones for vanished objects), WATCH with
- * bookmarks and a randomized timeout, re-watch from the last RV on a clean
- * close, relist on 410, `Retry-After` on 429, jittered backoff otherwise,
- * and an inactivity watchdog for half-open connections. It caches only
- * trimmed metadata (see `trimMetadata`) and reports its health
- * (`health()`).
+ * them, else paginated LIST; resourceVersion ladder; WATCH with bookmarks
+ * and a randomized timeout, re-watch from the last RV on a clean close,
+ * relist on 410, `Retry-After` on 429, jittered backoff otherwise, and an
+ * inactivity watchdog for half-open connections. It parses only trimmed
+ * metadata (see `trimMetadata`) and reports its wire health (`health()`).
+ * The informer engine (`Informer`) keeps the cache it feeds.
  *
- * A streaming list builds the new cache from the initial events and
- * commits it at the bookmark annotated `k8s.io/initial-events-end`, then
- * goes on watching on the same stream. In `'auto'` mode it falls back to
+ * A paginated LIST is delivered page by page as a streamed list
+ * (`beginList`, the objects, `endList`); a streaming list delivers its
+ * initial events the same way and ends the list at the bookmark annotated
+ * `k8s.io/initial-events-end`, then goes on watching on the same stream. In `'auto'` mode it falls back to
  * the paginated LIST, remembered per group version (`StreamingListSupport`)
  * and logged once, when the server answers the streaming request with a
  * 4xx other than 401/403/404/408/409/410/429, or the stream ends or
@@ -67,10 +62,9 @@ class InformerStateError extends Error {
  * on its own until its signal aborts; failures reach the watch error
  * handler and the log (warn once per outage), never the caller of `run`.
  */
-export class KubernetesInformer implements Informer {
+export class KubernetesListWatch implements ListWatch {
   readonly gvr: GroupVersionResource;
-  private store = new MetadataStore();
-  private readonly handlers: HandlerSet;
+  private sink: ListWatchSink | undefined;
   private readonly log: Logger;
   private readonly clock: Clock;
   private readonly random: () => number;
@@ -82,15 +76,13 @@ export class KubernetesInformer implements Informer {
     this.namespaces.set(s, s);
     return s;
   };
-  private watchErrorHandler: ((err: Error) => void) | undefined;
-  private synced = false;
   private running = false;
   private stopped = false;
   private listedOnce = false;
   /** The cache must be (re)built before watching on: by a paginated LIST or a streaming list. */
   private needList = true;
-  /** While a streaming list runs: the cache its initial events build, committed at the end bookmark. */
-  private initial: MetadataStore | undefined;
+  /** While a streaming list's initial events arrive (the sink builds the next state from them, until the end bookmark). */
+  private initial = false;
   private initialTimer: TimerHandle | undefined;
   private readonly tracker: InformerHealthTracker;
   private lastSyncRV = '';
@@ -103,7 +95,6 @@ export class KubernetesInformer implements Informer {
   private current: KubeRequest | undefined;
   private sleepTimer: TimerHandle | undefined;
   private wake: (() => void) | undefined;
-  private resyncTimer: TimerHandle | undefined;
   /** Lines the current watch has applied (bookmarks included): its progress. */
   private watchLines = 0;
   /** The collection path, checked once: a GVR or namespace that breaks the naming rules fails the constructor. */
@@ -120,16 +111,16 @@ export class KubernetesInformer implements Informer {
     this.random = options.random ?? Math.random;
     const base = (options.logger ?? silentLogger()).child({ component: 'informer' });
     this.log = base.child({ gvr: gvrKey(gvr) });
-    this.handlers = new HandlerSet(this.log);
     const summarizer =
       options.logSummarizer ?? new LogSummarizer({ logger: base, clock: this.clock, intervalMs: INFORMER_LOG_SUMMARY_INTERVAL_MS });
     this.retry = new RetryPolicy(this.log, { ...options, clock: this.clock, random: this.random }, { summarizer, gvr: gvrKey(gvr) });
     this.tracker = new InformerHealthTracker(this.clock, this.settings.shortWatchMs);
   }
 
-  run(signal: AbortSignal): void {
-    if (this.running) throw new InformerStateError(`informer of ${gvrKey(this.gvr)} was already run; create a new one`);
+  run(sink: ListWatchSink, signal: AbortSignal): void {
+    if (this.running) throw new ListWatchStateError(`list/watch of ${gvrKey(this.gvr)} was already run; create a new one`);
     this.running = true;
+    this.sink = sink;
     if (signal.aborted) {
       this.stop();
       return;
@@ -138,32 +129,8 @@ export class KubernetesInformer implements Informer {
     this.loop().catch((err: unknown) => this.log.error({ err }, 'informer loop crashed'));
   }
 
-  hasSynced(): boolean {
-    return this.synced;
-  }
-
   isStopped(): boolean {
     return this.stopped;
-  }
-
-  addEventHandler(handler: ResourceEventHandler): HandlerRegistration {
-    return this.handlers.register(handler, this.store.values(), this.synced);
-  }
-
-  removeEventHandler(registration: HandlerRegistration): void {
-    this.handlers.unregister(registration);
-  }
-
-  list(): PartialObjectMetadata[] {
-    return this.store.list();
-  }
-
-  get(key: NamespacedName): PartialObjectMetadata | undefined {
-    return this.store.get(key.namespace, key.name);
-  }
-
-  setWatchErrorHandler(fn: (err: Error) => void): void {
-    this.watchErrorHandler = fn;
   }
 
   /** The resourceVersion the next watch starts from (for diagnostics and tests). */
@@ -171,9 +138,9 @@ export class KubernetesInformer implements Informer {
     return this.lastSyncRV;
   }
 
-  /** Synced, idle time, relists, the current outage and the list mode in use (see `InformerHealth`). */
-  health(): InformerHealth {
-    return this.tracker.snapshot(this.synced, this.current?.lastHeardMs, this.streams() ? 'streaming' : 'paginated');
+  /** Idle time, the current outage and the list mode in use (see `InformerHealth`). */
+  health(): ListWatchHealth {
+    return this.tracker.snapshot(this.current?.lastHeardMs, this.streams() ? 'streaming' : 'paginated');
   }
 
   private stop(): void {
@@ -181,9 +148,8 @@ export class KubernetesInformer implements Informer {
     this.stopped = true;
     this.current?.close(new Error('informer stopped'));
     if (this.sleepTimer !== undefined) this.clock.clearTimeout(this.sleepTimer);
-    if (this.resyncTimer !== undefined) this.clock.clearTimeout(this.resyncTimer);
     if (this.initialTimer !== undefined) this.clock.clearTimeout(this.initialTimer);
-    this.sleepTimer = this.resyncTimer = this.initialTimer = undefined;
+    this.sleepTimer = this.initialTimer = undefined;
     this.wake?.();
   }
 
@@ -256,11 +222,7 @@ export class KubernetesInformer implements Informer {
   }
 
   private report(err: Error): void {
-    try {
-      this.watchErrorHandler?.(err);
-    } catch (handlerErr) {
-      this.log.error({ err: handlerErr }, 'watch error handler threw');
-    }
+    this.sink?.failed(err);
   }
 
   private async listAndReplace(): Promise<void> {
@@ -268,31 +230,23 @@ export class KubernetesInformer implements Informer {
     // As client-go: a "not older than" relist is served from the watch cache unpaginated, unless the server paginated before.
     const limit = rv === '' || rv === '0' || this.paginatedResult ? this.settings.pageSize : 0;
     const fetchPage = (q: URLSearchParams): Promise<ListPage> => this.fetchJson<ListPage>('LIST', q, LIST_ACCEPT);
-    const { store, resourceVersion, pages } = await listAll(fetchPage, rv, limit, this.intern, this.log);
+    const sink = this.sink!;
+    const target = { begin: () => sink.beginList(), add: (obj: PartialObjectMetadata) => sink.upsert(obj) };
+    const { resourceVersion, pages } = await listAll(fetchPage, rv, limit, this.intern, this.log, target);
     if (this.stopped) return;
     this.rvUnavailable = false;
     this.listedOnce = true;
     if (pages > 1) this.paginatedResult = true;
     this.lastSyncRV = resourceVersion;
     this.retry.succeeded();
-    this.replace(store);
+    this.listed();
   }
 
-  /** Swaps in the listed cache, then tells handlers what changed. */
-  private replace(next: MetadataStore): void {
+  /** The list is complete: the sink swaps it in. */
+  private listed(): void {
     this.needList = false;
     this.tracker.listed();
-    const prev = this.store;
-    this.store = next;
-    const handlers = this.handlers.batch();
-    if (!this.synced) {
-      for (const obj of next.values()) handlers.added(obj, true);
-      this.synced = true;
-      this.handlers.markSynced();
-      this.scheduleResync();
-      return;
-    }
-    deliverRelist(prev, next, handlers);
+    this.sink!.endList();
   }
 
   /**
@@ -333,7 +287,7 @@ export class KubernetesInformer implements Informer {
         // Broken during the initial events: the list starts over, on a stream again.
         this.endInitialEvents();
       }
-      if (this.initial !== undefined) {
+      if (this.initial) {
         // Ended cleanly without the end bookmark: what a server that ignores sendInitialEvents does.
         throw new KubernetesRequestError(this.gvr, 'WATCH', 'the streaming list ended before its initial-events-end bookmark', {
           reason: 'InitialEventsEndMissing',
@@ -356,9 +310,10 @@ export class KubernetesInformer implements Informer {
     return delayMs;
   }
 
-  /** A streaming list's response arrived: collect its initial events, and give up on them after the timeout ('auto' mode). */
+  /** A streaming list's response arrived: the sink collects its initial events; give up on them after the timeout ('auto' mode). */
   private beginInitialEvents(req: KubeRequest): void {
-    this.initial = new MetadataStore();
+    this.initial = true;
+    this.sink!.beginList();
     if (this.settings.streamingList !== 'auto') return;
     const timeoutMs = this.settings.streamingListTimeoutMs;
     this.initialTimer = this.clock.setTimeout(() => {
@@ -369,52 +324,39 @@ export class KubernetesInformer implements Informer {
   }
 
   private endInitialEvents(): void {
-    this.initial = undefined;
+    this.initial = false;
     if (this.initialTimer !== undefined) this.clock.clearTimeout(this.initialTimer);
     this.initialTimer = undefined;
   }
 
   /** The end bookmark of a streaming list: its state becomes the cache, at the bookmark's resourceVersion. */
   private commitInitialEvents(rv: string): void {
-    const next = this.initial;
+    if (!this.initial) return;
     this.endInitialEvents();
-    if (next === undefined) return;
     this.rvUnavailable = false;
     this.listedOnce = true;
     this.lastSyncRV = rv;
-    this.replace(next);
+    this.listed();
   }
 
-  /** Applies one line of the watch stream to the cache and the handlers; a line that throws does not count as progress. */
+  /** Passes one line of the watch stream to the sink; a line that throws does not count as progress. */
   private readonly onWatchLine = (text: string, start: number, end: number): void => {
     const ev = decodeWatchLine(text, start, end, this.gvr, this.intern);
     if (ev.type === 'BOOKMARK') {
       if (this.watchLines++ === 0) this.tracker.progressed();
       const rv = ev.resourceVersion;
       if (rv === undefined) return;
-      if (this.initial === undefined) this.lastSyncRV = rv;
+      if (!this.initial) this.lastSyncRV = rv;
       else if (ev.initialEventsEnd) this.commitInitialEvents(rv);
       return;
     }
     if (ev.type === 'ERROR') throw KubernetesRequestError.fromStatus(this.gvr, ev.status);
     const obj = ev.object;
     if (this.watchLines++ === 0) this.tracker.progressed();
-    const initial = this.initial;
-    if (initial !== undefined) {
-      // Part of a streaming list's state: handlers hear of it when the list commits.
-      if (ev.type === 'DELETED') initial.delete(obj.metadata.namespace ?? '', obj.metadata.name);
-      else initial.set(obj);
-      return;
-    }
-    if (ev.type === 'DELETED') {
-      this.store.delete(obj.metadata.namespace ?? '', obj.metadata.name);
-      this.handlers.deleted(obj);
-    } else {
-      const old = this.store.set(obj);
-      if (old === undefined) this.handlers.added(obj, false);
-      else this.handlers.updated(old, obj);
-    }
-    if (obj.metadata.resourceVersion !== undefined) this.lastSyncRV = obj.metadata.resourceVersion;
+    // During a streaming list's initial events the sink builds the next state; listeners hear of it at the end.
+    if (ev.type === 'DELETED') this.sink!.remove(obj);
+    else this.sink!.upsert(obj);
+    if (!this.initial && obj.metadata.resourceVersion !== undefined) this.lastSyncRV = obj.metadata.resourceVersion;
   };
 
   private async fetchJson<T>(verb: RequestVerb, q: URLSearchParams, accept: string): Promise<T> {
@@ -436,7 +378,7 @@ export class KubernetesInformer implements Informer {
 
   private open(verb: RequestVerb, q: URLSearchParams, accept: string): KubeRequest {
     // A list continues page by page across awaits: no new request once stopped.
-    if (this.stopped) throw new InformerStateError(`informer of ${gvrKey(this.gvr)} is stopped`);
+    if (this.stopped) throw new ListWatchStateError(`list/watch of ${gvrKey(this.gvr)} is stopped`);
     if (this.settings.shardSelector !== undefined) q.set('shardSelector', this.settings.shardSelector);
     const req = new KubeRequest({
       kubeConfig: this.settings.kubeConfig,
@@ -468,19 +410,6 @@ export class KubernetesInformer implements Informer {
       this.wake = done;
       this.sleepTimer = this.clock.setTimeout(done, ms);
     });
-  }
-
-  private scheduleResync(): void {
-    const period = this.settings.resyncPeriodMs;
-    if (period <= 0 || this.stopped) return;
-    this.resyncTimer = this.clock.setTimeout(() => {
-      this.resyncTimer = undefined;
-      if (this.stopped) return;
-      // Resync replays the cache; it never contacts the server.
-      const handlers = this.handlers.batch();
-      for (const obj of this.store.values()) handlers.updated(obj, obj);
-      this.scheduleResync();
-    }, period);
   }
 }
 

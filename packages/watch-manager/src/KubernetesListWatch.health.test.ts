@@ -2,11 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { GroupVersionResource } from '@protean/core';
 import { FakeClock, waitFor } from '@protean/core/testing';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
-import { KubernetesInformer } from './KubernetesInformer.js';
+import { KubeTestInformer } from './kubeInformer.testkit.js';
+import { KubernetesListWatch } from './KubernetesListWatch.js';
 import type { KubernetesInformerOptions } from './KubernetesInformerOptions.js';
 
 /*
- * KubernetesInformer.health() against the in-memory API server, on a fake
+ * The health of a KubernetesListWatch under the informer engine, against the in-memory API server, on a fake
  * clock: the ages it reports move only when the test advances the clock.
  */
 
@@ -28,16 +29,16 @@ afterEach(async () => {
   await server.stop();
 });
 
-function run(options: Partial<KubernetesInformerOptions> = {}): { informer: KubernetesInformer; errors: Error[] } {
-  const informer = new KubernetesInformer(CONFIGMAPS, {
+function run(options: Partial<KubernetesInformerOptions> = {}): { informer: KubeTestInformer; errors: Error[] } {
+  const listWatch = new KubernetesListWatch(CONFIGMAPS, {
     kubeConfig: server.kubeConfig(),
     clock,
     backoff: { initialMs: BACKOFF_MS, maxMs: 8 * BACKOFF_MS, jitter: 0 },
     shortWatchMs: SHORT_WATCH_MS,
     ...options,
   });
-  const errors: Error[] = [];
-  informer.setWatchErrorHandler((err) => errors.push(err));
+  const informer = new KubeTestInformer(listWatch, {}, { clock });
+  const errors = informer.errors;
   const abort = new AbortController();
   aborts.push(abort);
   informer.run(abort.signal);
@@ -47,7 +48,7 @@ function run(options: Partial<KubernetesInformerOptions> = {}): { informer: Kube
 const isWatch = (r: { query: URLSearchParams }): boolean => r.query.get('watch') === 'true';
 const watchCount = (): number => server.requests().filter(isWatch).length;
 
-describe('KubernetesInformer: health', () => {
+describe('KubernetesListWatch: health', () => {
   it('reports nothing heard and not synced before the first answer, then synced and idle since the last byte', async () => {
     server.faults.stall(true);
     const { informer } = run();

@@ -2,24 +2,24 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import {
   DeletedFinalStateUnknown,
   type GroupVersionResource,
-  type HandlerRegistration,
   type PartialObjectMetadata,
   type ResourceEventHandler,
   type TimerHandle,
 } from '@protean/core';
 import { FakeClock, waitFor } from '@protean/core/testing';
 import { InMemoryApiServer, type RequestRecord } from '@protean/in-memory-apiserver';
-import { KubernetesInformer } from './KubernetesInformer.js';
+import { KubeTestInformer } from './kubeInformer.testkit.js';
+import { KubernetesListWatch } from './KubernetesListWatch.js';
 import type { KubernetesInformerOptions } from './KubernetesInformerOptions.js';
 import { KubernetesRequestError } from './KubernetesRequestError.js';
 
 /*
- * KubernetesInformer on its own, against the in-memory API server over HTTP.
+ * KubernetesListWatch under the informer engine, against the in-memory API server over HTTP.
  * The informer runs on a fake clock, so its backoff sleeps, watchdog and
  * short-watch pacing move only when a test advances it; the server's
  * bookmarks run on a second fake clock. These tests pin the paginated LIST
  * (`streamingList: 'never'`); the streaming list is tested in
- * KubernetesInformer.streaming.test.ts.
+ * KubernetesListWatch.streaming.test.ts.
  */
 
 const CONFIGMAPS: GroupVersionResource = { group: '', version: 'v1', resource: 'configmaps' };
@@ -58,7 +58,7 @@ interface Seen {
 /** Records each callback with the informer's cache and sync state at that moment. */
 class Recorder implements ResourceEventHandler {
   readonly seen: Seen[] = [];
-  constructor(private readonly informer: KubernetesInformer) {}
+  informer!: KubeTestInformer;
 
   onAdd(obj: PartialObjectMetadata, initial: boolean): void {
     this.seen.push({ type: 'add', obj, initial, cached: this.cachedOf(obj), syncedAtDelivery: this.informer.hasSynced() });
@@ -94,9 +94,8 @@ function nameOf(obj: PartialObjectMetadata | DeletedFinalStateUnknown): string {
 }
 
 interface Running {
-  readonly informer: KubernetesInformer;
+  readonly informer: KubeTestInformer;
   readonly recorder: Recorder;
-  readonly registration: HandlerRegistration;
   readonly errors: Error[];
   readonly abort: AbortController;
 }
@@ -119,7 +118,8 @@ afterEach(async () => {
 
 /** Builds an informer of `gvr` on the fake clock, adds a recorder and runs it. */
 function run(gvr: GroupVersionResource = CONFIGMAPS, options: Partial<KubernetesInformerOptions> = {}): Running {
-  const informer = new KubernetesInformer(gvr, {
+  const recorder = new Recorder();
+  const listWatch = new KubernetesListWatch(gvr, {
     kubeConfig: server.kubeConfig(),
     clock,
     backoff: { initialMs: BACKOFF_MS, maxMs: 8 * BACKOFF_MS, jitter: 0 },
@@ -127,13 +127,11 @@ function run(gvr: GroupVersionResource = CONFIGMAPS, options: Partial<Kubernetes
     streamingList: 'never',
     ...options,
   });
-  const recorder = new Recorder(informer);
-  const registration = informer.addEventHandler(recorder);
-  const errors: Error[] = [];
-  informer.setWatchErrorHandler((err) => errors.push(err));
+  const informer = new KubeTestInformer(listWatch, recorder, { clock });
+  recorder.informer = informer;
   const abort = new AbortController();
   informer.run(abort.signal);
-  const r = { informer, recorder, registration, errors, abort };
+  const r = { informer, recorder, errors: informer.errors, abort };
   runs.push(r);
   return r;
 }
@@ -161,12 +159,12 @@ async function turns(count = 10): Promise<void> {
   for (let i = 0; i < count; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
-describe('KubernetesInformer: list and sync', () => {
+describe('KubernetesListWatch: list and sync', () => {
   it('delivers the listed objects as its initial list, with the cache already in place, then reports synced', async () => {
     for (const name of ['cm-0', 'cm-1', 'cm-2']) server.create(CONFIGMAPS, { metadata: { name, namespace: 'default' } });
     const listRv = server.currentResourceVersion();
-    const { informer, recorder, registration } = run();
-    expect(registration.hasSynced()).toBe(false);
+    const { informer, recorder } = run();
+    expect(informer.hasSynced()).toBe(false);
     await waitFor(() => informer.hasSynced());
 
     expect(recorder.summary().sort()).toEqual(['add cm-0', 'add cm-1', 'add cm-2']);
@@ -174,7 +172,7 @@ describe('KubernetesInformer: list and sync', () => {
       expect(s).toMatchObject({ initial: true, syncedAtDelivery: false });
       expect(s.cached).toBe(s.obj);
     }
-    expect(registration.hasSynced()).toBe(true);
+    expect(informer.hasSynced()).toBe(true);
     expect(informer.lastSyncResourceVersion()).toBe(listRv);
     expect(
       informer
@@ -185,7 +183,7 @@ describe('KubernetesInformer: list and sync', () => {
   });
 
   it('refuses to run twice, and makes no request when its signal is already aborted', async () => {
-    const informer = new KubernetesInformer(CONFIGMAPS, { kubeConfig: server.kubeConfig(), clock });
+    const informer = new KubeTestInformer(new KubernetesListWatch(CONFIGMAPS, { kubeConfig: server.kubeConfig(), clock }));
     const abort = new AbortController();
     abort.abort();
     informer.run(abort.signal);
@@ -198,7 +196,7 @@ describe('KubernetesInformer: list and sync', () => {
   });
 });
 
-describe('KubernetesInformer: watch events', () => {
+describe('KubernetesListWatch: watch events', () => {
   it('applies each watch event to its cache before the handlers hear of it, with the cached object as the old one', async () => {
     const r = await runSynced();
     const added = await createSeen(r, 'x');
@@ -269,7 +267,7 @@ describe('KubernetesInformer: watch events', () => {
   });
 });
 
-describe('KubernetesInformer: relists', () => {
+describe('KubernetesListWatch: relists', () => {
   it('relists at once from the most recent version when its watch is refused with 410, then watches from the relist', async () => {
     const r = await runSynced();
     await createSeen(r, 'progress');
@@ -351,7 +349,7 @@ describe('KubernetesInformer: relists', () => {
   });
 });
 
-describe('KubernetesInformer: reconnects', () => {
+describe('KubernetesListWatch: reconnects', () => {
   it('watches again at once from its last version when a watch that delivered events closes, without relisting', async () => {
     const r = await runSynced();
     await createSeen(r, 'x');
@@ -394,7 +392,7 @@ describe('KubernetesInformer: reconnects', () => {
   });
 });
 
-describe('KubernetesInformer: bookmarks', () => {
+describe('KubernetesListWatch: bookmarks', () => {
   it('moves its resourceVersion on a bookmark without telling the handlers, and counts the bookmark as progress', async () => {
     const r = await runSynced();
     server.create(SECRETS, { metadata: { name: 's', namespace: 'default' } });
@@ -412,7 +410,7 @@ describe('KubernetesInformer: bookmarks', () => {
   });
 });
 
-describe('KubernetesInformer: stop', () => {
+describe('KubernetesListWatch: stop', () => {
   it('closes its watch and leaves no timer when its signal aborts, and delivers nothing after', async () => {
     const r = await runSynced();
     const requests = server.requests().length;

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { waitFor } from '@protean/core/testing';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
-import { KubernetesInformer } from './KubernetesInformer.js';
+import { KubeTestInformer } from './kubeInformer.testkit.js';
+import { KubernetesListWatch } from './KubernetesListWatch.js';
 import type { StreamingListMode } from './KubernetesInformerOptions.js';
 
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' };
@@ -20,11 +21,13 @@ afterEach(async () => {
 });
 
 async function requestsOf(streamingList: StreamingListMode, shardSelector: string | undefined): Promise<URLSearchParams[]> {
-  const informer = new KubernetesInformer(CONFIGMAPS, {
-    kubeConfig: server.kubeConfig(),
-    streamingList,
-    ...(shardSelector === undefined ? {} : { shardSelector }),
-  });
+  const informer = new KubeTestInformer(
+    new KubernetesListWatch(CONFIGMAPS, {
+      kubeConfig: server.kubeConfig(),
+      streamingList,
+      ...(shardSelector === undefined ? {} : { shardSelector }),
+    }),
+  );
   const stop = new AbortController();
   stops.push(stop);
   informer.run(stop.signal);
@@ -35,7 +38,7 @@ async function requestsOf(streamingList: StreamingListMode, shardSelector: strin
     .map((r) => r.query);
 }
 
-describe('KubernetesInformer shardSelector', () => {
+describe('KubernetesListWatch shardSelector', () => {
   it.each<StreamingListMode>(['never', 'always'])('sends it on every list and watch (streamingList %s)', async (mode) => {
     const queries = await requestsOf(mode, SELECTOR);
     expect(queries.length).toBeGreaterThan(0);
