@@ -19,7 +19,7 @@
 // Secrets, before any ConfigMap exists.
 import { Worker } from 'node:worker_threads';
 import { CoreV1Api, KubeConfig, makeInformer } from '@kubernetes/client-node';
-import { KubernetesInformerSource } from '@protean/watch-manager';
+import { KubernetesInformerSource, runInformer } from '@protean/watch-manager';
 import { parseArgs } from './lib/args.mjs';
 import { emitResult, progress } from './lib/report.mjs';
 import { sleep, tick } from './lib/stats.mjs';
@@ -62,9 +62,8 @@ async function waitUntil(cond) {
 }
 
 async function startOurs(kc, gvr) {
-  const informer = new KubernetesInformerSource({ kubeConfig: kc }).createInformer(gvr, { resyncPeriodMs: 0 });
   const abort = new AbortController();
-  informer.run(abort.signal);
+  const informer = runInformer(new KubernetesInformerSource({ kubeConfig: kc }).createListWatch(gvr), {}, abort.signal);
   await waitUntil(() => informer.hasSynced());
   return { size: () => informer.list().length, stop: async () => abort.abort() };
 }

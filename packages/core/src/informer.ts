@@ -82,6 +82,8 @@ export interface InformerCache {
  * state and the cache does not change.
  */
 export interface ListWatchSink {
+  /** What the engine holds now (read-only): e.g. for a decorator that must retract what it let through. */
+  readonly cache: InformerCache;
   /** A complete list: the cache becomes exactly `objects`. */
   replace(objects: Iterable<PartialObjectMetadata>): void;
   /** A streamed list begins (any list in progress is dropped). */

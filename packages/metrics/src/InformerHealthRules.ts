@@ -79,9 +79,9 @@ export class InformerHealthRules {
 
   private assessOne(w: WatchHealth, parent: boolean): InformerStatus {
     const h = w.informer;
-    const synced = w.synced && (h?.synced ?? true);
-    const failing = h?.failing;
-    const idleMs = h?.idleMs;
+    const synced = w.synced && h.synced;
+    const failing = h.failing;
+    const idleMs = h.idleMs;
     const failingTooLong = failing !== undefined && failing.forMs >= this.readinessGraceMs;
     const stalled = idleMs !== undefined && idleMs >= this.maxIdleMs;
     let problem: string | undefined;
@@ -100,8 +100,8 @@ export class InformerHealthRules {
       down,
       problem,
       idleMs,
-      relists: h?.relists ?? 0,
-      listMode: h?.listMode,
+      relists: h.relists,
+      listMode: h.listMode,
       failing,
     };
   }

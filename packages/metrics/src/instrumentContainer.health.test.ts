@@ -31,7 +31,8 @@ afterEach(async () => {
 async function start(options: InstrumentOptions = {}, autoSync = true): Promise<TestController> {
   clock = new FakeClock();
   t = createTestController({
-    source: new FakeInformerSource({ clock, autoSync }),
+    source: new FakeInformerSource({ autoSync }),
+    watchManager: { clock },
     configure: (container) => {
       metrics = instrumentContainer(container, {
         processMetrics: false,

@@ -1,11 +1,18 @@
 import { describe, expect, it } from '@jest/globals';
-import { DeletedFinalStateUnknown, type ResourceEventHandler } from '@protean/core';
-import { FakeClock, FakeInformer, FakeInformerSource, fakeObject } from '@protean/core/testing';
+import { DeletedFinalStateUnknown, type GroupVersionResource, type InformerSource, type ResourceEventHandler } from '@protean/core';
+import { FakeInformerSource, FakeListWatch, FakeStatusError, fakeObject } from '@protean/core/testing';
+import { Informer } from '@protean/watch-manager';
 import { assignShards } from './assignShards.js';
 import { fnv1a64 } from './fnv1a64.js';
 import { FULL_RANGE, inRanges, type HashRange } from './HashRange.js';
 import { ShardedInformerSource, type RangeInformerSourceFactory } from './ShardedInformerSource.js';
 import { ShardingConfigError } from './ShardingConfigError.js';
+
+/*
+ * The filter in front of the real informer engine (`Informer` of
+ * @protean/watch-manager, as InformerWatchManager runs it), over fake
+ * list/watches.
+ */
 
 const gvr = { group: '', version: 'v1', resource: 'configmaps' };
 const NAMESPACES = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'team-delta', 'payments'];
@@ -30,27 +37,44 @@ function cluster(): FakeInformerSource {
 const shares = assignShards(['r0', 'r1', 'r2'], NAMESPACES);
 const rangesOf = (m: string): readonly HashRange[] => shares.get(m)!;
 const inShare = (m: string): string[] => NAMESPACES.filter((ns) => inRanges(fnv1a64(ns), rangesOf(m))).map((ns) => `${ns}/cm`);
+const keys = (objs: readonly { metadata: { namespace?: string; name: string } }[]): string[] =>
+  objs.map((o) => `${o.metadata.namespace}/${o.metadata.name}`).sort();
 
-function running(source: ShardedInformerSource): ReturnType<ShardedInformerSource['createInformer']> {
-  const informer = source.createInformer(gvr, { resyncPeriodMs: 0 });
-  informer.run(new AbortController().signal);
+/** The engine over `source`'s list/watch of `g`, running, telling `seen`. */
+function running(source: InformerSource, seen: Seen[] = [], g: GroupVersionResource = gvr, stop = new AbortController()): Informer {
+  const informer = new Informer(source.createListWatch(g), recorder(seen));
+  informer.run(stop.signal);
   return informer;
 }
 
+/** A server that filters: each list/watch lists only the objects of the ranges it was built for. */
+function filteringServer(
+  fake: FakeInformerSource,
+  built: FakeListWatch[],
+  autoSync: () => boolean = () => true,
+): RangeInformerSourceFactory {
+  return (ranges) => ({
+    createListWatch: (g) => {
+      const lw = new FakeListWatch(g, {
+        autoSync: autoSync(),
+        listObjects: () => fake.objects(g).filter((o) => inRanges(fnv1a64(o.metadata.namespace ?? ''), ranges)),
+      });
+      built.push(lw);
+      return lw;
+    },
+  });
+}
+
 describe('ShardedInformerSource', () => {
-  it("shows each replica only its share: list, get and the initial list; the shares' union is everything", () => {
+  it("lets through only each replica's share: the cache and the initial list; the shares' union is everything", () => {
     const union: string[] = [];
     for (const m of ['r0', 'r1', 'r2']) {
-      const informer = running(new ShardedInformerSource(cluster(), { key: 'namespace', ranges: rangesOf(m) }));
       const seen: Seen[] = [];
-      informer.addEventHandler(recorder(seen));
-      const listed = informer
-        .list()
-        .map((o) => `${o.metadata.namespace}/${o.metadata.name}`)
-        .sort();
+      const informer = running(new ShardedInformerSource(cluster(), { key: 'namespace', ranges: rangesOf(m) }), seen);
+      const listed = keys(informer.list());
       expect(listed).toEqual(inShare(m).sort());
       expect(seen.map((s) => s[1]).sort()).toEqual(listed);
-      expect(seen.every((s) => s[0] === 'add')).toBe(true);
+      expect(seen.every((s) => s[0] === 'add' && s[2] === true)).toBe(true);
       for (const ns of NAMESPACES) {
         expect(informer.get({ namespace: ns, name: 'cm' }) !== undefined).toBe(inShare(m).includes(`${ns}/cm`));
       }
@@ -61,11 +85,9 @@ describe('ShardedInformerSource', () => {
 
   it('filters live events by the hash of the namespace', () => {
     const fake = new FakeInformerSource();
-    const mine = rangesOf('r0');
-    const source = new ShardedInformerSource(fake, { key: 'namespace', ranges: mine });
-    const informer = running(source);
+    const source = new ShardedInformerSource(fake, { key: 'namespace', ranges: rangesOf('r0') });
     const seen: Seen[] = [];
-    informer.addEventHandler(recorder(seen));
+    running(source, seen);
     const inside = inShare('r0')[0]!.split('/')[0]!;
     const outside = inShare('r1')[0]!.split('/')[0]!;
     fake.add(gvr, { namespace: inside, name: 'x' });
@@ -81,25 +103,33 @@ describe('ShardedInformerSource', () => {
     ]);
   });
 
-  it('on a range change, delivers deletes for what left and adds for what entered', () => {
-    const source = new ShardedInformerSource(cluster(), { key: 'namespace', ranges: rangesOf('r0') });
-    const informer = running(source);
+  it('on a range change, deletes what left at once and lists again: adds for what entered, nothing for what stayed', () => {
+    const fake = cluster();
+    const source = new ShardedInformerSource(fake, { key: 'namespace', ranges: rangesOf('r0') });
     const seen: Seen[] = [];
-    informer.addEventHandler(recorder(seen));
+    const informer = running(source, seen);
     seen.length = 0;
     source.setRanges(rangesOf('r1'));
-    const deleted = seen.filter((s) => s[0] === 'delete').map((s) => s[1]);
-    const added = seen.filter((s) => s[0] === 'add').map((s) => s[1]);
-    expect(deleted.sort()).toEqual(inShare('r0').sort());
-    expect(added.sort()).toEqual(inShare('r1').sort());
-    expect(seen.filter((s) => s[0] === 'add').every((s) => s[2] === false)).toBe(true);
+    expect(
+      seen
+        .filter((s) => s[0] === 'delete')
+        .map((s) => s[1])
+        .sort(),
+    ).toEqual(inShare('r0').sort());
+    const added = seen.filter((s) => s[0] === 'add');
+    expect(added.map((s) => s[1]).sort()).toEqual(inShare('r1').sort());
+    expect(added.every((s) => s[2] === false)).toBe(true);
     expect(source.ranges()).toEqual(rangesOf('r1'));
+    // The relist came from a new list/watch of the same source; the old one stopped.
+    expect(fake.runningInformers(gvr)).toHaveLength(1);
 
     seen.length = 0;
     source.setRanges([FULL_RANGE]);
     expect(seen.map((s) => s[0])).toEqual(Array(inShare('r0').length + inShare('r2').length).fill('add'));
     expect(informer.list()).toHaveLength(NAMESPACES.length);
     seen.length = 0;
+    source.setRanges([FULL_RANGE]);
+    expect(seen).toEqual([]);
     source.setRanges([]);
     expect(seen.filter((s) => s[0] === 'delete')).toHaveLength(NAMESPACES.length);
     expect(informer.list()).toEqual([]);
@@ -120,51 +150,38 @@ describe('ShardedInformerSource', () => {
     ).toEqual(['cluster-scoped']);
   });
 
-  it('stops delivering to a removed handler, passes sync, health and errors through, and skips stopped informers', () => {
+  it('passes sync and failures through, changes nothing once stopped, and skips stopped list/watches', () => {
     const fake = cluster();
     const source = new ShardedInformerSource(fake, { key: 'namespace', ranges: rangesOf('r0') });
-    const informer = source.createInformer(gvr, { resyncPeriodMs: 0 });
+    const errors: string[] = [];
+    const seen: Seen[] = [];
+    const informer = new Informer(source.createListWatch(gvr), { ...recorder(seen), onError: (e) => void errors.push(e.message) });
     expect(informer.hasSynced()).toBe(false);
     const stop = new AbortController();
     informer.run(stop.signal);
     expect(informer.hasSynced()).toBe(true);
-    expect(informer.health().synced).toBe(true);
-    const errors: Error[] = [];
-    informer.setWatchErrorHandler((e) => void errors.push(e));
-    fake.informer(gvr)!.reportWatchError(new Error('boom'));
-    expect(errors.map((e) => e.message)).toEqual(['boom']);
-    const seen: Seen[] = [];
-    const reg = informer.addEventHandler(recorder(seen));
-    informer.removeEventHandler(reg);
-    seen.length = 0;
-    source.setRanges([FULL_RANGE]);
-    expect(seen).toEqual([]);
+    fake.informer(gvr)!.reportWatchError(new FakeStatusError(500));
+    expect(errors).toHaveLength(1);
+    expect(informer.health().failing?.status).toBe(500);
     stop.abort();
-    expect(informer.isStopped()).toBe(true);
-    expect(() => source.setRanges([])).not.toThrow();
+    seen.length = 0;
+    fake.add(gvr, { namespace: inShare('r0')[0]!.split('/')[0]!, name: 'late' });
+    expect(() => source.setRanges([FULL_RANGE])).not.toThrow();
+    expect(seen).toEqual([]);
+    expect(source.cachedObjects()).toEqual([]);
   });
 
-  it('with a factory (server-side mode), rebuilds informers when the ranges widen and moves the handlers once the new one listed', () => {
+  it('with a factory (server-side mode), a new list/watch lists the new share while the old one serves, then replaces it', () => {
     const fake = cluster();
-    const clock = new FakeClock();
-    const built: FakeInformer[] = [];
+    const built: FakeListWatch[] = [];
     let autoSync = true;
-    // A server that filters: each informer lists only the objects of the ranges it was built for.
-    const factory: RangeInformerSourceFactory = (ranges) => ({
-      createInformer: (g) => {
-        const informer = new FakeInformer(g, {
-          autoSync,
-          listObjects: () => fake.objects(g).filter((o) => inRanges(fnv1a64(o.metadata.namespace ?? ''), ranges)),
-        });
-        built.push(informer);
-        return informer;
-      },
-    });
-    const source = new ShardedInformerSource(factory, { key: 'namespace', ranges: rangesOf('r0'), clock });
+    const source = new ShardedInformerSource(
+      filteringServer(fake, built, () => autoSync),
+      { key: 'namespace', ranges: rangesOf('r0') },
+    );
     expect(source.reselects).toBe(true);
-    const informer = running(source);
     const seen: Seen[] = [];
-    informer.addEventHandler(recorder(seen));
+    const informer = running(source, seen);
     const ids = (kind: string): string[] =>
       seen
         .filter((e) => e[0] === kind)
@@ -172,7 +189,7 @@ describe('ShardedInformerSource', () => {
         .sort();
     expect(ids('add')).toEqual(inShare('r0').sort());
 
-    // Widening: a new informer lists (here: slowly); meanwhile the old one serves what is left of the share.
+    // Moving to r1: r0's share is deleted at once; a new list/watch lists (here: slowly); the old one still runs.
     autoSync = false;
     seen.length = 0;
     source.setRanges(rangesOf('r1'));
@@ -180,28 +197,26 @@ describe('ShardedInformerSource', () => {
     expect(ids('delete')).toEqual(inShare('r0').sort());
     expect(informer.list()).toEqual([]);
     expect(built[0]!.isRunning()).toBe(true);
+    expect(source.cachedObjects()[0]!.informers).toBe(2);
     built[1]!.markSynced();
-    clock.advance(50);
     expect(built[0]!.isStopped()).toBe(true);
     expect(ids('add')).toEqual(inShare('r1').sort());
-    expect(informer.list().map((o) => `${o.metadata.namespace}/${o.metadata.name}`)).toEqual(expect.arrayContaining(inShare('r1')));
+    expect(keys(informer.list())).toEqual(inShare('r1').sort());
+    expect(source.cachedObjects()[0]!.informers).toBe(1);
 
-    // Widening with an informer that lists at once: objects in both shares, unchanged, are not delivered again; none as deletes.
+    // Widening with a list/watch that lists at once: objects in both shares, unchanged, are not delivered again.
     autoSync = true;
     seen.length = 0;
     const both = [...rangesOf('r0'), ...rangesOf('r1')].sort((a, b) => (a.start < b.start ? -1 : 1));
     source.setRanges(both);
-    clock.advance(50);
     expect(built).toHaveLength(3);
     expect(ids('add')).toEqual(inShare('r0').sort());
     expect(ids('update')).toEqual([]);
     expect(ids('delete')).toEqual([]);
 
-    // Narrowing re-selects too: what left is deleted at once, what stays is not delivered again.
+    // Narrowing lists again too: what left is deleted at once, what stays is not delivered again.
     seen.length = 0;
     source.setRanges(rangesOf('r0'));
-    expect(ids('delete')).toEqual(inShare('r1').sort());
-    clock.advance(50);
     expect(built).toHaveLength(4);
     expect(built[2]!.isStopped()).toBe(true);
     expect(seen.filter((e) => e[0] !== 'delete')).toEqual([]);
@@ -209,89 +224,42 @@ describe('ShardedInformerSource', () => {
     const ns = inShare('r0')[0]!.split('/')[0]!;
     built[3]!.add(fakeObject({ namespace: ns, name: 'new' }));
     expect(seen.at(-1)).toEqual(['add', `${ns}/new`, false]);
+    // The server sent only the share: the filter dropped nothing.
+    expect(source.cachedObjects()[0]!.filteredOut).toBe(0);
   });
 
-  it('with a factory, a shrunk share narrows the server-side cache of running informers and builds later informers for it', () => {
+  it('with a factory, builds list/watches first created after a change for the current share', () => {
     const fake = cluster();
-    const clock = new FakeClock();
-    const builtFor: (readonly HashRange[])[] = [];
-    const factory: RangeInformerSourceFactory = (ranges) => ({
-      createInformer: (g) => {
-        builtFor.push(ranges);
-        return new FakeInformer(g, {
-          listObjects: () => fake.objects(g).filter((o) => inRanges(fnv1a64(o.metadata.namespace ?? ''), ranges)),
-        });
-      },
-    });
-    const source = new ShardedInformerSource(factory, { key: 'namespace', clock });
-    source.setRanges([FULL_RANGE]);
-    const first = running(source);
-    const seen: Seen[] = [];
-    first.addEventHandler(recorder(seen));
-    expect(seen).toHaveLength(NAMESPACES.length);
-    const keys = (objs: readonly { metadata: { namespace?: string; name: string } }[]): string[] =>
-      objs.map((o) => `${o.metadata.namespace}/${o.metadata.name}`).sort();
-    expect(keys(source.cachedObjects()[0]!.objects)).toHaveLength(NAMESPACES.length);
-
-    // Shrink to r0's share: what left is deleted at once; once the narrower informer listed, only the share is cached.
-    seen.length = 0;
+    const built: FakeListWatch[] = [];
+    const source = new ShardedInformerSource(filteringServer(fake, built), { key: 'namespace' });
     source.setRanges(rangesOf('r0'));
-    expect(seen.map((e) => e[0])).toEqual(new Array(NAMESPACES.length - inShare('r0').length).fill('delete'));
-    clock.advance(50);
-    expect(builtFor.at(-1)).toEqual(rangesOf('r0'));
-    expect(seen.filter((e) => e[0] !== 'delete')).toEqual([]);
-    const cached = source.cachedObjects();
-    expect(cached).toHaveLength(1);
-    expect(cached[0]!.informers).toBe(1);
-    expect(keys(cached[0]!.objects)).toEqual(inShare('r0').sort());
-    expect(keys(first.list())).toEqual(inShare('r0').sort());
-
-    // An informer first created after the shrink (a child informer) is built for the current share.
     const secrets = { group: '', version: 'v1', resource: 'secrets' };
     for (const ns of NAMESPACES) fake.add(secrets, { namespace: ns, name: 's' });
-    const later = source.createInformer(secrets, { resyncPeriodMs: 0 });
-    later.run(new AbortController().signal);
-    expect(builtFor.at(-1)).toEqual(rangesOf('r0'));
-    expect(source.cachedObjects().find((c) => c.gvr.resource === 'secrets')!.objects).toHaveLength(inShare('r0').length);
+    const lw = source.createListWatch(secrets);
+    // Not running yet: a change rebuilds it for the new ranges, without listing.
+    source.setRanges([FULL_RANGE]);
+    source.setRanges(rangesOf('r1'));
+    expect(built.filter((b) => b.isRunning())).toEqual([]);
+    const informer = new Informer(lw, {});
+    informer.run(new AbortController().signal);
+    expect(keys(informer.list())).toEqual(
+      inShare('r1')
+        .map((k) => k.replace('/cm', '/s'))
+        .sort(),
+    );
+    expect(source.cachedObjects().find((c) => c.gvr.resource === 'secrets')).toMatchObject({ informers: 1, filteredOut: 0 });
   });
 
-  it('counts what the inner informers cache per resource, both informers while a re-selected one lists, and skips stopped ones', () => {
-    const fake = cluster();
-    const clock = new FakeClock();
-    const built: FakeInformer[] = [];
-    const factory: RangeInformerSourceFactory = (ranges) => ({
-      createInformer: (g) => {
-        const informer = new FakeInformer(g, {
-          autoSync: built.length === 0,
-          listObjects: () => fake.objects(g).filter((o) => inRanges(fnv1a64(o.metadata.namespace ?? ''), ranges)),
-        });
-        built.push(informer);
-        return informer;
-      },
-    });
-    const source = new ShardedInformerSource(factory, { key: 'namespace', ranges: rangesOf('r0'), clock });
-    expect(source.cachedObjects()).toEqual([]);
-    const stop = new AbortController();
-    const informer = source.createInformer(gvr, { resyncPeriodMs: 0 });
-    expect(source.cachedObjects()).toEqual([{ gvr, objects: [], informers: 0 }]);
-    informer.run(stop.signal);
-    expect(source.cachedObjects()[0]!.objects).toHaveLength(inShare('r0').length);
-    source.setRanges(rangesOf('r1'));
-    const during = source.cachedObjects()[0]!;
-    expect(during.informers).toBe(2);
-    // The old informer still holds r0's share; the new one has listed nothing yet.
-    expect(during.objects).toHaveLength(inShare('r0').length);
-    built[1]!.markSynced();
-    clock.advance(50);
-    expect(source.cachedObjects()[0]!.informers).toBe(1);
-    expect(source.cachedObjects()[0]!.objects).toHaveLength(inShare('r1').length);
-    stop.abort();
-    expect(source.cachedObjects()).toEqual([]);
-
-    // Client-side: the inner informers cache everything.
+  it('counts what the informers cache per resource, and what a client-side filter drops', () => {
     const client = new ShardedInformerSource(cluster(), { key: 'namespace', ranges: rangesOf('r2') });
-    running(client);
-    expect(client.cachedObjects()[0]!.objects).toHaveLength(NAMESPACES.length);
+    expect(client.cachedObjects()).toEqual([]);
+    const lw = client.createListWatch(gvr);
+    expect(client.cachedObjects()).toEqual([{ gvr, objects: [], informers: 0, filteredOut: 0 }]);
+    const informer = new Informer(lw, {});
+    informer.run(new AbortController().signal);
+    const [cached] = client.cachedObjects();
+    expect(keys(cached!.objects)).toEqual(inShare('r2').sort());
+    expect(cached!.filteredOut).toBe(NAMESPACES.length - inShare('r2').length);
   });
 
   it('refuses a bad key or bad ranges', () => {

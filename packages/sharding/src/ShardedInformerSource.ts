@@ -1,19 +1,12 @@
 import {
-  DeletedFinalStateUnknown,
-  realClock,
-  type Clock,
   gvrKey,
   namespacedNameKey,
   type GroupVersionResource,
-  type HandlerRegistration,
-  type Informer,
-  type InformerHealth,
-  type InformerOptions,
   type InformerSource,
-  type NamespacedName,
+  type ListWatch,
+  type ListWatchHealth,
+  type ListWatchSink,
   type PartialObjectMetadata,
-  type ResourceEventHandler,
-  type TimerHandle,
 } from '@protean/core';
 import { fnv1a64 } from './fnv1a64.js';
 import { inRanges, validateRanges, type HashRange, type ShardKey } from './HashRange.js';
@@ -25,64 +18,53 @@ export interface ShardedInformerSourceOptions {
   readonly key: ShardKey;
   /** The ranges this replica owns at first. Default: none (nothing passes until `setRanges`). */
   readonly ranges?: readonly HashRange[];
-  /** Paces the wait for a re-selected informer's list (see the class). Default: the real clock. */
-  readonly clock?: Clock;
 }
 
 /**
- * Builds the inner source for a set of ranges, e.g. Kubernetes informers
+ * Builds the inner source for a set of ranges, e.g. Kubernetes list/watches
  * that send those ranges' `shardSelector` to the server.
  */
 export type RangeInformerSourceFactory = (ranges: readonly HashRange[]) => InformerSource;
 
-/** What one resource's informers of a {@link ShardedInformerSource} cache (see {@link ShardedInformerSource.cachedObjects}). */
+/** What one resource's informers of a {@link ShardedInformerSource} hold (see {@link ShardedInformerSource.cachedObjects}). */
 export interface ShardCachedObjects {
   readonly gvr: GroupVersionResource;
-  /** The objects the running inner informers hold, unfiltered (during a re-selection the old and the new informer's both). */
+  /** The objects the informers of the resource cache: this replica's share. */
   readonly objects: readonly PartialObjectMetadata[];
-  /** Running inner informers of the resource: one per informer, two while a re-selected one lists. */
+  /** Running inner list/watches of the resource: one per informer, two while a restarted one lists. */
   readonly informers: number;
+  /** Objects the inner lists delivered that the filter dropped (outside the share): 0 where the server filters. */
+  readonly filteredOut: number;
 }
 
-/** How often a re-selected informer's sync is checked. */
-const SWAP_POLL_MS = 50;
-
 /**
- * An {@link InformerSource} decorator that shows each informer's handlers,
- * `list` and `get` only the objects whose shard key hashes (FNV-1a 64)
- * into this replica's ranges: the client-side form of the API server's
+ * An {@link InformerSource} decorator that lets through to the informer
+ * engine only the objects whose shard key hashes (FNV-1a 64) into this
+ * replica's ranges: the client-side form of the API server's
  * `shardSelector`, for servers without the `ShardedListAndWatch` gate. It
- * is also correct over informers the server filters already (it then
- * filters nothing out).
+ * is also correct over sources the server filters already (it then
+ * filters nothing out). The engine's cache holds only the share.
  *
- * `setRanges` changes the share at runtime: each handler gets a delete for
- * every object it was shown that left the share, and an add
- * (`isInInitialList` false) for every cached object that entered it.
+ * `setRanges` changes the share at runtime: objects that left it are
+ * deleted from each informer at once; then each running list/watch is
+ * restarted (from `factory(newRanges)` in the server-side mode, so the
+ * server sends the new share; from the same source client-side) and its
+ * first list reaches the engine as a relist: objects that entered arrive
+ * as adds, changed ones as updates, unchanged ones as nothing. Until that
+ * list is complete the old list/watch keeps delivering, filtered to the new
+ * ranges.
  *
- * The inner source is either one source (whose informers list and cache
- * everything: the client-side mode) or a {@link RangeInformerSourceFactory}
- * (the server-side mode: its informers cache only the ranges they were
- * built for). With a factory, every range change (widening or
- * shrinking) builds each informer anew from `factory(newRanges)`, runs it,
- * and once it has listed moves the handlers over: objects in both shares
- * arrive as updates only if they changed meanwhile (same
- * `resourceVersion`: nothing is delivered), entering ones as adds,
- * leaving ones as deletes (at once, when the change is applied, as the
- * client-side filter does); until then `list` and `get` answer from the
- * old informer, narrowed to the new ranges. Informers created after a
- * change are built for the current ranges.
- *
- * Easy to get wrong: in the client-side mode the inner informers still
- * list and cache everything; only the server-side selector saves memory.
+ * Easy to get wrong: client-side, the inner source still lists and
+ * watches everything (the network and the parsing); only the server-side
+ * selector saves those.
  */
 export class ShardedInformerSource implements InformerSource {
   readonly key: ShardKey;
   private current: readonly HashRange[];
-  private readonly informers = new Set<ShardedInformer>();
+  private readonly listWatches = new Set<ShardedListWatch>();
   private readonly hashes = new Map<string, bigint>();
   private readonly factory: RangeInformerSourceFactory | undefined;
   private inner: InformerSource | undefined;
-  private readonly clock: Clock;
 
   constructor(inner: InformerSource | RangeInformerSourceFactory, options: ShardedInformerSourceOptions) {
     if (options?.key !== 'namespace' && options?.key !== 'uid') {
@@ -92,21 +74,23 @@ export class ShardedInformerSource implements InformerSource {
     const ranges = options.ranges ?? [];
     validateRanges(ranges);
     this.current = freeze(ranges);
-    this.clock = options.clock ?? realClock;
     if (typeof inner === 'function') this.factory = inner;
     else this.inner = inner;
   }
 
-  /** True when informers are rebuilt from a factory on a range change (the server-side mode). */
+  /** True when list/watches are rebuilt from a factory on a range change (the server-side mode). */
   get reselects(): boolean {
     return this.factory !== undefined;
   }
 
-  createInformer(gvr: GroupVersionResource, opts: InformerOptions): ShardedInformer {
-    const informer = new ShardedInformer(this.source().createInformer(gvr, opts), (obj) => this.owns(obj), this.clock);
-    if (this.factory !== undefined) informer.rebuild = () => this.source().createInformer(gvr, opts);
-    this.informers.add(informer);
-    return informer;
+  createListWatch(gvr: GroupVersionResource): ShardedListWatch {
+    const lw = new ShardedListWatch(
+      gvr,
+      () => this.source().createListWatch(gvr),
+      (obj) => this.owns(obj),
+    );
+    this.listWatches.add(lw);
+    return lw;
   }
 
   private source(): InformerSource {
@@ -119,37 +103,38 @@ export class ShardedInformerSource implements InformerSource {
     return this.current;
   }
 
-  /** Replaces the owned ranges and tells every informer's handlers what left and what entered. */
+  /** Replaces the owned ranges: what left is deleted at once, and every list/watch lists again for what entered. */
   setRanges(ranges: readonly HashRange[]): void {
     validateRanges(ranges);
-    // Server-side, the selector must follow the share both ways: wider to see what entered, narrower to stop caching what left.
-    const reselect = this.factory !== undefined && !(covers(this.current, ranges) && covers(ranges, this.current));
+    const changed = !(covers(this.current, ranges) && covers(ranges, this.current));
     this.current = freeze(ranges);
-    if (reselect) this.inner = undefined; // built for the new ranges by the first informer that needs it
-    for (const informer of this.informers) {
-      if (informer.isStopped()) this.informers.delete(informer);
-      else if (reselect) informer.reselect();
-      else informer.refilter();
+    if (!changed) return;
+    if (this.factory !== undefined) this.inner = undefined; // built for the new ranges by the first list/watch that needs it
+    for (const lw of this.listWatches) {
+      if (lw.isStopped()) this.listWatches.delete(lw);
+      else lw.reshard();
     }
   }
 
   /**
-   * What the inner (Kubernetes) informers cache now, per resource, before
-   * the client-side filter: the replica's memory. Server-side, after the
-   * re-selection that follows a change, the share; client-side,
-   * everything. Stopped informers are not counted.
+   * What the informers over this source cache now, per resource: the
+   * replica's share (and its memory), with how many inner list/watches run
+   * and how many listed objects the filter dropped. Stopped ones are not
+   * counted.
    */
   cachedObjects(): ShardCachedObjects[] {
-    const byGvr = new Map<string, { gvr: GroupVersionResource; objects: PartialObjectMetadata[]; informers: number }>();
-    for (const informer of this.informers) {
-      if (informer.isStopped()) continue;
-      const k = gvrKey(informer.gvr);
+    const byGvr = new Map<
+      string,
+      { gvr: GroupVersionResource; objects: PartialObjectMetadata[]; informers: number; filteredOut: number }
+    >();
+    for (const lw of this.listWatches) {
+      if (lw.isStopped()) continue;
+      const k = gvrKey(lw.gvr);
       let entry = byGvr.get(k);
-      if (entry === undefined) byGvr.set(k, (entry = { gvr: informer.gvr, objects: [], informers: 0 }));
-      for (const held of informer.cached()) {
-        entry.informers++;
-        entry.objects.push(...held);
-      }
+      if (entry === undefined) byGvr.set(k, (entry = { gvr: lw.gvr, objects: [], informers: 0, filteredOut: 0 }));
+      entry.objects.push(...lw.cached());
+      entry.informers += lw.innerCount();
+      entry.filteredOut += lw.filteredOut;
     }
     return [...byGvr.values()];
   }
@@ -180,246 +165,179 @@ function covers(outer: readonly HashRange[], inner: readonly HashRange[]): boole
   });
 }
 
-/** True when both carry the same, known `resourceVersion`. */
-function sameVersion(a: PartialObjectMetadata, b: PartialObjectMetadata): boolean {
-  return a.metadata.resourceVersion !== undefined && a.metadata.resourceVersion === b.metadata.resourceVersion;
-}
-
 function freeze(ranges: readonly HashRange[]): readonly HashRange[] {
   return Object.freeze(ranges.map((r) => Object.freeze({ start: r.start, end: r.end })));
 }
 
-function keyOf(obj: PartialObjectMetadata): string {
-  return namespacedNameKey({ namespace: obj.metadata.namespace ?? '', name: obj.metadata.name });
+/** One inner list/watch of a {@link ShardedListWatch}, with its stop. */
+interface Inner {
+  readonly listWatch: ListWatch;
+  readonly stop: AbortController;
 }
 
-/** One handler behind the filter, with the objects it was shown (so a range change knows what to retract). */
-class FilteredHandler implements ResourceEventHandler {
-  readonly shown = new Map<string, PartialObjectMetadata>();
-  /** The inner registration it is added with now. */
-  registration: HandlerRegistration | undefined;
-  /** While moving to a re-selected informer: the keys shown that it has not delivered yet. */
-  private unconfirmed: Set<string> | undefined;
-
-  constructor(
-    readonly handler: ResourceEventHandler,
-    private readonly owns: (obj: PartialObjectMetadata) => boolean,
-  ) {}
-
-  onAdd(obj: PartialObjectMetadata, isInInitialList: boolean): void {
-    const key = keyOf(obj);
-    // The new informer's list during a move re-delivers what the handler saw: an unchanged object is not news.
-    const moving = this.unconfirmed?.delete(key) === true;
-    if (!this.owns(obj)) return this.retract(key);
-    const old = this.shown.get(key);
-    this.shown.set(key, obj);
-    if (old === undefined) this.handler.onAdd?.(obj, this.unconfirmed === undefined && isInInitialList);
-    else if (!(moving && sameVersion(old, obj))) this.handler.onUpdate?.(old, obj);
-  }
-
-  onUpdate(_old: PartialObjectMetadata, obj: PartialObjectMetadata): void {
-    const key = keyOf(obj);
-    this.unconfirmed?.delete(key);
-    if (!this.owns(obj)) return this.retract(key);
-    const old = this.shown.get(key);
-    this.shown.set(key, obj);
-    if (old === undefined) this.handler.onAdd?.(obj, false);
-    else this.handler.onUpdate?.(old, obj);
-  }
-
-  onDelete(obj: PartialObjectMetadata | DeletedFinalStateUnknown): void {
-    const key = obj instanceof DeletedFinalStateUnknown ? obj.key : keyOf(obj);
-    this.unconfirmed?.delete(key);
-    if (!this.shown.delete(key)) return;
-    this.handler.onDelete?.(obj);
-  }
-
-  /** Retracts what left the share, then shows what entered it. */
-  refilter(cached: readonly PartialObjectMetadata[]): void {
-    for (const [key, obj] of [...this.shown]) {
-      if (!this.owns(obj)) this.retract(key);
-    }
-    for (const obj of cached) {
-      const key = keyOf(obj);
-      if (this.owns(obj) && !this.shown.has(key)) {
-        this.shown.set(key, obj);
-        this.handler.onAdd?.(obj, false);
-      }
-    }
-  }
-
-  /** Starts a move to a new informer: what it does not list by the end is retracted. */
-  beginMove(): void {
-    this.unconfirmed = new Set(this.shown.keys());
-  }
-
-  /** Ends a move: the new informer has listed; retracts what it did not deliver. */
-  endMove(): void {
-    const gone = this.unconfirmed ?? new Set<string>();
-    this.unconfirmed = undefined;
-    for (const key of gone) this.retract(key);
-  }
-
-  private retract(key: string): void {
-    const old = this.shown.get(key);
-    if (old === undefined) return;
-    this.shown.delete(key);
-    this.handler.onDelete?.(old);
-  }
-}
-
-/** The registration a {@link ShardedInformer} hands out: stable across re-selections. */
-class ShardedRegistration implements HandlerRegistration {
-  constructor(readonly filtered: FilteredHandler) {}
-  private moved = false;
-
-  hasSynced(): boolean {
-    if (this.moved) return true; // synced once: a re-selection does not unsync a handler
-    const synced = this.filtered.registration?.hasSynced() ?? false;
-    if (synced) this.moved = true;
-    return synced;
-  }
-}
-
-/** An informer of a {@link ShardedInformerSource}: the inner one, seen through the owned ranges. */
-export class ShardedInformer implements Informer {
+/** A list/watch of a {@link ShardedInformerSource}: the inner one, filtered to the owned ranges. */
+export class ShardedListWatch implements ListWatch {
   readonly gvr: GroupVersionResource;
-  /** Set by the source in the server-side mode: builds the inner informer for the current ranges. */
-  rebuild: (() => Informer) | undefined;
-  private readonly filtered = new Map<ShardedRegistration, FilteredHandler>();
-  private watchErrorHandler: ((err: Error) => void) | undefined;
+  /** Present when the inner source reports its own health. */
+  readonly health?: () => ListWatchHealth;
+  /** Listed objects the filter dropped so far. */
+  filteredOut = 0;
+  private sink: ListWatchSink | undefined;
   private signal: AbortSignal | undefined;
-  private innerStop: AbortController | undefined;
-  /** A re-selected informer still listing, with its stop; handlers move to it once it has synced. */
-  private next: { informer: Informer; stop: AbortController; timer: TimerHandle | undefined } | undefined;
+  /** The inner list/watch feeding the engine; before `run`, the one `run` will start. */
+  private current: Inner;
+  /** A restarted list/watch whose first list is not complete yet. */
+  private next: Inner | undefined;
 
   constructor(
-    private inner: Informer,
+    gvr: GroupVersionResource,
+    private readonly build: () => ListWatch,
     private readonly owns: (obj: PartialObjectMetadata) => boolean,
-    private readonly clock: Clock,
   ) {
-    this.gvr = inner.gvr;
+    this.gvr = gvr;
+    this.current = { listWatch: build(), stop: new AbortController() };
+    if (typeof this.current.listWatch.health === 'function') this.health = () => this.current.listWatch.health!();
   }
 
-  run(signal: AbortSignal): void {
+  run(sink: ListWatchSink, signal: AbortSignal): void {
+    this.sink = sink;
     this.signal = signal;
-    this.innerStop = linked(signal);
-    this.inner.run(this.innerStop.signal);
-    signal.addEventListener('abort', () => this.cancelNext(), { once: true });
-  }
-
-  hasSynced(): boolean {
-    return this.inner.hasSynced();
+    this.start(this.current, true);
   }
 
   isStopped(): boolean {
-    return this.signal?.aborted === true || (this.signal === undefined && this.inner.isStopped());
+    return this.signal?.aborted === true;
   }
 
-  addEventHandler(handler: ResourceEventHandler): HandlerRegistration {
-    const f = new FilteredHandler(handler, this.owns);
-    const registration = new ShardedRegistration(f);
-    this.filtered.set(registration, f);
-    f.registration = this.inner.addEventHandler(f);
-    return registration;
+  /** What the engine holds (the share). */
+  cached(): PartialObjectMetadata[] {
+    return this.sink === undefined ? [] : this.sink.cache.list();
   }
 
-  removeEventHandler(registration: HandlerRegistration): void {
-    const f = this.filtered.get(registration as ShardedRegistration);
-    if (f === undefined) return;
-    this.filtered.delete(registration as ShardedRegistration);
-    if (f.registration !== undefined) this.inner.removeEventHandler(f.registration);
+  /** Running inner list/watches: 1, or 2 while a restarted one lists. */
+  innerCount(): number {
+    if (this.sink === undefined) return 0;
+    return this.next === undefined ? 1 : 2;
   }
 
-  list(): PartialObjectMetadata[] {
-    return this.inner.list().filter(this.owns);
-  }
-
-  get(key: NamespacedName): PartialObjectMetadata | undefined {
-    const obj = this.inner.get(key);
-    return obj !== undefined && this.owns(obj) ? obj : undefined;
-  }
-
-  setWatchErrorHandler(fn: (err: Error) => void): void {
-    this.watchErrorHandler = fn;
-    this.inner.setWatchErrorHandler(fn);
-  }
-
-  health(): InformerHealth {
-    return this.inner.health?.() ?? { synced: this.inner.hasSynced(), idleMs: undefined, relists: 0, failing: undefined };
-  }
-
-  /** What the running inner informers hold, unfiltered: the current one's list, and a re-selected one's while it lists. */
-  cached(): PartialObjectMetadata[][] {
-    const held: PartialObjectMetadata[][] = [];
-    if (this.signal === undefined) return held; // not running: the inner informer holds nothing
-    if (!this.inner.isStopped()) held.push(this.inner.list());
-    if (this.next !== undefined) held.push(this.next.informer.list());
-    return held;
-  }
-
-  /** Called by the source after a range change that keeps the inner informer. */
-  refilter(): void {
-    const cached = this.inner.list();
-    for (const f of this.filtered.values()) f.refilter(cached);
-  }
-
-  /** Called by the source after a range change that needs a new inner informer (server-side mode). */
-  reselect(): void {
-    if (this.rebuild === undefined) return this.refilter();
-    this.cancelNext();
-    const informer = this.rebuild();
-    if (this.watchErrorHandler !== undefined) informer.setWatchErrorHandler(this.watchErrorHandler);
-    if (this.signal === undefined) {
-      // Not running yet: swap at once; the handlers get the new informer's list when it runs.
-      for (const f of this.filtered.values()) {
-        if (f.registration !== undefined) this.inner.removeEventHandler(f.registration);
-      }
-      this.inner = informer;
-      for (const f of this.filtered.values()) f.registration = informer.addEventHandler(f);
+  /** The ranges changed: drop what left at once, and list again through a new inner list/watch. */
+  reshard(): void {
+    const sink = this.sink;
+    if (sink === undefined) {
+      // Not running yet: it starts with a list/watch built for the new ranges.
+      this.current = { listWatch: this.build(), stop: new AbortController() };
       return;
     }
-    // Meanwhile the old informer serves, narrowed to the new ranges.
-    this.refilter();
-    const stop = linked(this.signal);
-    this.next = { informer, stop, timer: undefined };
-    informer.run(stop.signal);
-    this.awaitNext();
+    for (const obj of sink.cache.list()) if (!this.owns(obj)) sink.remove(obj);
+    this.next?.stop.abort();
+    this.next = { listWatch: this.build(), stop: new AbortController() };
+    this.start(this.next, false);
   }
 
-  private awaitNext(): void {
-    const next = this.next;
-    if (next === undefined) return;
-    if (!next.informer.hasSynced()) {
-      next.timer = this.clock.setTimeout(() => this.awaitNext(), SWAP_POLL_MS);
-      return;
-    }
-    this.next = undefined;
-    const old = this.inner;
-    for (const f of this.filtered.values()) {
-      if (f.registration !== undefined) old.removeEventHandler(f.registration);
-    }
-    this.innerStop?.abort();
-    this.inner = next.informer;
-    this.innerStop = next.stop;
-    for (const f of this.filtered.values()) {
-      f.beginMove();
-      f.registration = next.informer.addEventHandler(f);
-      f.endMove();
-    }
+  private start(inner: Inner, first: boolean): void {
+    const signal = this.signal!;
+    if (signal.aborted) inner.stop.abort();
+    else signal.addEventListener('abort', () => inner.stop.abort(), { once: true });
+    inner.listWatch.run(
+      new FilteringSink(this.sink!, this.owns, inner.stop.signal, first ? undefined : () => this.promote(inner), this),
+      inner.stop.signal,
+    );
   }
 
-  private cancelNext(): void {
-    if (this.next === undefined) return;
-    if (this.next.timer !== undefined) this.clock.clearTimeout(this.next.timer);
-    this.next.stop.abort();
+  /** A restarted list/watch has listed: it replaces the old one. */
+  private promote(inner: Inner): void {
+    if (this.next !== inner) return;
+    this.current.stop.abort();
+    this.current = inner;
     this.next = undefined;
   }
 }
 
-function linked(parent: AbortSignal): AbortController {
-  const c = new AbortController();
-  if (parent.aborted) c.abort(parent.reason);
-  else parent.addEventListener('abort', () => c.abort(parent.reason), { once: true });
-  return c;
+/**
+ * The sink an inner list/watch writes to: it passes on only what the
+ * filter owns and nothing once its list/watch is stopped. A restarted one
+ * (`onListed` set) buffers its first list and hands it to the engine whole,
+ * as a relist, only once complete.
+ */
+class FilteringSink implements ListWatchSink {
+  private buffer: Map<string, PartialObjectMetadata> | undefined;
+  private listed: boolean;
+  /** A streamed list is in progress (its dropped objects are counted). */
+  private listing = false;
+
+  constructor(
+    private readonly target: ListWatchSink,
+    private readonly owns: (obj: PartialObjectMetadata) => boolean,
+    private readonly stopped: AbortSignal,
+    private readonly onListed: (() => void) | undefined,
+    private readonly counter: { filteredOut: number },
+  ) {
+    this.listed = onListed === undefined;
+  }
+
+  get cache(): ListWatchSink['cache'] {
+    return this.target.cache;
+  }
+
+  replace(objects: Iterable<PartialObjectMetadata>): void {
+    if (this.stopped.aborted) return;
+    const owned: PartialObjectMetadata[] = [];
+    for (const obj of objects) {
+      if (this.owns(obj)) owned.push(obj);
+      else this.counter.filteredOut++;
+    }
+    this.commit(owned);
+  }
+
+  beginList(): void {
+    if (this.stopped.aborted) return;
+    this.listing = true;
+    if (this.listed) this.target.beginList();
+    else this.buffer = new Map();
+  }
+
+  endList(): void {
+    if (this.stopped.aborted) return;
+    this.listing = false;
+    if (this.listed) return this.target.endList();
+    const buffer = this.buffer;
+    this.buffer = undefined;
+    if (buffer !== undefined) this.commit(buffer.values());
+  }
+
+  upsert(obj: PartialObjectMetadata): void {
+    if (this.stopped.aborted) return;
+    if (!this.owns(obj)) {
+      if (this.listing) this.counter.filteredOut++;
+      return;
+    }
+    if (this.listed) this.target.upsert(obj);
+    else this.buffer?.set(keyOf(obj), obj);
+  }
+
+  remove(obj: PartialObjectMetadata): void {
+    if (this.stopped.aborted || !this.owns(obj)) return;
+    if (this.listed) this.target.remove(obj);
+    else this.buffer?.delete(keyOf(obj));
+  }
+
+  progressed(): void {
+    if (!this.stopped.aborted) this.target.progressed();
+  }
+
+  failed(err: Error): void {
+    if (!this.stopped.aborted) this.target.failed(err);
+  }
+
+  private commit(objects: Iterable<PartialObjectMetadata>): void {
+    this.listing = false;
+    const restarted = !this.listed;
+    this.listed = true;
+    if (restarted) this.onListed!();
+    this.target.replace(objects);
+  }
+}
+
+function keyOf(obj: PartialObjectMetadata): string {
+  return namespacedNameKey({ namespace: obj.metadata.namespace ?? '', name: obj.metadata.name });
 }

@@ -19,7 +19,7 @@ export { describeRanges, intersectRanges, normalizeRanges, rangeFraction, sameRa
 export {
   type RangeInformerSourceFactory,
   type ShardCachedObjects,
-  ShardedInformer,
+  ShardedListWatch,
   ShardedInformerSource,
   type ShardedInformerSourceOptions,
 } from './ShardedInformerSource.js';

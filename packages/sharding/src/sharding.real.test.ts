@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Informer, PartialObjectMetadata } from '@protean/core';
+import type { InformerCache, ListWatch, PartialObjectMetadata } from '@protean/core';
 import { waitFor } from '@protean/core/testing';
 import { createTestController, type TestController } from '@protean/testing';
 import { kubeRequest, startKubeApiServer, type KubeApiServer } from '@protean/envtest';
-import { KubernetesInformer } from '@protean/watch-manager';
+import { KubernetesListWatch, runInformer, type InformerListener } from '@protean/watch-manager';
 import { assignShards, equalShards, keysPerMember } from './assignShards.js';
 import { detectShardSelectorSupport, type ShardFilterMode } from './detectShardSelectorSupport.js';
 import { fnv1a64 } from './fnv1a64.js';
@@ -45,14 +45,15 @@ function shareOf(member: string, objects: readonly string[]): string[] {
   return objects.filter((o) => inRanges(fnv1a64(o.split('/')[0]!), shares.get(member)!)).sort();
 }
 
-function listed(informer: Informer): string[] {
+function listed(informer: InformerCache): string[] {
   return informer.list().map(id).sort();
 }
 
-async function synced(informer: Informer, stops: AbortController[]): Promise<Informer> {
+/** Runs the informer engine over `listWatch` and waits until it has synced. */
+async function synced(listWatch: ListWatch, stops: AbortController[], listener: InformerListener = {}): Promise<InformerCache> {
   const stop = new AbortController();
   stops.push(stop);
-  informer.run(stop.signal);
+  const informer = runInformer(listWatch, listener, stop.signal);
   await waitFor(() => informer.hasSynced(), { message: `${informer.gvr.resource} synced` });
   return informer;
 }
@@ -86,15 +87,13 @@ function shardedSuite(gate: boolean, expected: ShardFilterMode): void {
       expect(want.length).toBeGreaterThan(0);
       // What the informer caches with the selector on the wire (the server filters, or ignores it).
       const raw = await synced(
-        new KubernetesInformer(CONFIGMAPS, { kubeConfig: server.kubeConfig, shardSelector: shardSelector('namespace', ranges) }),
+        new KubernetesListWatch(CONFIGMAPS, { kubeConfig: server.kubeConfig, shardSelector: shardSelector('namespace', ranges) }),
         stops,
       );
       expect(listed(raw)).toEqual(gate ? want : objects);
       // What a shard's informer shows its handlers, in either mode.
       const shard = await synced(
-        kubeShardInformerSource({ kubeConfig: server.kubeConfig, key: 'namespace', ranges, mode }).createInformer(CONFIGMAPS, {
-          resyncPeriodMs: 0,
-        }),
+        kubeShardInformerSource({ kubeConfig: server.kubeConfig, key: 'namespace', ranges, mode }).createListWatch(CONFIGMAPS),
         stops,
       );
       expect(listed(shard)).toEqual(want);
@@ -111,14 +110,13 @@ function shardedSuite(gate: boolean, expected: ShardFilterMode): void {
     for (const member of MEMBERS) {
       const list: string[] = [];
       seen.set(member, list);
-      const informer = kubeShardInformerSource({
+      const lw = kubeShardInformerSource({
         kubeConfig: server.kubeConfig,
         key: 'namespace',
         ranges: shares.get(member)!,
         mode,
-      }).createInformer(CONFIGMAPS, { resyncPeriodMs: 0 });
-      informer.addEventHandler({ onAdd: (o, initial) => void (initial ? undefined : list.push(id(o))) });
-      await synced(informer, stops);
+      }).createListWatch(CONFIGMAPS);
+      await synced(lw, stops, { onAdd: (o, initial) => void (initial ? undefined : list.push(id(o))) });
     }
     const created: string[] = [];
     for (const ns of NAMESPACES) {
@@ -137,11 +135,8 @@ function shardedSuite(gate: boolean, expected: ShardFilterMode): void {
     const union: string[] = [];
     for (const member of MEMBERS) {
       const informer = await synced(
-        kubeShardInformerSource({ kubeConfig: server.kubeConfig, key: 'uid', ranges: byUid.get(member)!, mode }).createInformer(
+        kubeShardInformerSource({ kubeConfig: server.kubeConfig, key: 'uid', ranges: byUid.get(member)!, mode }).createListWatch(
           CONFIGMAPS,
-          {
-            resyncPeriodMs: 0,
-          },
         ),
         stops,
       );
@@ -152,7 +147,10 @@ function shardedSuite(gate: boolean, expected: ShardFilterMode): void {
     expect(union.sort()).toEqual((everything.json['items'] as PartialObjectMetadata[]).map(id).sort());
     if (gate) {
       const raw = await synced(
-        new KubernetesInformer(CONFIGMAPS, { kubeConfig: server.kubeConfig, shardSelector: shardSelector('uid', byUid.get(MEMBERS[0]!)!) }),
+        new KubernetesListWatch(CONFIGMAPS, {
+          kubeConfig: server.kubeConfig,
+          shardSelector: shardSelector('uid', byUid.get(MEMBERS[0]!)!),
+        }),
         stops,
       );
       for (const o of raw.list()) expect(inRanges(fnv1a64(o.metadata.uid!), byUid.get(MEMBERS[0]!)!)).toBe(true);
@@ -162,13 +160,11 @@ function shardedSuite(gate: boolean, expected: ShardFilterMode): void {
   it("moves a shard's informer to other ranges at runtime: deletes for what left, adds for what entered", async () => {
     const mode = (await detectShardSelectorSupport(server.kubeConfig)).mode;
     const source = kubeShardInformerSource({ kubeConfig: server.kubeConfig, key: 'namespace', ranges: shares.get(MEMBERS[0]!)!, mode });
-    const informer = source.createInformer(CONFIGMAPS, { resyncPeriodMs: 0 });
     const shown = new Set<string>();
-    informer.addEventHandler({
+    const informer = await synced(source.createListWatch(CONFIGMAPS), stops, {
       onAdd: (o) => void shown.add(id(o)),
       onDelete: (o) => void shown.delete('key' in o ? o.key : id(o)),
     });
-    await synced(informer, stops);
     const current = (): string[] => objects.filter((o) => !o.endsWith('/late'));
     expect([...shown].filter((o) => !o.endsWith('/late')).sort()).toEqual(shareOf(MEMBERS[0]!, current()));
     source.setRanges(shares.get(MEMBERS[1]!)!);

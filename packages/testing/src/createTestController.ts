@@ -177,7 +177,6 @@ export function createTestController(options: TestControllerOptions<InformerSour
   const wmOptions: InformerWatchManagerOptions = {
     clock: realClock,
     syncTimeoutMs: 5_000,
-    syncPollIntervalMs: 2,
     failureBackoff: { initialMs: 0, maxMs: 0 },
     ...options.watchManager,
   };

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { TOKENS, type GroupVersionResource, type Informer, type InformerOptions, type InformerSource } from '@protean/core';
+import { TOKENS, type GroupVersionResource, type InformerSource, type ListWatch } from '@protean/core';
 import { FakeInformerSource, HandlerRecorder } from '@protean/core/testing';
 import { createTestController, type TestController, type TestControllerOptions } from './createTestController.js';
 
@@ -16,9 +16,9 @@ function assertType<T extends true>(): T | undefined {
 class CountingSource implements InformerSource {
   readonly behind = new FakeInformerSource();
   created = 0;
-  createInformer(gvr: GroupVersionResource, opts: InformerOptions): Informer {
+  createListWatch(gvr: GroupVersionResource): ListWatch {
     this.created++;
-    return this.behind.createInformer(gvr, opts);
+    return this.behind.createListWatch(gvr);
   }
 }
 

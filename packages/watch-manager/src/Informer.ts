@@ -145,6 +145,7 @@ export class Informer implements InformerCache {
 
   /** The sink handed to the source: every call is ignored once stopped. */
   private readonly sink: ListWatchSink = {
+    cache: this,
     replace: (objects) => {
       if (this.stopped) return;
       const next = new MetadataStore();
@@ -284,4 +285,15 @@ export class Informer implements InformerCache {
       this.scheduleResync();
     }, this.resyncPeriodMs);
   }
+}
+
+/**
+ * Builds an {@link Informer} over `listWatch` and runs it until `signal`
+ * aborts: the engine on its own, for tools and tests that want one cache
+ * without an `InformerWatchManager`.
+ */
+export function runInformer(listWatch: ListWatch, listener: InformerListener, signal: AbortSignal, options?: InformerOptions): Informer {
+  const informer = new Informer(listWatch, listener, options);
+  informer.run(signal);
+  return informer;
 }

@@ -1,5 +1,5 @@
 export { Backoff, type BackoffOptions } from './Backoff.js';
-export { Informer, type InformerListener, type InformerOptions } from './Informer.js';
+export { Informer, type InformerListener, type InformerOptions, runInformer } from './Informer.js';
 export { KubernetesListWatch } from './KubernetesListWatch.js';
 export {
   type InformerConnectionMode,

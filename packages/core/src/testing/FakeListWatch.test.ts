@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ListWatchSink, PartialObjectMetadata } from '../index.js';
 import { flushMicrotasks } from './FakeClock.js';
+import { FakeInformer } from './FakeInformer.js';
 import { FakeInformerSource } from './FakeInformerSource.js';
 import { FakeListWatch } from './FakeListWatch.js';
 import { fakeObject } from './fakeObject.js';
@@ -11,9 +12,11 @@ const gvr = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
 /** A sink that records every call, in order, as `<call> <names>`. */
 function recordingSink(): ListWatchSink & { calls: string[] } {
   const calls: string[] = [];
+  const cache = new FakeInformer(gvr);
   const names = (objs: Iterable<PartialObjectMetadata>): string => [...objs].map((o) => o.metadata.name).join(',');
   return {
     calls,
+    cache,
     replace: (objs) => calls.push(`replace ${names(objs)}`),
     beginList: () => calls.push('beginList'),
     endList: () => calls.push('endList'),

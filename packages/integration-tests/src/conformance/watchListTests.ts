@@ -2,7 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { ACCEPT_META, cmPath, rvOf } from './fixtures.js';
 import { KubeWatch, kubeRequest, type Json, type WatchEventLine } from '@protean/envtest';
 import { LogRecorder, waitFor } from '@protean/core/testing';
-import { KubernetesInformerSource, type KubernetesInformer } from '@protean/watch-manager';
+import type { InformerCache } from '@protean/core';
+import { KubernetesInformerSource, runInformer } from '@protean/watch-manager';
 import type { SuiteContext } from './SuiteContext.js';
 
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' };
@@ -13,12 +14,11 @@ async function withInformer(
   ctx: SuiteContext,
   ns: string,
   logs: LogRecorder,
-  body: (informer: KubernetesInformer) => Promise<void>,
+  body: (informer: InformerCache) => Promise<void>,
 ): Promise<void> {
   const source = new KubernetesInformerSource({ kubeConfig: ctx.kc, namespace: ns, logger: logs.logger });
-  const informer = source.createInformer(CONFIGMAPS, { resyncPeriodMs: 0 });
   const abort = new AbortController();
-  informer.run(abort.signal);
+  const informer = runInformer(source.createListWatch(CONFIGMAPS), {}, abort.signal);
   try {
     await waitFor(() => informer.hasSynced(), { message: 'the informer to sync', timeoutMs: 30_000 });
     await body(informer);

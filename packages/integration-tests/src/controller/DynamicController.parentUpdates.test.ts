@@ -4,6 +4,8 @@ import { createTestController, fakeObject, FakeClock, HandlerRecorder, ObserverR
 
 const parent: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
 const settings: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'settings' };
+/** The informers' resync period; their clock is advanced by hand. */
+const RESYNC_MS = 60_000;
 
 describe('DynamicController parent updates', () => {
   let t: TestController;
@@ -28,7 +30,13 @@ describe('DynamicController parent updates', () => {
 
   it('reconciles every parent again on a resync, though no generation changed', async () => {
     const observer = new ObserverRecorder();
-    t = createTestController({ logFailures: false, observer });
+    const informerClock = new FakeClock();
+    t = createTestController({
+      logFailures: false,
+      observer,
+      config: { resyncPeriodMs: RESYNC_MS },
+      watchManager: { clock: informerClock },
+    });
     t.source.add(parent, { name: 'a', namespace: 'ns' });
     t.source.add(parent, { name: 'b', namespace: 'ns' });
     const h = new HandlerRecorder();
@@ -36,7 +44,7 @@ describe('DynamicController parent updates', () => {
     await t.register(parent, h.handler);
     await t.waitFor(() => h.count() === 2);
 
-    t.source.informer(parent)!.resync();
+    informerClock.advance(RESYNC_MS);
     await t.waitFor(() => h.count() === 4);
     expect(h.keys().slice(2).sort()).toEqual(['ns/a', 'ns/b']);
     expect(observer.parentEvents.filter((e) => e.type === 'update')).toHaveLength(2);
@@ -44,8 +52,15 @@ describe('DynamicController parent updates', () => {
 
   it('brings back an instance dropped after queueMaxRetries at the next resync', async () => {
     const clock = new FakeClock();
+    const informerClock = new FakeClock();
     const observer = new ObserverRecorder();
-    t = createTestController({ logFailures: false, clock, observer, config: { queueMaxRetries: 0 } });
+    t = createTestController({
+      logFailures: false,
+      clock,
+      observer,
+      config: { queueMaxRetries: 0, resyncPeriodMs: RESYNC_MS },
+      watchManager: { clock: informerClock },
+    });
     t.source.add(parent, { name: 'a', namespace: 'ns' });
     const h = new HandlerRecorder(() => Promise.reject(new Error('boom')));
     await t.start();
@@ -54,7 +69,7 @@ describe('DynamicController parent updates', () => {
     expect(observer.outcomes()).toEqual(['dropped']);
 
     h.impl = () => Promise.resolve();
-    t.source.informer(parent)!.resync();
+    informerClock.advance(RESYNC_MS);
     await t.waitFor(() => observer.outcomes().length === 2);
     expect(observer.outcomes()).toEqual(['dropped', 'success']);
     expect(h.count()).toBe(2);

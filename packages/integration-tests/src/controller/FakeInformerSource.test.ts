@@ -11,20 +11,18 @@ const other = { group: '', version: 'v1', resource: 'configmaps' };
 function watchManager(source: FakeInformerSource, events: WatchEvent[] = []): InformerWatchManager {
   return new InformerWatchManager(source, 0, (e) => void events.push(e), silentLogger(), {
     syncTimeoutMs: 5_000,
-    syncPollIntervalMs: 1,
   });
 }
 
 describe('FakeInformerSource', () => {
-  it('records the informers it creates, per GVR, with their resync period', () => {
+  it('records the list/watches it creates, per GVR', () => {
     const source = new FakeInformerSource();
-    const a = source.createInformer(gvr, { resyncPeriodMs: 1_000 });
-    const b = source.createInformer(other, { resyncPeriodMs: 0 });
-    const c = source.createInformer(gvr, { resyncPeriodMs: 0 });
+    const a = source.createListWatch(gvr);
+    const b = source.createListWatch(other);
+    const c = source.createListWatch(gvr);
     expect(source.informers()).toEqual([a, b, c]);
     expect(source.informers(gvr)).toEqual([a, c]);
     expect(source.informer(gvr)).toBe(c);
-    expect(a.resyncPeriodMs).toBe(1_000);
     expect(source.runningInformers()).toEqual([]);
   });
 

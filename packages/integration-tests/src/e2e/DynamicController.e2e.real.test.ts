@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { gvrKey } from '@protean/core';
+import { gvrKey, type InformerCache } from '@protean/core';
+import { Informer } from '@protean/watch-manager';
 import { Deferred } from '@protean/core/testing';
 import { waitFor } from '@protean/core/testing';
 import { startKubeApiServer, type KubeApiServer } from '@protean/envtest';
@@ -8,6 +9,11 @@ import { defineCrd } from './crdLifecycle.js';
 import { E2eCluster } from './E2eCluster.js';
 import { CONFIGMAPS, GADGETS, WIDGETS, type E2eKind } from './kinds.js';
 import { startRealController, type RealController } from './startRealController.js';
+
+/** True while `informer` is an informer engine that has not been stopped. */
+function running(informer: InformerCache | undefined): boolean {
+  return informer instanceof Informer && !informer.isStopped();
+}
 
 const CONVERGE = { timeoutMs: 30_000, intervalMs: 100 };
 
@@ -142,7 +148,7 @@ describe('DynamicController on a real kube-apiserver', () => {
     const widgetInformer = rc.watchManager.getInformer(WIDGETS.gvr);
     const gadgetInformer = rc.watchManager.getInformer(GADGETS.gvr);
     const configMapInformer = rc.watchManager.getInformer(CONFIGMAPS);
-    expect([widgetInformer, gadgetInformer, configMapInformer].every((i) => i !== undefined && !i.isStopped())).toBe(true);
+    expect([widgetInformer, gadgetInformer, configMapInformer].every((i) => running(i))).toBe(true);
     // Hold a reconcile of alpha after it read the instance, before it declares its watches.
     const entered = new Deferred();
     const release = new Deferred();
@@ -156,7 +162,7 @@ describe('DynamicController on a real kube-apiserver', () => {
 
     await rc.controller.deregister(WIDGETS.gvr);
     expect(rc.watchManager.getInformer(WIDGETS.gvr)).toBeUndefined();
-    expect(widgetInformer?.isStopped()).toBe(true);
+    expect(running(widgetInformer)).toBe(false);
     expect(rc.controller.registeredGVRs().map(gvrKey)).toEqual([gvrKey(GADGETS.gvr)]);
     // alpha's handler now declares its watches on a parent that is gone.
     reconciler.beforeWatches = undefined;
@@ -167,12 +173,12 @@ describe('DynamicController on a real kube-apiserver', () => {
     // Only gamma's requests remain; gamma still watches ConfigMaps, so that informer stays.
     expect(rc.watchCoordinator.watchRequestCount()).toEqual({ scalar: 1, collection: 1 });
     expect(rc.watchManager.getInformer(CONFIGMAPS)).toBe(configMapInformer);
-    expect(configMapInformer?.isStopped()).toBe(false);
+    expect(running(configMapInformer)).toBe(true);
 
     await rc.controller.deregister(GADGETS.gvr);
     expect(rc.watchManager.activeWatchCount()).toBe(0);
-    expect(gadgetInformer?.isStopped()).toBe(true);
-    expect(configMapInformer?.isStopped()).toBe(true);
+    expect(running(gadgetInformer)).toBe(false);
+    expect(running(configMapInformer)).toBe(false);
     expect(rc.watchCoordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
     expect(rc.watchCoordinator.instanceWatchCount()).toBe(0);
     expect(reconciler.failures).toEqual([]);
@@ -187,13 +193,13 @@ describe('DynamicController on a real kube-apiserver', () => {
       message: 'three widgets to declare their watches again',
     });
     const configMapInformer = rc.watchManager.getInformer(CONFIGMAPS);
-    expect(configMapInformer?.isStopped()).toBe(false);
+    expect(running(configMapInformer)).toBe(true);
     expect(reconciler.calls.length).toBeGreaterThan(before);
 
     await cluster.deleteInstance(WIDGETS, 'alpha');
     await waitFor(() => rc.watchCoordinator.instanceWatchCount() === 2, { ...CONVERGE, message: 'alpha to lose its watches' });
     expect(rc.watchCoordinator.watchRequestCount()).toEqual({ scalar: 2, collection: 2 });
-    expect(configMapInformer?.isStopped()).toBe(false);
+    expect(running(configMapInformer)).toBe(true);
 
     await cluster.deleteInstance(WIDGETS, 'beta');
     await cluster.deleteInstance(WIDGETS, 'epsilon');
@@ -202,7 +208,7 @@ describe('DynamicController on a real kube-apiserver', () => {
       message: 'every deleted widget to lose its watches',
     });
     expect(rc.watchCoordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
-    await waitFor(() => configMapInformer?.isStopped() === true, {
+    await waitFor(() => !running(configMapInformer), {
       ...CONVERGE,
       message: 'the ConfigMap informer to stop with its last user',
     });

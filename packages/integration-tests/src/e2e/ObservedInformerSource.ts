@@ -1,15 +1,4 @@
-import {
-  gvrKey,
-  type GroupVersionResource,
-  type HandlerRegistration,
-  type Informer,
-  type InformerHealth,
-  type InformerOptions,
-  type InformerSource,
-  type NamespacedName,
-  type PartialObjectMetadata,
-  type ResourceEventHandler,
-} from '@protean/core';
+import { gvrKey, type GroupVersionResource, type InformerSource, type ListWatch, type ListWatchSink } from '@protean/core';
 
 /** A list/watch failure an informer reported, with the GVR it belongs to. */
 export interface ObservedWatchError {
@@ -18,13 +7,10 @@ export interface ObservedWatchError {
 }
 
 /**
- * Wraps an {@link InformerSource} to count the informers it creates per
+ * Wraps an {@link InformerSource} to count the list/watches it creates per
  * GVR and to record every list/watch failure they report, without
  * changing what they do. Counting creations is how a test proves no new
- * LIST was sent: an informer lists only when it is created and run.
- *
- * Easy to get wrong: errors are recorded even when nobody installed a
- * watch error handler, and the installed one still gets every error.
+ * LIST was sent: a list/watch lists only when it is created and run.
  */
 export class ObservedInformerSource implements InformerSource {
   readonly watchErrors: ObservedWatchError[] = [];
@@ -32,76 +18,44 @@ export class ObservedInformerSource implements InformerSource {
 
   constructor(private readonly inner: InformerSource) {}
 
-  createInformer(gvr: GroupVersionResource, opts: InformerOptions): Informer {
+  createListWatch(gvr: GroupVersionResource): ListWatch {
     const key = gvrKey(gvr);
-    const informer = this.inner.createInformer(gvr, opts);
+    const lw = this.inner.createListWatch(gvr);
     this.created.push(key);
-    return new ObservedInformer(informer, (error) => this.watchErrors.push({ gvr: key, error }));
+    const record = (error: Error): number => this.watchErrors.push({ gvr: key, error });
+    const observed: ListWatch = {
+      gvr: lw.gvr,
+      run: (sink, signal) => lw.run(recordingFailures(sink, record), signal),
+    };
+    return lw.health === undefined ? observed : { ...observed, health: () => lw.health!() };
   }
 
-  /** Informers created for `gvr` so far. */
+  /** List/watches created for `gvr` so far. */
   createdFor(gvr: GroupVersionResource): number {
     const key = gvrKey(gvr);
     return this.created.filter((k) => k === key).length;
   }
 
-  /** Failures reported by the informers of `gvr`, oldest first. */
+  /** Failures reported by the list/watches of `gvr`, oldest first. */
   errorsFor(gvr: GroupVersionResource): Error[] {
     const key = gvrKey(gvr);
     return this.watchErrors.filter((e) => e.gvr === key).map((e) => e.error);
   }
 }
 
-/** Delegates everything; records watch errors before passing them on. */
-class ObservedInformer implements Informer {
-  private handler: ((err: Error) => void) | undefined;
-  /** The inner informer's, when it has one. */
-  readonly health?: () => InformerHealth;
-
-  constructor(
-    private readonly inner: Informer,
-    record: (err: Error) => void,
-  ) {
-    inner.setWatchErrorHandler((err) => {
+/** `sink`, recording each failure before passing it on. */
+function recordingFailures(sink: ListWatchSink, record: (err: Error) => void): ListWatchSink {
+  return {
+    cache: sink.cache,
+    replace: (objects) => sink.replace(objects),
+    beginList: () => sink.beginList(),
+    endList: () => sink.endList(),
+    upsert: (obj) => sink.upsert(obj),
+    remove: (obj) => sink.remove(obj),
+    progressed: () => sink.progressed(),
+    failed: (err) => {
       record(err);
-      this.handler?.(err);
-    });
-    if (inner.health !== undefined) this.health = () => inner.health!();
-  }
-
-  get gvr(): GroupVersionResource {
-    return this.inner.gvr;
-  }
-
-  run(signal: AbortSignal): void {
-    this.inner.run(signal);
-  }
-
-  hasSynced(): boolean {
-    return this.inner.hasSynced();
-  }
-
-  isStopped(): boolean {
-    return this.inner.isStopped();
-  }
-
-  addEventHandler(handler: ResourceEventHandler): HandlerRegistration {
-    return this.inner.addEventHandler(handler);
-  }
-
-  removeEventHandler(registration: HandlerRegistration): void {
-    this.inner.removeEventHandler(registration);
-  }
-
-  list(): PartialObjectMetadata[] {
-    return this.inner.list();
-  }
-
-  get(key: NamespacedName): PartialObjectMetadata | undefined {
-    return this.inner.get(key);
-  }
-
-  setWatchErrorHandler(fn: (err: Error) => void): void {
-    this.handler = fn;
-  }
+      sink.failed(err);
+    },
+  };
 }

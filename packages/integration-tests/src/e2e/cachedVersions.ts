@@ -1,4 +1,4 @@
-import type { Informer } from '@protean/core';
+import type { InformerCache } from '@protean/core';
 
 /** Something with Kubernetes object metadata, as a client-node list returns it. */
 interface Listed {
@@ -6,7 +6,7 @@ interface Listed {
 }
 
 /** `name@resourceVersion` of every object of `namespace` in the informer's cache, sorted. */
-export function cachedVersions(informer: Informer, namespace: string): string[] {
+export function cachedVersions(informer: InformerCache, namespace: string): string[] {
   return informer
     .list()
     .filter((o) => o.metadata.namespace === namespace)
@@ -23,7 +23,7 @@ export function listedVersions(items: readonly Listed[]): string[] {
  * True when the cache holds exactly the listed objects at the listed
  * resourceVersions: the informer has seen every event up to that list.
  */
-export function sameVersions(informer: Informer, namespace: string, items: readonly Listed[]): boolean {
+export function sameVersions(informer: InformerCache, namespace: string, items: readonly Listed[]): boolean {
   const cached = cachedVersions(informer, namespace);
   const listed = listedVersions(items);
   return cached.length === listed.length && cached.every((v, i) => v === listed[i]);

@@ -5,6 +5,7 @@ import {
   silentLogger,
   TOKENS,
   type Config,
+  type EventHandler,
   type WatchCoordinator,
   type Logger,
   type WatchManager,
@@ -55,6 +56,8 @@ export interface RealController {
   readonly watchCoordinator: WatchCoordinator;
   /** The module's informer source, wrapped to count informers and record their errors. */
   readonly source: ObservedInformerSource;
+  /** Calls `listener` with every event the informers deliver, before the controller routes it; returns the unsubscribe. */
+  onEvent(listener: EventHandler): () => void;
   /** Aborts the controller and waits for its shutdown. Idempotent. */
   stop(): Promise<void>;
 }
@@ -64,7 +67,8 @@ export interface RealController {
  * (`coreModule`, `queueModule`, `watchManagerModule({ kubeConfig })`,
  * `coordinatorModule`, `container.get(DynamicController)`) and starts it.
  * Two tokens are wrapped, not replaced: the informer source (to observe
- * it) and the watch manager factory (to capture the watch manager it builds).
+ * it) and the watch manager factory (to capture the watch manager it
+ * builds and tap the events it delivers).
  *
  * Easy to get wrong: `stop()` it before stopping the API server, or the
  * informers log connection failures while the test process winds down.
@@ -79,12 +83,19 @@ export function startRealController(options: RealControllerOptions): RealControl
   );
   let source: ObservedInformerSource | undefined;
   let watchManager: WatchManager | undefined;
+  const listeners = new Set<EventHandler>();
   container.onActivation(TOKENS.informerSource, (_ctx, inner) => (source = new ObservedInformerSource(inner)));
   container.onActivation(
     TOKENS.watchManagerFactory,
     (_ctx, factory): WatchManagerFactory =>
       (deps) =>
-        (watchManager = factory(deps)),
+        (watchManager = factory({
+          ...deps,
+          onEvent: (event) => {
+            for (const listener of [...listeners]) listener(event);
+            deps.onEvent(event);
+          },
+        })),
   );
 
   options.configure?.(container);
@@ -101,6 +112,10 @@ export function startRealController(options: RealControllerOptions): RealControl
     watchManager,
     watchCoordinator: controller.watchCoordinator(),
     source,
+    onEvent(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     async stop() {
       abort.abort();
       await running;

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import { LogSummarizer } from '@protean/core';
 import { FakeClock, LogRecorder, waitFor } from '@protean/core/testing';
-import { KubernetesInformerSource, type KubernetesInformer } from '@protean/watch-manager';
+import { KubernetesInformerSource, runInformer, type Informer } from '@protean/watch-manager';
 import { createServer } from 'node:net';
 
 async function closedPortUrl(): Promise<string> {
@@ -33,11 +33,9 @@ describe('informer logs while the API server is unreachable', () => {
       logger: log.logger,
       logSummarizer: new LogSummarizer({ logger: log.logger.child({ component: 'informer' }), clock: summaryClock, intervalMs: 5000 }),
     });
-    const informers: KubernetesInformer[] = [];
+    const informers: Informer[] = [];
     for (let i = 0; i < 20; i++) {
-      const informer = source.createInformer({ group: 'example.com', version: 'v1', resource: `kinds${i}` }, { resyncPeriodMs: 0 });
-      informer.run(abort.signal);
-      informers.push(informer);
+      informers.push(runInformer(source.createListWatch({ group: 'example.com', version: 'v1', resource: `kinds${i}` }), {}, abort.signal));
     }
     await waitFor(() => informers.every((i) => i.health().failing !== undefined), { timeoutMs: 10_000, message: 'every informer failing' });
     const warns = (): typeof log.records => log.records.filter((r) => r.level >= 40);

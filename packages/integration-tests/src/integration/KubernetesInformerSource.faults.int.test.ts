@@ -193,7 +193,7 @@ describe('KubernetesInformer failure handling', () => {
   });
 });
 
-describe('KubernetesInformer stop', () => {
+describe('KubernetesListWatch stop', () => {
   it('closes every socket and timer when its signal aborts', async () => {
     const sockets: Socket[] = [];
     const onSocket = (msg: unknown): void => {

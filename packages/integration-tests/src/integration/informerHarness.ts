@@ -9,7 +9,7 @@ import {
   type ResourceEventHandler,
   type TimerHandle,
 } from '@protean/core';
-import { KubernetesInformerSource, type KubernetesInformer, type KubernetesInformerSourceOptions } from '@protean/watch-manager';
+import { Informer, KubernetesInformerSource, type KubernetesInformerSourceOptions, type KubernetesListWatch } from '@protean/watch-manager';
 import type { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import { waitFor as sharedWaitFor } from '@protean/core/testing';
 
@@ -121,7 +121,8 @@ export function recordingLogger(): { logger: Logger; entries: LogEntry[] } {
 }
 
 export interface RunningInformer {
-  informer: KubernetesInformer;
+  informer: Informer;
+  listWatch: KubernetesListWatch;
   recorder: Recorder;
   errors: Error[];
   logs: LogEntry[];
@@ -139,14 +140,23 @@ export function runInformer(
   const clock = new RecordingClock();
   const { logger, entries } = recordingLogger();
   const source = new KubernetesInformerSource({ kubeConfig: server.kubeConfig(), clock, logger, ...FAST, ...rest });
-  const informer = source.createInformer(gvr, { resyncPeriodMs });
-  const recorder = new Recorder(() => informer.hasSynced());
+  const listWatch = source.createListWatch(gvr);
   const errors: Error[] = [];
-  informer.setWatchErrorHandler((err) => errors.push(err));
-  informer.addEventHandler(recorder);
+  // The recorder reads the informer's sync state at each delivery; the informer exists before anything is delivered.
+  const recorder = new Recorder(() => informer.hasSynced());
+  const informer = new Informer(
+    listWatch,
+    {
+      onAdd: (obj, initial) => recorder.onAdd(obj, initial),
+      onUpdate: (old, obj) => recorder.onUpdate(old, obj),
+      onDelete: (obj) => recorder.onDelete(obj),
+      onError: (err) => errors.push(err),
+    },
+    { resyncPeriodMs, clock },
+  );
   const abort = new AbortController();
   informer.run(abort.signal);
-  return { informer, recorder, errors, logs: entries, clock, abort };
+  return { informer, listWatch, recorder, errors, logs: entries, clock, abort };
 }
 
 /** LIST requests the server received for `path` (watches excluded). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { silentLogger } from '@protean/core';
-import { Deferred, FakeClock, FakeInformer, FakeInformerSource, flushMicrotasks } from '@protean/core/testing';
+import { Deferred, FakeClock, FakeInformerSource, FakeListWatch, flushMicrotasks } from '@protean/core/testing';
+import { runInformer } from '@protean/watch-manager';
 import { instrumentSharding, MetricsServer, shardReadiness } from '@protean/metrics';
 import {
   FakeMemberLeaseClient,
@@ -130,16 +131,18 @@ describe('shard metrics and readiness on a ShardMembership', () => {
       cluster.add(configmaps, { namespace: ns, name: 'cm' });
       cluster.add(webapps, { namespace: ns, name: 'app' });
     }
-    // A filtering server: each informer lists only the ranges it was built for.
+    // A filtering server: each list/watch lists only the ranges it was built for.
     const factory: RangeInformerSourceFactory = (ranges) => ({
-      createInformer: (g) =>
-        new FakeInformer(g, { listObjects: () => cluster.objects(g).filter((o) => inRanges(fnv1a64(o.metadata.namespace ?? ''), ranges)) }),
+      createListWatch: (g) =>
+        new FakeListWatch(g, {
+          listObjects: () => cluster.objects(g).filter((o) => inRanges(fnv1a64(o.metadata.namespace ?? ''), ranges)),
+        }),
     });
-    const source = new ShardedInformerSource(factory, { key: 'namespace', clock });
+    const source = new ShardedInformerSource(factory, { key: 'namespace' });
     const registry = new Registry();
     instrumentSharding(registry, a, { mode: 'server', cache: source });
     const stop = new AbortController();
-    for (const g of [configmaps, webapps]) source.createInformer(g, { resyncPeriodMs: 0 }).run(stop.signal);
+    for (const g of [configmaps, webapps]) runInformer(source.createListWatch(g), {}, stop.signal, { clock });
     const runningA = a.run(stop.signal, (c: ShardChange) => source.setRanges(c.ranges));
     await advance(clock, 100);
     expect(await sample(registry, 'dynamic_controller_shard_cached_objects')).toEqual({

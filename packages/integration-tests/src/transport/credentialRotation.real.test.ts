@@ -7,7 +7,7 @@ import type { GroupVersionResource } from '@protean/core';
 import { waitFor } from '@protean/core/testing';
 import { startKubeApiServer, type KubeApiServer } from '@protean/envtest';
 import { KubeConnectionPool, sharedConnectionPool } from '@protean/transport';
-import { KubernetesInformerSource } from '@protean/watch-manager';
+import { KubernetesInformerSource, runInformer } from '@protean/watch-manager';
 
 const CONFIGMAPS: GroupVersionResource = { group: '', version: 'v1', resource: 'configmaps' };
 /** Watches end within a few seconds, so the informer reconnects (with the current credentials) soon after a rotation. */
@@ -87,8 +87,11 @@ describe('credential rotation over the shared connection (real kube-apiserver)',
     const pool = sharedConnectionPool(kc);
     expect(await whoAmI(pool)).toBe('alice');
 
-    const informer = new KubernetesInformerSource({ kubeConfig: kc, ...SHORT_WATCHES }).createInformer(CONFIGMAPS, { resyncPeriodMs: 0 });
-    informer.run(abort.signal);
+    const informer = runInformer(
+      new KubernetesInformerSource({ kubeConfig: kc, ...SHORT_WATCHES }).createListWatch(CONFIGMAPS),
+      {},
+      abort.signal,
+    );
     await waitFor(() => informer.hasSynced(), { timeoutMs: 30_000, message: 'the informer to sync as alice' });
     const aliceConnection = pool.stats().servers;
     expect(aliceConnection).toHaveLength(1);
@@ -132,8 +135,11 @@ describe('credential rotation over the shared connection (real kube-apiserver)',
     const kc = kubeConfigWith({ token: await tokenOf('sa-one') });
     const pool = sharedConnectionPool(kc);
     expect(await whoAmI(pool)).toBe('system:serviceaccount:default:sa-one');
-    const informer = new KubernetesInformerSource({ kubeConfig: kc, ...SHORT_WATCHES }).createInformer(CONFIGMAPS, { resyncPeriodMs: 0 });
-    informer.run(abort.signal);
+    const informer = runInformer(
+      new KubernetesInformerSource({ kubeConfig: kc, ...SHORT_WATCHES }).createListWatch(CONFIGMAPS),
+      {},
+      abort.signal,
+    );
     await waitFor(() => informer.hasSynced(), { timeoutMs: 30_000, message: 'the informer to sync as sa-one' });
 
     const two = await tokenOf('sa-two');

@@ -4,7 +4,7 @@ import type { GroupVersionResource } from '@protean/core';
 import { waitFor } from '@protean/core/testing';
 import { startKubeApiServer, type KubeApiServer } from '@protean/envtest';
 import { KubeConnectionPool, KubeTransportError } from '@protean/transport';
-import { KubernetesInformerSource, KubernetesRequestError, type KubernetesInformer } from '@protean/watch-manager';
+import { KubernetesInformerSource, KubernetesRequestError, runInformer, type Informer } from '@protean/watch-manager';
 import { SilentRelay } from './SilentRelay.js';
 
 const KINDS: GroupVersionResource[] = ['configmaps', 'secrets', 'serviceaccounts', 'services', 'endpoints'].map((resource) => ({
@@ -50,12 +50,9 @@ describe('a shared connection that goes silent (real kube-apiserver)', () => {
       backoff: { initialMs: 100, maxMs: 1000, jitter: 0 },
     });
     const errors: Error[] = [];
-    const informers: KubernetesInformer[] = KINDS.map((gvr) => {
-      const inf = source.createInformer(gvr, { resyncPeriodMs: 0 });
-      inf.setWatchErrorHandler((err) => errors.push(err));
-      inf.run(abort.signal);
-      return inf;
-    });
+    const informers: Informer[] = KINDS.map((gvr) =>
+      runInformer(source.createListWatch(gvr), { onError: (err) => void errors.push(err) }, abort.signal),
+    );
     try {
       await waitFor(() => informers.every((i) => i.hasSynced()), { timeoutMs: 30_000, message: 'every informer to sync' });
       expect(pool.stats()).toMatchObject({ http2Sessions: 1, connectionsOpened: 1 });

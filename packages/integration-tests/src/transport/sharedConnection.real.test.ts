@@ -4,7 +4,7 @@ import type { GroupVersionResource } from '@protean/core';
 import { waitFor } from '@protean/core/testing';
 import { startKubeApiServer, type KubeApiServer } from '@protean/envtest';
 import { sharedConnectionPool, type KubeConnectionPool } from '@protean/transport';
-import { KubernetesInformerSource, type KubernetesInformer } from '@protean/watch-manager';
+import { KubernetesInformerSource, runInformer, type Informer } from '@protean/watch-manager';
 import { tcpConnectionsTo } from './tcpConnectionsTo.js';
 
 /** How many CRDs, each watched by its own informer. */
@@ -19,7 +19,7 @@ let pool: KubeConnectionPool;
 let port: number;
 const abort = new AbortController();
 const gvrs: GroupVersionResource[] = Array.from({ length: GVRS }, (_, i) => ({ group: GROUP, version: 'v1', resource: `probes${i}` }));
-let informers: KubernetesInformer[] = [];
+let informers: Informer[] = [];
 
 /** Runs `fn` over `items`, `limit` at a time. */
 async function inBatches<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -104,9 +104,8 @@ afterAll(async () => {
 describe(`${GVRS} informers over the shared connection`, () => {
   it('hold one TCP connection to the API server, and all recover after a restart', async () => {
     const source = new KubernetesInformerSource({ kubeConfig, backoff: { initialMs: 200, maxMs: 2000, jitter: 0.2 } });
-    informers = gvrs.map((gvr) => source.createInformer(gvr, { resyncPeriodMs: 0 }));
     const startedMs = Date.now();
-    for (const inf of informers) inf.run(abort.signal);
+    informers = gvrs.map((gvr) => runInformer(source.createListWatch(gvr), {}, abort.signal));
     await waitFor(() => informers.every((inf) => inf.hasSynced()), {
       timeoutMs: 120_000,
       intervalMs: 50,
