@@ -42,10 +42,12 @@ export interface ReplicaReport {
   readonly members: readonly string[];
   /** The owned ranges, as hex `[start, end)` pairs. */
   readonly ranges: readonly (readonly [string, string])[];
-  /** Per `gvrKey`, the keys the replica's running Kubernetes informers cache. */
+  /** Per `gvrKey`, the keys the informers over the sharded source cache (`cachedObjects()` of the source). */
   readonly cached: Readonly<Record<string, readonly string[]>>;
-  /** Per `gvrKey`, the keys the controller's (filtered) informer shows its handlers. */
+  /** Per `gvrKey`, the keys the controller's informer shows its handlers. */
   readonly shown: Readonly<Record<string, readonly string[]>>;
+  /** Per `gvrKey`, listed objects the client-side filter dropped (outside the share). */
+  readonly filteredOut: Readonly<Record<string, number>>;
   readonly liveRawInformers: number;
   /** True when the controller's parent and ConfigMap informers both exist and have synced. */
   readonly synced: boolean;

@@ -10,9 +10,9 @@
 // child informer is sharded too), then takes 5-20 ms, and appends a
 // `start` and an `end` line per pass to the shared audit file. Over the
 // IPC channel the test asks for a `report`: the owned ranges, the live
-// members and, per resource, the keys its Kubernetes informers cache
-// (`cachedObjects()` of the source, not the filtered view) and the keys
-// the filtered view shows.
+// members and, per resource, the keys its informers cache
+// (`cachedObjects()` of the source), the keys the controller's informer
+// shows, and how many listed objects the client-side filter dropped.
 // SIGTERM stops it gracefully (drain, release the member lease).
 import 'reflect-metadata';
 import { closeSync, openSync, writeSync } from 'node:fs';
@@ -137,10 +137,12 @@ async function main(): Promise<void> {
     if (msg?.type !== 'report') return;
     const cached: Record<string, string[]> = {};
     const shown: Record<string, string[]> = {};
+    const filteredOut: Record<string, number> = {};
     let liveRawInformers = 0;
     let synced = true;
     for (const c of source.cachedObjects()) {
       (cached[gvrKey(c.gvr)] ??= []).push(...c.objects.map(keyOf));
+      filteredOut[gvrKey(c.gvr)] = (filteredOut[gvrKey(c.gvr)] ?? 0) + c.filteredOut;
       liveRawInformers += c.informers;
     }
     for (const gvr of [PARENTS, CONFIGMAPS]) {
@@ -156,6 +158,7 @@ async function main(): Promise<void> {
       ranges: gate.ranges().map(hex),
       cached,
       shown,
+      filteredOut,
       liveRawInformers,
       synced,
     };
