@@ -172,8 +172,13 @@ export class Informer implements InformerCache {
         return;
       }
       const old = this.store.set(obj);
-      if (old === undefined) this.added(obj, false);
-      else this.updated(old, obj);
+      // Inlined rather than through `added`/`updated`: this is the event path.
+      try {
+        if (old === undefined) this.listener.onAdd?.(obj, false);
+        else this.listener.onUpdate?.(old, obj);
+      } catch (err) {
+        this.listenerThrew(err, old === undefined ? 'onAdd' : 'onUpdate');
+      }
     },
     remove: (obj) => {
       if (this.stopped) return;

@@ -1,0 +1,9 @@
+import { jestConfig } from '../../jest.preset.js';
+
+export default jestConfig({
+  displayName: '@protean/example-polling-source',
+  moduleNameMapper: {
+    '^@protean/([a-z-]+)$': '<rootDir>/../../packages/$1/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+});
