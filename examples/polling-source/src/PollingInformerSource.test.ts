@@ -1,12 +1,14 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { gvrKey, parseSelector, type GroupVersionResource, type InformerSource, type PartialObjectMetadata } from '@protean/core';
 import {
-  gvrKey,
-  parseSelector,
-  type GroupVersionResource,
-  type InformerSource,
-  type PartialObjectMetadata,
-} from '@protean/core';
-import { createTestController, FakeClock, FakeInformerSource, fakeObject, flushMicrotasks, HandlerRecorder, type TestController } from '@protean/testing';
+  createTestController,
+  FakeClock,
+  FakeInformerSource,
+  fakeObject,
+  flushMicrotasks,
+  HandlerRecorder,
+  type TestController,
+} from '@protean/testing';
 import { PollingInformerSource } from './PollingInformerSource.js';
 
 /*

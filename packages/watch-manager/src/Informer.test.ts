@@ -25,9 +25,8 @@ function recorder(informer: () => Informer): InformerListener & { lines: string[
 function rig(options: { resyncPeriodMs?: number; clock?: FakeClock } = {}) {
   let sink!: ListWatchSink;
   const source = { gvr, run: (s: ListWatchSink) => void (sink = s) };
-  let informer!: Informer;
   const rec = recorder(() => informer);
-  informer = new Informer(source, rec, options);
+  const informer = new Informer(source, rec, options);
   const abort = new AbortController();
   informer.run(abort.signal);
   return { informer, rec, sink: () => sink, abort };
@@ -142,9 +141,8 @@ describe('Informer (the engine)', () => {
 
   it('runs a FakeListWatch as InformerWatchManager does', () => {
     const lw = new FakeListWatch(gvr, { listObjects: () => [o('a', '1')] });
-    let informer!: Informer;
     const rec = recorder(() => informer);
-    informer = new Informer(lw, rec);
+    const informer = new Informer(lw, rec);
     informer.run(new AbortController().signal);
     lw.reportWatchError(new Error('boom'));
     expect(rec.lines).toEqual(['add a initial cached', 'synced true', 'error boom']);

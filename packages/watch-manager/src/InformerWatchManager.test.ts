@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   InvalidGroupVersionResourceError,
-  silentLogger,
   type GroupVersionResource,
   type PartialObjectMetadata,
   type WatchEvent,

@@ -211,7 +211,6 @@ export class InformerWatchManager implements WatchManager {
     const ownGvr: GroupVersionResource = Object.freeze({ group: gvr.group, version: gvr.version, resource: gvr.resource });
     const listWatch = this.source.createListWatch(ownGvr);
     // The listener runs only once the informer runs, after `entry` is set.
-    let entry!: ManagedInformer;
     const informer = new Informer(
       listWatch,
       {
@@ -223,7 +222,7 @@ export class InformerWatchManager implements WatchManager {
       },
       { resyncPeriodMs: this.resyncPeriodMs, clock: this.clock, logger: this.log },
     );
-    entry = {
+    const entry: ManagedInformer = {
       key,
       gvr: ownGvr,
       informer,
