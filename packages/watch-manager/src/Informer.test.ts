@@ -15,7 +15,9 @@ function recorder(informer: () => Informer): InformerListener & { lines: string[
     onAdd: (o, initial) => lines.push(`add ${o.metadata.name}${initial ? ' initial' : ''}${cached(o)}`),
     onUpdate: (old, o) => lines.push(`update ${o.metadata.name} ${old.metadata.resourceVersion}->${o.metadata.resourceVersion}`),
     onDelete: (o) =>
-      lines.push(o instanceof DeletedFinalStateUnknown ? `tombstone ${o.key} ${o.obj?.metadata.resourceVersion}` : `delete ${o.metadata.name}`),
+      lines.push(
+        o instanceof DeletedFinalStateUnknown ? `tombstone ${o.key} ${o.obj?.metadata.resourceVersion}` : `delete ${o.metadata.name}`,
+      ),
     onSynced: () => lines.push(`synced ${informer().hasSynced()}`),
     onError: (err) => lines.push(`error ${err.message}`),
   };

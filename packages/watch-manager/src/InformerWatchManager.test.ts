@@ -1,10 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  InvalidGroupVersionResourceError,
-  type GroupVersionResource,
-  type PartialObjectMetadata,
-  type WatchEvent,
-} from '@protean/core';
+import { InvalidGroupVersionResourceError, type GroupVersionResource, type PartialObjectMetadata, type WatchEvent } from '@protean/core';
 import {
   FakeClock,
   FakeInformerSource,

@@ -1,11 +1,4 @@
-import {
-  LogSummarizer,
-  realClock,
-  silentLogger,
-  validateNamespace,
-  type GroupVersionResource,
-  type InformerSource,
-} from '@protean/core';
+import { LogSummarizer, realClock, silentLogger, validateNamespace, type GroupVersionResource, type InformerSource } from '@protean/core';
 import { KubernetesListWatch } from './KubernetesListWatch.js';
 import type { KubernetesInformerOptions } from './KubernetesInformerOptions.js';
 import { INFORMER_LOG_SUMMARY_INTERVAL_MS } from './RetryPolicy.js';

@@ -75,6 +75,7 @@ export class FakeInformer implements InformerCache {
    */
   delete(target: NamespacedName | PartialObjectMetadata): void {
     const key = namespacedNameKey('metadata' in target ? objectName(target) : target);
-    if (!this.store.delete(key)) throw new FakeInformerError(`cannot delete ${key} from the informer of ${gvrKey(this.gvr)}: not in its cache`);
+    if (!this.store.delete(key))
+      throw new FakeInformerError(`cannot delete ${key} from the informer of ${gvrKey(this.gvr)}: not in its cache`);
   }
 }
