@@ -6,6 +6,7 @@ export {
   type CollectionDeclaredWatch,
   type DeclaredWatch,
   type DelayingQueue,
+  type EnqueueSource,
   type InstancePass,
   type InstanceWatcher,
   type InstanceWatches,

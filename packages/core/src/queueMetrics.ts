@@ -30,6 +30,12 @@ export interface QueueMetricsProvider {
   newUnfinishedWorkSecondsMetric(name: string): SettableGaugeMetric;
   newLongestRunningProcessorSecondsMetric(name: string): SettableGaugeMetric;
   newRetriesMetric(name: string): CounterMetric;
+  /**
+   * Optional: the number of queued items at one `priority` of a queue that
+   * orders by priority (`@protean/queue`'s priority queue: `high`, `normal`,
+   * `low`); other queues never ask.
+   */
+  newDepthByPriorityMetric?(name: string, priority: string): GaugeMetric;
 }
 
 const noop = Object.freeze({ inc() {}, dec() {}, set() {}, observe() {} });

@@ -5,6 +5,7 @@ import { BasicWorkQueue } from './BasicWorkQueue.js';
 import type { QueuedItem, QueueStore } from './QueueStore.js';
 import type { RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
 import { fairQueueKinds } from './test-helpers/fairQueueKinds.js';
+import { priorityQueueKinds } from './test-helpers/priorityQueueKinds.js';
 
 interface Req {
   readonly namespace: string;
@@ -17,6 +18,7 @@ type Make = <T>(options: RateLimitingWorkQueueOptions<T>) => BasicWorkQueue<T>;
 const kinds: readonly (readonly [label: string, make: Make])[] = [
   ['BasicWorkQueue', (options) => new BasicWorkQueue(options)],
   ...fairQueueKinds,
+  ...priorityQueueKinds,
 ];
 
 async function item<T>(p: Promise<QueueGetResult<T>>): Promise<T> {

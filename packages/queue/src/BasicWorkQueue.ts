@@ -2,6 +2,7 @@ import {
   noopQueueMetricsProvider,
   realClock,
   type Clock,
+  type EnqueueSource,
   type QueueGetResult,
   type QueueMetricsProvider,
   type TimerHandle,
@@ -56,6 +57,7 @@ class Entry<T> implements QueuedItem<T> {
   constructor(
     readonly key: string,
     public item: T,
+    public source: EnqueueSource | undefined,
   ) {}
 }
 
@@ -114,21 +116,28 @@ export class BasicWorkQueue<T> implements WorkQueue<T> {
     if (this.metrics !== undefined && period > 0) this.armMetricsTimer();
   }
 
-  /** Queues `item` unless it is already queued; ignored after shutdown. */
-  add(item: T): void {
+  /**
+   * Queues `item` unless it is already queued; ignored after shutdown.
+   * `source` says why; only a store that orders by it (see
+   * {@link QueueStore.addedAgain}) makes a difference.
+   */
+  add(item: T, source?: EnqueueSource): void {
     if (this.stopped) return;
     const key = this.keyOf(item);
     const entry = this.entries.get(key);
     if (entry === undefined) {
-      const created = new Entry(key, item);
+      const created = new Entry(key, item, source);
       this.entries.set(key, created);
       this.recordAdd(created);
       this.enqueue(created);
     } else if (entry.state === PROCESSING) {
       // The newest value is the one handed out again after `done`.
       entry.item = item;
+      entry.source = source;
       entry.state = PROCESSING_DIRTY;
       this.recordAdd(entry);
+    } else {
+      this.queue.addedAgain?.(entry, source, entry.state === QUEUED);
     }
   }
 

@@ -5,12 +5,14 @@ import { DelayingWorkQueue } from './DelayingWorkQueue.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
 import type { RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
 import { fairQueueKinds } from './test-helpers/fairQueueKinds.js';
+import { priorityQueueKinds } from './test-helpers/priorityQueueKinds.js';
 
 type Make = <T>(options: RateLimitingWorkQueueOptions<T>) => DelayingWorkQueue<T>;
 // The fair queue must keep every one of these semantics, so they run against it too.
 const kinds: readonly (readonly [label: string, make: Make])[] = [
   ['DelayingWorkQueue', (options) => new DelayingWorkQueue(options)],
   ...fairQueueKinds,
+  ...priorityQueueKinds,
 ];
 
 /** Takes every queued item (and marks it done). */

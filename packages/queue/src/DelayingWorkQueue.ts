@@ -1,4 +1,4 @@
-import type { CounterMetric, DelayingQueue, TimerHandle } from '@protean/core';
+import type { CounterMetric, DelayingQueue, EnqueueSource, TimerHandle } from '@protean/core';
 import { BasicWorkQueue, type BasicWorkQueueOptions } from './BasicWorkQueue.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
 import { ReadyTimeHeap } from './ReadyTimeHeap.js';
@@ -35,20 +35,22 @@ export class DelayingWorkQueue<T> extends BasicWorkQueue<T> implements DelayingQ
    * Adds `item` once `delayMs` has passed; `0` adds it now. If the item is
    * already waiting, the earlier of the two ready times wins. Counts one
    * retry in the metrics (as client-go does for every delayed add).
+   * `source` is given to the `add` made when the delay ends; an item already
+   * waiting keeps the source of whichever of its two adds is due first.
    * @throws QueueArgumentError when `delayMs` is negative, `NaN` or infinite.
    */
-  addAfter(item: T, delayMs: number): void {
+  addAfter(item: T, delayMs: number, source?: EnqueueSource): void {
     if (typeof delayMs !== 'number' || !(delayMs >= 0) || delayMs === Infinity) {
       throw new QueueArgumentError(`${this.constructor.name}.addAfter`, 'delayMs', delayMs, 'must be a finite number >= 0');
     }
     if (this.shuttingDown()) return;
     this.retries?.inc();
     if (delayMs === 0) {
-      this.add(item);
+      this.add(item, source);
       return;
     }
     const readyAt = this.clock.now() + delayMs;
-    this.waiting.schedule(this.keyOf(item), item, readyAt);
+    this.waiting.schedule(this.keyOf(item), item, readyAt, source);
     if (readyAt < this.timerAt) this.armTimer();
   }
 
@@ -91,7 +93,7 @@ export class DelayingWorkQueue<T> extends BasicWorkQueue<T> implements DelayingQ
     this.timerAt = Infinity;
     const now = this.clock.now();
     for (let ready = this.waiting.popReady(now); ready !== undefined; ready = this.waiting.popReady(now)) {
-      this.add(ready.item);
+      this.add(ready.item, ready.source);
     }
     this.armTimer();
   }

@@ -1,3 +1,4 @@
+import type { EnqueueSource } from '@protean/core';
 import { QueueArgumentError } from './QueueArgumentError.js';
 import { RateLimitingWorkQueue, type RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
 import { RoundRobinQueueStore, type GroupFunc } from './RoundRobinQueueStore.js';
@@ -62,9 +63,9 @@ export class FairRateLimitingQueue<T> extends RateLimitingWorkQueue<T> {
    * As {@link RateLimitingWorkQueue.add}; the item queues at the back of its group.
    * @throws QueueArgumentError when `group(item)` is not a string (nothing is queued).
    */
-  override add(item: T): void {
+  override add(item: T, source?: EnqueueSource): void {
     this.checkGroup('add', item);
-    super.add(item);
+    super.add(item, source);
   }
 
   /**
@@ -72,9 +73,9 @@ export class FairRateLimitingQueue<T> extends RateLimitingWorkQueue<T> {
    * bad item is rejected here rather than when its timer fires.
    * @throws QueueArgumentError when `group(item)` is not a string or `delayMs` is invalid.
    */
-  override addAfter(item: T, delayMs: number): void {
+  override addAfter(item: T, delayMs: number, source?: EnqueueSource): void {
     this.checkGroup('addAfter', item);
-    super.addAfter(item, delayMs);
+    super.addAfter(item, delayMs, source);
   }
 
   /**
@@ -82,9 +83,9 @@ export class FairRateLimitingQueue<T> extends RateLimitingWorkQueue<T> {
    * before the limiter is asked, so a rejected item counts no failure.
    * @throws QueueArgumentError when `group(item)` is not a string or the limiter's delay is invalid.
    */
-  override addRateLimited(item: T): void {
+  override addRateLimited(item: T, source?: EnqueueSource): void {
     this.checkGroup('addRateLimited', item);
-    super.addRateLimited(item);
+    super.addRateLimited(item, source);
   }
 
   /** Number of groups with queued items: the groups taking turns. */

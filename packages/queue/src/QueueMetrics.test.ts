@@ -5,12 +5,14 @@ import { BasicWorkQueue } from './BasicWorkQueue.js';
 import { DelayingWorkQueue } from './DelayingWorkQueue.js';
 import { RateLimitingWorkQueue, type RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
 import { fairQueueKinds } from './test-helpers/fairQueueKinds.js';
+import { priorityQueueKinds } from './test-helpers/priorityQueueKinds.js';
 
 type Make = <T>(options: RateLimitingWorkQueueOptions<T>) => RateLimitingWorkQueue<T>;
 // The fair queue must report exactly the same metrics, so these run against it too.
 const kinds: readonly (readonly [label: string, make: Make])[] = [
   ['RateLimitingWorkQueue', (options) => new RateLimitingWorkQueue(options)],
   ...fairQueueKinds,
+  ...priorityQueueKinds,
 ];
 
 describe.each(kinds)('queue metrics of %s', (_label, make) => {

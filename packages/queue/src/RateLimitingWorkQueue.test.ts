@@ -4,12 +4,14 @@ import { ItemExponentialFailureRateLimiter } from './ItemExponentialFailureRateL
 import { QueueArgumentError } from './QueueArgumentError.js';
 import { RateLimitingWorkQueue, type RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
 import { fairQueueKinds } from './test-helpers/fairQueueKinds.js';
+import { priorityQueueKinds } from './test-helpers/priorityQueueKinds.js';
 
 type Make = <T>(options: RateLimitingWorkQueueOptions<T>) => RateLimitingWorkQueue<T>;
 // The fair queue must keep every one of these semantics, so they run against it too.
 const kinds: readonly (readonly [label: string, make: Make])[] = [
   ['RateLimitingWorkQueue', (options) => new RateLimitingWorkQueue(options)],
   ...fairQueueKinds,
+  ...priorityQueueKinds,
 ];
 
 describe.each(kinds)('%s', (_label, make) => {

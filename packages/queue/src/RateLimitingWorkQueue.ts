@@ -1,4 +1,4 @@
-import type { RateLimiter, RateLimitingQueue } from '@protean/core';
+import type { EnqueueSource, RateLimiter, RateLimitingQueue } from '@protean/core';
 import { defaultControllerRateLimiter } from './controllerRateLimiter.js';
 import { DelayingWorkQueue, type DelayingWorkQueueOptions } from './DelayingWorkQueue.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
@@ -30,9 +30,10 @@ export class RateLimitingWorkQueue<T> extends DelayingWorkQueue<T> implements Ra
 
   /**
    * Adds `item` after `rateLimiter.when(item)`; a negative answer adds it now.
+   * `source` (default `'retry'`) is passed on to {@link addAfter}.
    * @throws QueueArgumentError when the limiter returns `NaN` or `Infinity`.
    */
-  addRateLimited(item: T): void {
+  addRateLimited(item: T, source: EnqueueSource = 'retry'): void {
     const delayMs = this.rateLimiter.when(item);
     if (typeof delayMs !== 'number' || Number.isNaN(delayMs) || delayMs === Infinity) {
       throw new QueueArgumentError(
@@ -42,7 +43,7 @@ export class RateLimitingWorkQueue<T> extends DelayingWorkQueue<T> implements Ra
         'the rate limiter must return a finite number of milliseconds',
       );
     }
-    this.addAfter(item, delayMs > 0 ? delayMs : 0);
+    this.addAfter(item, delayMs > 0 ? delayMs : 0, source);
   }
 
   forget(item: T): void {

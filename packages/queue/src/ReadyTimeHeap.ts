@@ -1,8 +1,12 @@
+import type { EnqueueSource } from '@protean/core';
+
 /** One delayed item waiting for its ready time. */
 export interface WaitingItem<T> {
   readonly key: string;
   readonly item: T;
   readyAt: number;
+  /** The source it is added with when ready; that of the earliest schedule. */
+  source: EnqueueSource | undefined;
   /** Insertion order: items ready at the same instant leave in the order they came. */
   readonly seq: number;
   index: number;
@@ -24,18 +28,19 @@ export class ReadyTimeHeap<T> {
 
   /**
    * Schedules `item` for `readyAt`. A key already waiting moves to `readyAt`
-   * only if that is earlier; a later time is ignored.
+   * (taking `source` along) only if that is earlier; a later time is ignored.
    */
-  schedule(key: string, item: T, readyAt: number): void {
+  schedule(key: string, item: T, readyAt: number, source?: EnqueueSource): void {
     const existing = this.byKey.get(key);
     if (existing !== undefined) {
       if (readyAt < existing.readyAt) {
         existing.readyAt = readyAt;
+        existing.source = source;
         this.siftUp(existing.index);
       }
       return;
     }
-    const entry: WaitingItem<T> = { key, item, readyAt, seq: this.seq++, index: this.heap.length };
+    const entry: WaitingItem<T> = { key, item, readyAt, source, seq: this.seq++, index: this.heap.length };
     this.heap.push(entry);
     this.byKey.set(key, entry);
     this.siftUp(entry.index);

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { QueuedItem } from './QueueStore.js';
 import { RoundRobinQueueStore } from './RoundRobinQueueStore.js';
 
-const entry = (key: string): QueuedItem<string> => ({ key, item: key });
+const entry = (key: string): QueuedItem<string> => ({ key, item: key, source: undefined });
 const byLetter = (): RoundRobinQueueStore<string> => new RoundRobinQueueStore<string>((s) => s.charAt(0));
 
 function drain(store: RoundRobinQueueStore<string>): string[] {

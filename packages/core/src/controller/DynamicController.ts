@@ -187,7 +187,7 @@ export class DynamicController {
     if (!parents.confirm(registration)) return; // deregistered or replaced while syncing
     if (informerExisted) {
       for (const obj of watchManager.getInformer(gvr)?.list() ?? []) {
-        queue.add({ gvr, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name });
+        queue.add({ gvr, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name }, 'initial-list');
       }
     }
     this.log.info({ gvr: key, swapped: registration.previous !== undefined }, 'parent registered');

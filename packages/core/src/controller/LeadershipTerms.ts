@@ -105,7 +105,7 @@ export class LeadershipTerms {
     const { queue, parents, watchManager } = this.deps;
     for (const gvr of parents.gvrs()) {
       for (const obj of watchManager.getInformer(gvr)?.list() ?? []) {
-        queue.add({ gvr, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name });
+        queue.add({ gvr, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name }, 'takeover');
       }
     }
   }

@@ -1,4 +1,4 @@
-import type { RateLimitingQueue, WatchCoordinator } from '../contracts/index.js';
+import type { EnqueueSource, RateLimitingQueue, WatchCoordinator } from '../contracts/index.js';
 import type { WatchEvent } from '../events.js';
 import { gvrKey, type ObjectIdentifiers } from '../gvr.js';
 import type { Logger } from '../logger.js';
@@ -45,7 +45,7 @@ export class ParentEvents {
     this.deps.notify((o) => o.onParentEvent?.(event.gvr, event.type));
     if (event.type === 'update' && !updateNeedsReconcile(event)) return;
     if (event.type === 'delete') this.forgetDeleted(event);
-    this.deps.queue.add({ gvr: event.gvr, namespace: event.namespace, name: event.name });
+    this.deps.queue.add({ gvr: event.gvr, namespace: event.namespace, name: event.name }, sourceOf(event));
   }
 
   /**
@@ -65,6 +65,13 @@ export class ParentEvents {
     if (activity.isInFlight(item)) return;
     this.coordinator.removeInstance(event.gvr, item);
   }
+}
+
+/** Why a parent event enqueues its instance: a replay (initial list, resync) or a change seen live. */
+function sourceOf(event: WatchEvent): EnqueueSource {
+  if (event.initialList === true) return 'initial-list';
+  if (event.resync === true) return 'resync';
+  return 'live';
 }
 
 /** Status and metadata-only changes keep the generation and need no reconcile. */

@@ -29,15 +29,15 @@ export class TermQueues<T> {
   view(term: AbortSignal): RateLimitingQueue<T> {
     const q = this.queue;
     return forwardEveryMember<RateLimitingQueue<T>>({
-      add: (item) => q.add(item),
+      add: (item, source) => q.add(item, source),
       len: () => q.len(),
       get: () => this.get(term),
       done: (item) => q.done(item),
       shutdown: () => q.shutdown(),
       shutdownWithDrain: () => q.shutdownWithDrain(),
       shuttingDown: () => q.shuttingDown(),
-      addAfter: (item, delayMs) => q.addAfter(item, delayMs),
-      addRateLimited: (item) => q.addRateLimited(item),
+      addAfter: (item, delayMs, source) => q.addAfter(item, delayMs, source),
+      addRateLimited: (item, source) => q.addRateLimited(item, source),
       forget: (item) => q.forget(item),
       numRequeues: (item) => q.numRequeues(item),
       readyAt: q.readyAt === undefined ? undefined : (item) => q.readyAt!(item),

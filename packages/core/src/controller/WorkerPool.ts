@@ -300,14 +300,14 @@ export class WorkerPool {
         activity.clearFailure(key);
         return verdict.kind;
       case 'requeue':
-        queue.add(item);
+        queue.add(item, 'requeue');
         activity.clearFailure(key);
         return 'requeue';
       case 'requeue_after':
         // kro-diff: RequeueNeededAfter resets the item's failure count before re-adding it, since a handler polling an
         // external state is not a failing one; kro does not reset it.
         this.forget(item, key);
-        queue.addAfter(item, verdict.delayMs);
+        queue.addAfter(item, verdict.delayMs, 'requeue');
         activity.clearFailure(key);
         return 'requeue_after';
       case 'error':
@@ -351,7 +351,7 @@ export class WorkerPool {
           `handler failed on a network error (${network}); retrying with backoff: ${summary}`,
         );
       }
-      queue.addRateLimited(item);
+      queue.addRateLimited(item, 'retry');
       activity.markBackingOff(key, item);
       activity.recordFailure(key, { ...failure, nextRetryAtMs: queue.readyAt?.(item), dropped: false });
       return 'error';

@@ -90,7 +90,7 @@ export function buildControllerParts(deps: ControllerPartsDeps): ControllerParts
   const coordinator = deps.watchCoordinatorFactory({
     watchManager,
     enqueue: (parentGVR, instance) => {
-      queue.add({ gvr: parentGVR, namespace: instance.namespace, name: instance.name });
+      queue.add({ gvr: parentGVR, namespace: instance.namespace, name: instance.name }, 'live');
     },
     logger: deps.logger,
   });

@@ -1,6 +1,7 @@
 import {
   realClock,
   type Clock,
+  type EnqueueSource,
   type QueueGetResult,
   type RateLimiter,
   type RateLimitingQueue,
@@ -36,6 +37,8 @@ export interface FakeWorkQueueCall<T> {
   readonly op: 'add' | 'addAfter' | 'addRateLimited' | 'forget' | 'done';
   readonly item: T;
   readonly delayMs?: number;
+  /** The `source` argument, when the caller gave one (the fake orders by arrival whatever it says). */
+  readonly source?: EnqueueSource;
 }
 
 /** A delayed item of a {@link FakeWorkQueue}: added when the clock reaches `readyAt`. */
@@ -121,8 +124,8 @@ export class FakeWorkQueue<T> implements RateLimitingQueue<T> {
     };
   }
 
-  add(item: T): void {
-    this.calls.push({ op: 'add', item });
+  add(item: T, source?: EnqueueSource): void {
+    this.calls.push({ op: 'add', item, ...withSource(source) });
     this.addNow(item);
   }
 
@@ -164,17 +167,17 @@ export class FakeWorkQueue<T> implements RateLimitingQueue<T> {
   }
 
   /** @throws RangeError when `delayMs` is negative, `NaN` or infinite. */
-  addAfter(item: T, delayMs: number): void {
+  addAfter(item: T, delayMs: number, source?: EnqueueSource): void {
     if (typeof delayMs !== 'number' || !(delayMs >= 0) || delayMs === Infinity) {
       throw new RangeError(`FakeWorkQueue.addAfter: delayMs must be a finite number >= 0, got ${String(delayMs)}`);
     }
-    this.calls.push({ op: 'addAfter', item, delayMs });
+    this.calls.push({ op: 'addAfter', item, delayMs, ...withSource(source) });
     this.addLater(item, delayMs);
   }
 
-  addRateLimited(item: T): void {
+  addRateLimited(item: T, source?: EnqueueSource): void {
     const delayMs = Math.max(0, this.limiter.when(item));
-    this.calls.push({ op: 'addRateLimited', item, delayMs });
+    this.calls.push({ op: 'addRateLimited', item, delayMs, ...withSource(source) });
     this.addLater(item, delayMs);
   }
 
@@ -299,4 +302,8 @@ class ExponentialBackoff<T> implements RateLimiter<T> {
 function primitiveKey(item: unknown): string {
   if (typeof item === 'string' || typeof item === 'number') return String(item);
   throw new TypeError(`FakeWorkQueue: items of type ${typeof item} need the key option (the queue's key function)`);
+}
+
+function withSource(source: EnqueueSource | undefined): { source?: EnqueueSource } {
+  return source === undefined ? {} : { source };
 }
