@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from './lib/args.mjs';
 import { formatNotes, formatTable } from './lib/report.mjs';
 
-const BENCHMARKS = ['routing', 'queue', 'memory', 'ingest', 'e2e', 'scale', 'replicas'];
+const BENCHMARKS = ['routing', 'queue', 'queue-priority', 'memory', 'ingest', 'e2e', 'scale', 'replicas'];
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 const flags = parseArgs(process.argv.slice(2), ['quick', 'only']);
