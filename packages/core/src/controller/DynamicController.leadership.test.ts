@@ -215,6 +215,9 @@ describe('DynamicController with a Leadership: warm standby', () => {
     void fake(rig).elect();
     await waitFor(() => handler.count() === 2 && rig.queue().processing().length === 0);
     expect(handler.keys().sort()).toEqual(['ns/a', 'ns/b']);
+    // Enqueued as a takeover, which a priority queue serves after live changes.
+    const takeovers = rig.queue().calls.filter((c) => c.op === 'add' && c.source === 'takeover');
+    expect(takeovers.map((c) => c.item.name).sort()).toEqual(['a', 'a', 'b', 'b']);
   });
 
   it('hands a get() still waiting when a term ends over to the next term, so an item added later runs once', async () => {

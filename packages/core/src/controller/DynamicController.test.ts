@@ -625,3 +625,45 @@ describe('DynamicController: shutdown', () => {
     expect(rig.queue().shuttingDown()).toBe(true);
   });
 });
+
+describe('DynamicController: why items are enqueued', () => {
+  /** `source` of every add, addAfter and addRateLimited of `name`, in order. */
+  function sourcesOf(rig: Rig, name: string): string[] {
+    return rig
+      .queue()
+      .calls.filter((c) => c.op !== 'done' && c.op !== 'forget' && c.item.name === name)
+      .map((c) => `${c.op}:${c.source ?? '-'}`);
+  }
+
+  it('tells the queue an initial-list add, a resync, a live change and a child change apart', async () => {
+    const rig = await running(async () => {});
+    const who = { namespace: 'ns', name: 'a' };
+    informerOf(rig).add(fakeObject({ ...who, generation: 1 }));
+    rig.watchManager().emit(event('add', who, { generation: 1, initialList: true }));
+    await settled(rig, 1);
+    rig.watchManager().emit(event('update', who, { generation: 1, oldGeneration: 1, resync: true }));
+    await settled(rig, 2);
+    rig.watchManager().emit(event('update', who, { generation: 2, oldGeneration: 1 }));
+    await settled(rig, 3);
+    rig.coordinator().enqueue(webapps, who);
+    await settled(rig, 4);
+    expect(sourcesOf(rig, 'a')).toEqual(['add:initial-list', 'add:resync', 'add:live', 'add:live']);
+  });
+
+  it("tells the queue a handler's requeue and a failed pass's retry apart", async () => {
+    let pass = 0;
+    const rig = await running(async () => {
+      pass++;
+      if (pass === 1) throw requeue.needed();
+      if (pass === 2) throw requeue.neededAfter(null, 1_000);
+      if (pass === 3) throw new Error('boom');
+    });
+    addInstance(rig, { namespace: 'ns', name: 'a' });
+    await settled(rig, 2);
+    await rig.clock.advanceAsync(1_000);
+    await settled(rig, 3);
+    await rig.clock.advanceAsync(1_000);
+    await settled(rig, 4);
+    expect(sourcesOf(rig, 'a')).toEqual(['add:live', 'add:requeue', 'addAfter:requeue', 'addRateLimited:retry']);
+  });
+});
