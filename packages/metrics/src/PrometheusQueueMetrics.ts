@@ -17,6 +17,7 @@ export class PrometheusQueueMetrics implements QueueMetricsProvider {
   private readonly unfinished: Gauge<'name'>;
   private readonly longestRunning: Gauge<'name'>;
   private readonly retries: Counter<'name'>;
+  private readonly depthByPriority: Gauge<'name' | 'priority'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -59,6 +60,12 @@ export class PrometheusQueueMetrics implements QueueMetricsProvider {
       labelNames: ['name'],
       registers,
     });
+    this.depthByPriority = new Gauge({
+      name: 'workqueue_depth_by_priority',
+      help: 'Current depth of a priority workqueue per priority (high, normal, low)',
+      labelNames: ['name', 'priority'],
+      registers,
+    });
   }
 
   newDepthMetric(name: string): GaugeMetric {
@@ -91,5 +98,12 @@ export class PrometheusQueueMetrics implements QueueMetricsProvider {
   newRetriesMetric(name: string): CounterMetric {
     const child = this.retries.labels(name);
     return { inc: () => child.inc() };
+  }
+
+  /** The depth of one priority of a priority queue (`@protean/queue`'s `PriorityRateLimitingQueue`). */
+  newDepthByPriorityMetric(name: string, priority: string): GaugeMetric {
+    const child = this.depthByPriority.labels(name, priority);
+    child.set(0);
+    return { inc: () => child.inc(), dec: () => child.dec() };
   }
 }
