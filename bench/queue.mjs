@@ -1,4 +1,4 @@
-// Work-queue throughput of @protean/queue's RateLimitingWorkQueue and FairRateLimitingQueue.
+// Work-queue throughput of @protean/queue's RateLimitingWorkQueue, FairRateLimitingQueue and PriorityRateLimitingQueue.
 //
 // Scenarios, each at 100,000 and 1,000,000 items (quick: 10,000 and 100,000):
 // - add/get/done with 1 consumer and 10% duplicates: add a chunk of 1,000 keys
@@ -16,6 +16,8 @@
 //   holds runs of 100 items per group, so a fair queue really interleaves
 //   them): on the FIFO RateLimitingWorkQueue (the reference), then on
 //   FairRateLimitingQueue. Counted: get/done cycles.
+// - the 1-consumer scenario on PriorityRateLimitingQueue, every other key added as 'initial-list' (low), the rest
+//   and every duplicate 'live' (a duplicate of a low item moves it up). Counted: get/done cycles.
 // Keys ("ns-<i mod 97>/object-<i>") are built before timing; a fresh queue per run.
 //
 // Method: per scenario and size, untimed warm-up runs until they have used
@@ -26,7 +28,7 @@
 // (process.cpuUsage, user + system), so time descheduled on the shared
 // machine does not count (GC helper threads do, which makes figures
 // conservative). Reported: the median rate of the samples.
-import { FairRateLimitingQueue, RateLimitingWorkQueue } from '@protean/queue';
+import { FairRateLimitingQueue, PriorityRateLimitingQueue, RateLimitingWorkQueue } from '@protean/queue';
 import { parseArgs } from './lib/args.mjs';
 import { emitResult, progress } from './lib/report.mjs';
 import { cpuMsSince, median, tick } from './lib/stats.mjs';
@@ -48,13 +50,17 @@ const groupedItems = keys.map((key, i) => ({ key, group: groupNames[Math.floor(i
 const keyOf = (item) => item.key;
 const groupOf = (item) => item.group;
 
+const NO_SOURCES = [undefined, undefined];
+// Every other item an initial-list add, the rest live; every duplicate live (moving an initial-list item up).
+const MIXED_SOURCES = ['initial-list', 'live'];
+
 /** One consumer on `queue` over `items`: add a chunk (10% re-added), then get/done until empty. Returns the cycles. */
-async function oneConsumer(queue, items, n) {
+async function oneConsumer(queue, items, n, sources = NO_SOURCES) {
   let cycles = 0;
   for (let start = 0; start < n; start += CHUNK) {
     const end = Math.min(start + CHUNK, n);
-    for (let i = start; i < end; i++) queue.add(items[i]);
-    for (let i = start; i < end; i += 10) queue.add(items[i]);
+    for (let i = start; i < end; i++) queue.add(items[i], sources[i & 1]);
+    for (let i = start; i < end; i += 10) queue.add(items[i], 'live');
     while (queue.len() > 0) {
       const next = await queue.get();
       queue.done(next.item);
@@ -138,6 +144,11 @@ const scenarios = [
     unit: 'cycles/s',
     run: (n) => oneConsumer(new FairRateLimitingQueue({ key: keyOf, group: groupOf }), groupedItems, n),
   },
+  {
+    measure: 'priority queue, 1 consumer, half initial-list, 10% dups',
+    unit: 'cycles/s',
+    run: (n) => oneConsumer(new PriorityRateLimitingQueue({ key: byKey }), keys, n, MIXED_SOURCES),
+  },
 ];
 const rows = [];
 const details = [];
@@ -162,7 +173,8 @@ emitResult(flags, {
   rows,
   notes: [
     `rates per CPU-second, median of ${SAMPLES} samples (each >= ${MIN_SAMPLE_CPU_MS} ms CPU) after ${WARMUP_CPU_MS} ms CPU of warm-up runs; fresh queue per run`,
-    'the last two rows run the 1-consumer scenario on { key, group } items over 10 groups: FIFO queue (reference), then FairRateLimitingQueue',
+    'FIFO queue (reference) and FairRateLimitingQueue rows run the 1-consumer scenario on { key, group } items over 10 groups',
+    'the priority queue row runs the 1-consumer scenario with every other key added as initial-list and the duplicates live (each moves its item up); compare it with the first row',
   ],
   details,
 });
