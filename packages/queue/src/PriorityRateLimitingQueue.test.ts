@@ -18,6 +18,7 @@ describe('PriorityRateLimitingQueue priorities', () => {
     for (let i = 0; i < 10_000; i++) q.add(`obj-${i}`, 'initial-list');
     q.add('edited', 'live');
     expect([q.len(), q.priorityLen('low'), q.priorityLen('normal')]).toEqual([10_001, 10_000, 1]);
+    expect(q.depthByPriority()).toEqual({ high: 0, normal: 1, low: 10_000 });
     expect(await take(q)).toBe('edited');
     // The backlog keeps its own order behind it.
     expect([await take(q), await take(q)]).toEqual(['obj-0', 'obj-1']);

@@ -44,6 +44,11 @@ export class PriorityRateLimitingQueue<T> extends RateLimitingWorkQueue<T> {
     return this.lanes.priorityLen(priority);
   }
 
+  /** Queued items per priority, `{ high, normal, low }` (core's optional `WorkQueue.depthByPriority`). */
+  depthByPriority(): Readonly<Record<QueuePriority, number>> {
+    return { high: this.lanes.priorityLen('high'), normal: this.lanes.priorityLen('normal'), low: this.lanes.priorityLen('low') };
+  }
+
   /** How long the oldest queued item has waited (ms, the queue's clock), 0 when none is queued. */
   oldestWaitMs(): number {
     return this.lanes.oldestWaitMs();

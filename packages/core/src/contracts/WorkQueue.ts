@@ -32,4 +32,10 @@ export interface WorkQueue<T> {
   /** Like `shutdown`, then waits until every handed-out item is done. */
   shutdownWithDrain(): Promise<void>;
   shuttingDown(): boolean;
+  /**
+   * Optional: queued items per priority, for a queue that orders by priority
+   * (`@protean/queue`'s priority queue: `{ high, normal, low }`); they add up
+   * to `len()`. The controller's status reports it beside the depth.
+   */
+  depthByPriority?(): Readonly<Record<string, number>>;
 }

@@ -59,6 +59,8 @@ export interface RecentFailure {
 export interface QueueStatus {
   /** Items waiting (`queueLength()`; not those being handled, not those waiting for a retry delay). */
   readonly depth: number;
+  /** `depth` per priority, when the queue orders by priority (`WorkQueue.depthByPriority`); unset otherwise. */
+  readonly depthByPriority?: Readonly<Record<string, number>>;
   /** Worker loops per term (`config.workers`). */
   readonly workers: number;
   /** The per-pass time limit (`config.reconcileTimeoutMs`); 0: none. */

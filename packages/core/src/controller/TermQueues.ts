@@ -41,6 +41,7 @@ export class TermQueues<T> {
       forget: (item) => q.forget(item),
       numRequeues: (item) => q.numRequeues(item),
       readyAt: q.readyAt === undefined ? undefined : (item) => q.readyAt!(item),
+      depthByPriority: q.depthByPriority === undefined ? undefined : () => q.depthByPriority!(),
     });
   }
 

@@ -43,7 +43,15 @@ export function buildQueueStatus(
     ...(f.nextRetryAtMs === undefined ? {} : { nextRetryAt: s.wallTime(f.nextRetryAtMs) }),
     dropped: f.dropped,
   }));
-  return { depth: s.queue.len(), workers: s.workers, reconcileTimeoutMs: s.reconcileTimeoutMs, inFlight, recentFailures };
+  const byPriority = s.queue.depthByPriority?.();
+  return {
+    depth: s.queue.len(),
+    ...(byPriority === undefined ? {} : { depthByPriority: byPriority }),
+    workers: s.workers,
+    reconcileTimeoutMs: s.reconcileTimeoutMs,
+    inFlight,
+    recentFailures,
+  };
 }
 
 /** Builds `DynamicController.status()`: plain data, metadata only. */
