@@ -87,6 +87,7 @@ export {
   type InformerSource,
   type ListWatch,
   type ListWatchHealth,
+  type ListWatchOptions,
   type ListWatchSink,
   type ObjectMeta,
   type OwnerReference,

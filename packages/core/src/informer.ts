@@ -80,11 +80,26 @@ export interface InformerCache {
  * {@link beginList}, then `upsert`/`remove` for its objects, then
  * {@link endList}. Until `endList` the streamed objects build the next
  * state and the cache does not change.
+ *
+ * Easy to get wrong when writing a source:
+ * - Updates are told apart from nothing by `metadata.resourceVersion`: give
+ *   every object one that changes whenever the object does. An object
+ *   listed again with the same resourceVersion keeps the one cached.
+ * - The engine keeps the objects it is given and compares new ones with
+ *   them: never modify or reuse an object after handing it over.
+ * - After a failed list (`failed` drops a streamed one in progress), list
+ *   again (`beginList` or `replace`) before sending events.
+ * - Without a `health()` of its own, the source is judged by its sink
+ *   calls: every `failed` extends an outage, and a quiet source should
+ *   call `progressed` when the server answers, or it looks stalled.
  */
 export interface ListWatchSink {
-  /** What the engine holds now (read-only): e.g. for a decorator that must retract what it let through. */
+  /** What the engine holds now (read-only). */
   readonly cache: InformerCache;
-  /** A complete list: the cache becomes exactly `objects`. */
+  /**
+   * A complete list: it replaces the cache (objects whose resourceVersion
+   * did not change stay the cached objects).
+   */
   replace(objects: Iterable<PartialObjectMetadata>): void;
   /** A streamed list begins (any list in progress is dropped). */
   beginList(): void;
@@ -94,9 +109,15 @@ export interface ListWatchSink {
   upsert(obj: PartialObjectMetadata): void;
   /** An object was deleted (a watch event, or part of a streamed list). */
   remove(obj: PartialObjectMetadata): void;
+  /**
+   * Drops from the cache at once, as deletes, every object `keep` refuses,
+   * and from a streamed list in progress: for a decorator whose filter
+   * narrowed (a shard that lost ranges).
+   */
+  retain(keep: (obj: PartialObjectMetadata) => boolean): void;
   /** The server answered with nothing to change (a bookmark, an unchanged poll): an outage, if any, is over. */
   progressed(): void;
-  /** A list or watch request failed; the source keeps retrying on its own. */
+  /** A list or watch request failed: a streamed list in progress is dropped; the source keeps retrying on its own. */
   failed(err: Error): void;
 }
 
@@ -117,7 +138,12 @@ export interface ListWatch {
    * (retrying on its own) until `signal` aborts. Called once.
    */
   run(sink: ListWatchSink, signal: AbortSignal): void;
-  /** Optional: its own view of idle time, the current outage and its list mode; else the engine judges by the sink calls. */
+  /**
+   * Optional: its own view of idle time, the current outage and its list
+   * mode. With it the engine takes these from here and ignores the
+   * failures reported to the sink (for health; they still reach the
+   * listener); without it the engine judges by the sink calls.
+   */
   health?(): ListWatchHealth;
 }
 
@@ -126,5 +152,15 @@ export interface ListWatch {
  * watch data comes from (`TOKENS.informerSource`).
  */
 export interface InformerSource {
-  createListWatch(gvr: GroupVersionResource): ListWatch;
+  createListWatch(gvr: GroupVersionResource, options?: ListWatchOptions): ListWatch;
+}
+
+/** Options of {@link InformerSource.createListWatch}; a source may ignore what it cannot honour. */
+export interface ListWatchOptions {
+  /**
+   * The first list must show a state not older than this resourceVersion:
+   * a list/watch that takes over from another (a restart with a new
+   * filter) must not go back in time from what was already delivered.
+   */
+  readonly notOlderThan?: string;
 }

@@ -53,8 +53,7 @@ export interface InformerStatus {
  * health report (`WatchManager.health`). An informer is unhealthy when it
  * has not synced, when its requests have failed for `readinessGraceMs`, or
  * when it heard nothing from the server for `maxIdleMs`; it is down when it
- * has failed, or been silent, for `livenessGraceMs`. An informer without
- * `health()` is judged by whether it synced.
+ * has failed, or been silent, for `livenessGraceMs`.
  *
  * Easy to get wrong: the ages come from each informer's own clock; the
  * rules need no clock of their own, so a test moves them with the clock it

@@ -1,6 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { DeletedFinalStateUnknown, type GroupVersionResource, type InformerSource, type ResourceEventHandler } from '@protean/core';
-import { FakeInformerSource, FakeListWatch, FakeStatusError, fakeObject } from '@protean/core/testing';
+import {
+  DeletedFinalStateUnknown,
+  type GroupVersionResource,
+  type InformerSource,
+  type ListWatchSink,
+  type PartialObjectMetadata,
+  type ResourceEventHandler,
+} from '@protean/core';
+import { FakeInformerSource, FakeListWatch, FakeStatusError, fakeObject, flushMicrotasks } from '@protean/core/testing';
 import { Informer } from '@protean/watch-manager';
 import { assignShards } from './assignShards.js';
 import { fnv1a64 } from './fnv1a64.js';
@@ -260,6 +267,93 @@ describe('ShardedInformerSource', () => {
     const [cached] = client.cachedObjects();
     expect(keys(cached!.objects)).toEqual(inShare('r2').sort());
     expect(cached!.filteredOut).toBe(NAMESPACES.length - inShare('r2').length);
+  });
+
+  it('drops what left the share at once also while a relist is in progress, so it does not come back when the list ends', () => {
+    const lws: FakeListWatch[] = [];
+    const objects: PartialObjectMetadata[] = [];
+    let sinkOf: ListWatchSink | undefined;
+    // A source whose first list/watch lets the test drive a streamed relist by hand; later ones list only when told.
+    const inner: InformerSource = {
+      createListWatch: (g) => {
+        const lw = new FakeListWatch(g, { autoSync: lws.length === 0, listObjects: () => objects });
+        lws.push(lw);
+        return { gvr: g, run: (sink, signal) => ((sinkOf ??= sink), lw.run(sink, signal)) };
+      },
+    };
+    const mine = inShare('r0')[0]!.split('/')[0]!;
+    const theirs = inShare('r1')[0]!.split('/')[0]!;
+    const source = new ShardedInformerSource(inner, {
+      key: 'namespace',
+      ranges: [...rangesOf('r0'), ...rangesOf('r1')].sort((a, b) => (a.start < b.start ? -1 : 1)),
+    });
+    const seen: Seen[] = [];
+    const informer = running(source, seen);
+    objects.push(
+      fakeObject({ namespace: mine, name: 'x', resourceVersion: '5' }),
+      fakeObject({ namespace: theirs, name: 'y', resourceVersion: '6' }),
+    );
+    for (const o of objects) lws[0]!.add(o);
+    // The first list/watch relists (a stream), and the share narrows in the middle of it.
+    sinkOf!.beginList();
+    sinkOf!.upsert(fakeObject({ namespace: mine, name: 'x', resourceVersion: '5' }));
+    sinkOf!.upsert(fakeObject({ namespace: theirs, name: 'y', resourceVersion: '6' }));
+    source.setRanges(rangesOf('r0'));
+    expect(seen.at(-1)).toEqual(['delete', `${theirs}/y`]);
+    expect(keys(informer.list())).toEqual([`${mine}/x`]);
+    sinkOf!.endList();
+    expect(keys(informer.list())).toEqual([`${mine}/x`]);
+    // The restarted list/watch lists: `x` is unchanged, so nothing more is delivered.
+    const delivered = seen.length;
+    lws[1]!.markSynced();
+    expect(seen.length).toBe(delivered);
+    expect(keys(informer.list())).toEqual([`${mine}/x`]);
+  });
+
+  it('restarts a list/watch from no older a state than the last event it passed on, and shows a failing restart in health', () => {
+    const fake = cluster();
+    const asked: (string | undefined)[] = [];
+    const built: FakeListWatch[] = [];
+    const failing = new FakeStatusError(400, 'shardSelector: invalid');
+    let fail = false;
+    const source = new ShardedInformerSource(
+      (ranges) => ({
+        createListWatch: (g, options) => {
+          asked.push(options?.notOlderThan);
+          const listObjects = (): PartialObjectMetadata[] =>
+            fake.objects(g).filter((o) => inRanges(fnv1a64(o.metadata.namespace ?? ''), ranges));
+          const lw = new FakeListWatch(g, fail ? { syncError: failing, listObjects } : { listObjects });
+          built.push(lw);
+          return Object.assign(lw, {
+            health: () => ({
+              idleMs: 0,
+              failing:
+                lw.reportedErrors.length > 0
+                  ? {
+                      forMs: 0,
+                      consecutive: lw.reportedErrors.length,
+                      cause: failing.message,
+                      status: 400,
+                      reason: undefined,
+                      retryInMs: undefined,
+                    }
+                  : undefined,
+            }),
+          });
+        },
+      }),
+      { key: 'namespace', ranges: rangesOf('r0') },
+    );
+    const informer = running(source);
+    const ns = inShare('r0')[0]!.split('/')[0]!;
+    built[0]!.update(fake.update(gvr, { namespace: ns, name: 'cm', generation: 2, resourceVersion: '4242' }));
+    fail = true;
+    source.setRanges(rangesOf('r1'));
+    expect(asked).toEqual([undefined, '4242']);
+    return flushMicrotasks().then(() => {
+      expect(informer.health().failing).toMatchObject({ status: 400, cause: failing.message });
+      expect(source.cachedObjects()[0]!.informers).toBe(2);
+    });
   });
 
   it('refuses a bad key or bad ranges', () => {

@@ -5,6 +5,7 @@ import {
   type InformerSource,
   type ListWatch,
   type ListWatchHealth,
+  type ListWatchOptions,
   type ListWatchSink,
   type PartialObjectMetadata,
 } from '@protean/core';
@@ -83,11 +84,12 @@ export class ShardedInformerSource implements InformerSource {
     return this.factory !== undefined;
   }
 
-  createListWatch(gvr: GroupVersionResource): ShardedListWatch {
+  createListWatch(gvr: GroupVersionResource, options?: ListWatchOptions): ShardedListWatch {
     const lw = new ShardedListWatch(
       gvr,
-      () => this.source().createListWatch(gvr),
+      (notOlderThan) => this.source().createListWatch(gvr, notOlderThan === undefined ? options : { ...options, notOlderThan }),
       (obj) => this.owns(obj),
+      () => this.listWatches.delete(lw),
     );
     this.listWatches.add(lw);
     return lw;
@@ -182,6 +184,8 @@ export class ShardedListWatch implements ListWatch {
   readonly health?: () => ListWatchHealth;
   /** Listed objects the filter dropped so far. */
   filteredOut = 0;
+  /** The resourceVersion of the last watch event passed on: a restart lists a state not older than it. */
+  lastEventVersion: string | undefined;
   private sink: ListWatchSink | undefined;
   private signal: AbortSignal | undefined;
   /** The inner list/watch feeding the engine; before `run`, the one `run` will start. */
@@ -191,18 +195,33 @@ export class ShardedListWatch implements ListWatch {
 
   constructor(
     gvr: GroupVersionResource,
-    private readonly build: () => ListWatch,
+    private readonly build: (notOlderThan: string | undefined) => ListWatch,
     private readonly owns: (obj: PartialObjectMetadata) => boolean,
+    private readonly stopped: () => void,
   ) {
     this.gvr = gvr;
-    this.current = { listWatch: build(), stop: new AbortController() };
-    if (typeof this.current.listWatch.health === 'function') this.health = () => this.current.listWatch.health!();
+    this.current = { listWatch: build(undefined), stop: new AbortController() };
+    if (typeof this.current.listWatch.health === 'function') this.health = () => this.innerHealth();
   }
 
   run(sink: ListWatchSink, signal: AbortSignal): void {
     this.sink = sink;
     this.signal = signal;
+    const stop = (): void => {
+      this.current.stop.abort();
+      this.next?.stop.abort();
+      this.stopped();
+    };
+    if (signal.aborted) return stop();
+    signal.addEventListener('abort', stop, { once: true });
     this.start(this.current, true);
+  }
+
+  /** The running list/watch's report; while a restarted one lists and fails, its outage (the new share is not in yet). */
+  private innerHealth(): ListWatchHealth {
+    const now = this.current.listWatch.health!();
+    const next = this.next?.listWatch.health?.();
+    return now.failing === undefined && next?.failing !== undefined ? { ...now, failing: next.failing } : now;
   }
 
   isStopped(): boolean {
@@ -225,19 +244,16 @@ export class ShardedListWatch implements ListWatch {
     const sink = this.sink;
     if (sink === undefined) {
       // Not running yet: it starts with a list/watch built for the new ranges.
-      this.current = { listWatch: this.build(), stop: new AbortController() };
+      this.current = { listWatch: this.build(undefined), stop: new AbortController() };
       return;
     }
-    for (const obj of sink.cache.list()) if (!this.owns(obj)) sink.remove(obj);
+    sink.retain(this.owns);
     this.next?.stop.abort();
-    this.next = { listWatch: this.build(), stop: new AbortController() };
+    this.next = { listWatch: this.build(this.lastEventVersion), stop: new AbortController() };
     this.start(this.next, false);
   }
 
   private start(inner: Inner, first: boolean): void {
-    const signal = this.signal!;
-    if (signal.aborted) inner.stop.abort();
-    else signal.addEventListener('abort', () => inner.stop.abort(), { once: true });
     inner.listWatch.run(
       new FilteringSink(this.sink!, this.owns, inner.stop.signal, first ? undefined : () => this.promote(inner), this),
       inner.stop.signal,
@@ -270,13 +286,19 @@ class FilteringSink implements ListWatchSink {
     private readonly owns: (obj: PartialObjectMetadata) => boolean,
     private readonly stopped: AbortSignal,
     private readonly onListed: (() => void) | undefined,
-    private readonly counter: { filteredOut: number },
+    private readonly counter: { filteredOut: number; lastEventVersion: string | undefined },
   ) {
     this.listed = onListed === undefined;
   }
 
   get cache(): ListWatchSink['cache'] {
     return this.target.cache;
+  }
+
+  retain(keep: (obj: PartialObjectMetadata) => boolean): void {
+    if (this.stopped.aborted) return;
+    if (this.listed) this.target.retain(keep);
+    else if (this.buffer !== undefined) for (const [key, obj] of this.buffer) if (!keep(obj)) this.buffer.delete(key);
   }
 
   replace(objects: Iterable<PartialObjectMetadata>): void {
@@ -311,14 +333,18 @@ class FilteringSink implements ListWatchSink {
       if (this.listing) this.counter.filteredOut++;
       return;
     }
-    if (this.listed) this.target.upsert(obj);
-    else this.buffer?.set(keyOf(obj), obj);
+    if (this.listed) {
+      this.target.upsert(obj);
+      if (!this.listing) this.counter.lastEventVersion = obj.metadata.resourceVersion ?? this.counter.lastEventVersion;
+    } else this.buffer?.set(keyOf(obj), obj);
   }
 
   remove(obj: PartialObjectMetadata): void {
     if (this.stopped.aborted || !this.owns(obj)) return;
-    if (this.listed) this.target.remove(obj);
-    else this.buffer?.delete(keyOf(obj));
+    if (this.listed) {
+      this.target.remove(obj);
+      if (!this.listing) this.counter.lastEventVersion = obj.metadata.resourceVersion ?? this.counter.lastEventVersion;
+    } else this.buffer?.delete(keyOf(obj));
   }
 
   progressed(): void {

@@ -87,8 +87,8 @@ export interface TestControllerOptions<S extends InformerSource = FakeInformerSo
   readonly logFailures?: boolean | ((line: string) => void);
   /**
    * Options of the InformerWatchManager built for the controller. Default: real
-   * clock (sync polling never needs a fake clock advanced), 5 s sync
-   * timeout, 2 ms sync polling, no back-off after a failed sync.
+   * clock (a sync is a signal, so it never needs a fake clock advanced), 5 s
+   * sync timeout, no back-off after a failed sync.
    */
   readonly watchManager?: InformerWatchManagerOptions;
   /** Rebind tokens here (`container.rebind(TOKENS.x)...`); it runs before the controller is built. */

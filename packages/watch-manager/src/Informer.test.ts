@@ -61,6 +61,35 @@ describe('Informer (the engine)', () => {
     expect(informer.health().relists).toBe(1);
   });
 
+  it('drops a streamed list cut off by a failure: later events change the cache, not a list that never ends', () => {
+    const { informer, rec, sink } = rig();
+    sink().replace([o('a', '1')]);
+    rec.lines.length = 0;
+    sink().beginList();
+    sink().upsert(o('partial', '2'));
+    sink().failed(new Error('reset'));
+    sink().upsert(o('b', '3'));
+    sink().endList();
+    expect(rec.lines).toEqual(['error reset', 'add b cached']);
+    expect(informer.list().map((x) => x.metadata.name)).toEqual(['a', 'b']);
+  });
+
+  it('retains only what a narrowed filter keeps, in the cache at once (as deletes) and in a streamed list in progress', () => {
+    const { informer, rec, sink } = rig();
+    sink().replace([o('a', '1', 'mine'), o('b', '1', 'theirs')]);
+    rec.lines.length = 0;
+    sink().beginList();
+    sink().upsert(o('a', '2', 'mine'));
+    sink().upsert(o('b', '2', 'theirs'));
+    sink().retain((x) => x.metadata.namespace === 'mine');
+    expect(rec.lines).toEqual(['delete b']);
+    expect(informer.list().map((x) => x.metadata.name)).toEqual(['a']);
+    sink().endList();
+    // The list in progress lost `b` too: it does not come back when the list commits.
+    expect(rec.lines).toEqual(['delete b', 'update a 1->2']);
+    expect(informer.list().map((x) => x.metadata.name)).toEqual(['a']);
+  });
+
   it('diffs a relist: tombstones for what vanished, updates for new versions, nothing for the unchanged', () => {
     const { informer, rec, sink } = rig();
     const same = o('same', '1');
@@ -100,6 +129,8 @@ describe('Informer (the engine)', () => {
     expect(informer.health()).toEqual({ synced: false, idleMs: undefined, relists: 0, failing: undefined });
     sink().failed(new FakeStatusError(403));
     clock.advance(300);
+    // A list begun before its request is answered is no contact with the server: the outage goes on.
+    sink().beginList();
     sink().failed(new FakeStatusError(403));
     expect(informer.health().failing).toMatchObject({ forMs: 300, consecutive: 2, status: 403 });
     sink().replace([]);

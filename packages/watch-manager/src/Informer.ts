@@ -154,9 +154,8 @@ export class Informer implements InformerCache {
       this.commit(next);
     },
     beginList: () => {
-      if (this.stopped) return;
-      this.heard();
-      this.next = new MetadataStore();
+      // Not contact with the server: a source may begin a list before its request is answered.
+      if (!this.stopped) this.next = new MetadataStore();
     },
     endList: () => {
       const next = this.next;
@@ -191,11 +190,25 @@ export class Informer implements InformerCache {
       this.store.delete(ns, obj.metadata.name);
       this.deleted(obj);
     },
+    retain: (keep) => {
+      if (this.stopped) return;
+      const next = this.next;
+      if (next !== undefined) {
+        for (const obj of next.list()) if (!keep(obj)) next.delete(obj.metadata.namespace ?? '', obj.metadata.name);
+      }
+      for (const obj of this.store.list()) {
+        if (keep(obj)) continue;
+        this.store.delete(obj.metadata.namespace ?? '', obj.metadata.name);
+        this.deleted(obj);
+      }
+    },
     progressed: () => {
       if (!this.stopped) this.heard();
     },
     failed: (err) => {
       if (this.stopped) return;
+      // A list cut off by the failure is never completed: the source lists again with `beginList` or `replace`.
+      this.next = undefined;
       if (this.judged) {
         this.failingSinceMs ??= this.clock.now();
         this.failures++;

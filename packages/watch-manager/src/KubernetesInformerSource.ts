@@ -1,4 +1,12 @@
-import { LogSummarizer, realClock, silentLogger, validateNamespace, type GroupVersionResource, type InformerSource } from '@protean/core';
+import {
+  LogSummarizer,
+  realClock,
+  silentLogger,
+  validateNamespace,
+  type GroupVersionResource,
+  type InformerSource,
+  type ListWatchOptions,
+} from '@protean/core';
 import { KubernetesListWatch } from './KubernetesListWatch.js';
 import type { KubernetesInformerOptions } from './KubernetesInformerOptions.js';
 import { INFORMER_LOG_SUMMARY_INTERVAL_MS } from './RetryPolicy.js';
@@ -45,7 +53,7 @@ export class KubernetesInformerSource implements InformerSource {
     this.options = { ...options, streamingListSupport: options.streamingListSupport ?? new StreamingListSupport(), logSummarizer };
   }
 
-  createListWatch(gvr: GroupVersionResource): KubernetesListWatch {
-    return new KubernetesListWatch(gvr, this.options);
+  createListWatch(gvr: GroupVersionResource, options?: ListWatchOptions): KubernetesListWatch {
+    return new KubernetesListWatch(gvr, this.options, options);
   }
 }

@@ -182,6 +182,26 @@ describe('KubernetesListWatch: list and sync', () => {
     ).toEqual(['cm-0', 'cm-1', 'cm-2']);
   });
 
+  it('takes over from another list/watch with a list not older than the resourceVersion it is given', async () => {
+    server.create(CONFIGMAPS, { metadata: { name: 'a', namespace: 'default' } });
+    const rv = server.currentResourceVersion();
+    const listWatch = new KubernetesListWatch(
+      CONFIGMAPS,
+      { kubeConfig: server.kubeConfig(), clock, streamingList: 'never' },
+      { notOlderThan: rv },
+    );
+    const informer = new KubeTestInformer(listWatch);
+    const abort = new AbortController();
+    try {
+      informer.run(abort.signal);
+      await waitFor(() => informer.hasSynced());
+      expect(lists()[0]!.query.get('resourceVersion')).toBe(rv);
+      expect(informer.list().map((o) => o.metadata.name)).toEqual(['a']);
+    } finally {
+      abort.abort();
+    }
+  });
+
   it('refuses to run twice, and makes no request when its signal is already aborted', async () => {
     const informer = new KubeTestInformer(new KubernetesListWatch(CONFIGMAPS, { kubeConfig: server.kubeConfig(), clock }));
     const abort = new AbortController();

@@ -8,6 +8,7 @@ import {
   type GroupVersionResource,
   type ListWatch,
   type ListWatchHealth,
+  type ListWatchOptions,
   type ListWatchSink,
   type Logger,
   type PartialObjectMetadata,
@@ -103,7 +104,12 @@ export class KubernetesListWatch implements ListWatch {
   /** The options with their defaults, resolved once. */
   private readonly settings: InformerSettings;
 
-  constructor(gvr: GroupVersionResource, options: KubernetesInformerOptions) {
+  /**
+   * `start.notOlderThan`: the first list asks for a state not older than
+   * that resourceVersion, as a relist does (and falls back to the latest
+   * state if the server has compacted it away).
+   */
+  constructor(gvr: GroupVersionResource, options: KubernetesInformerOptions, start: ListWatchOptions = {}) {
     this.settings = resolveInformerSettings(options);
     this.path = resourcePath(gvr, options.namespace);
     this.gvr = Object.freeze({ group: gvr.group, version: gvr.version, resource: gvr.resource });
@@ -115,6 +121,10 @@ export class KubernetesListWatch implements ListWatch {
       options.logSummarizer ?? new LogSummarizer({ logger: base, clock: this.clock, intervalMs: INFORMER_LOG_SUMMARY_INTERVAL_MS });
     this.retry = new RetryPolicy(this.log, { ...options, clock: this.clock, random: this.random }, { summarizer, gvr: gvrKey(gvr) });
     this.tracker = new InformerHealthTracker(this.clock, this.settings.shortWatchMs);
+    if (start.notOlderThan !== undefined && start.notOlderThan !== '') {
+      this.lastSyncRV = start.notOlderThan;
+      this.listedOnce = true;
+    }
   }
 
   run(sink: ListWatchSink, signal: AbortSignal): void {

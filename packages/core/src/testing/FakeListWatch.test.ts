@@ -22,6 +22,7 @@ function recordingSink(): ListWatchSink & { calls: string[] } {
     endList: () => calls.push('endList'),
     upsert: (o) => calls.push(`upsert ${o.metadata.name}@${o.metadata.resourceVersion ?? ''}`),
     remove: (o) => calls.push(`remove ${o.metadata.name}`),
+    retain: () => calls.push('retain'),
     progressed: () => calls.push('progressed'),
     failed: (err) => calls.push(`failed ${err.message}`),
   };

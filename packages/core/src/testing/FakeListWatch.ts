@@ -158,7 +158,9 @@ export class FakeListWatch implements ListWatch {
   delete(target: NamespacedName | PartialObjectMetadata, options: FakeDeleteOptions = {}): void {
     if (!this.isRunning() || !this.listed) return;
     if (options.finalStateUnknown === true) return this.relisted();
-    const obj = 'metadata' in target ? target : fakeObject({ name: target.name, namespace: target.namespace });
+    // A watch's DELETED event carries the object: the one cached, when only a name is given.
+    const obj =
+      'metadata' in target ? target : (this.sink!.cache.get(target) ?? fakeObject({ name: target.name, namespace: target.namespace }));
     this.sink!.remove(obj);
   }
 }

@@ -52,6 +52,7 @@ function recordingFailures(sink: ListWatchSink, record: (err: Error) => void): L
     endList: () => sink.endList(),
     upsert: (obj) => sink.upsert(obj),
     remove: (obj) => sink.remove(obj),
+    retain: (keep) => sink.retain(keep),
     progressed: () => sink.progressed(),
     failed: (err) => {
       record(err);
