@@ -325,7 +325,11 @@ try {
 
     const sizeLoadEnd = loadavg();
     const table = sizeTable(runs);
-    const heading = `${sizeLabel} (${(size.kinds * size.objects).toLocaleString('en-US')} objects), median of ${ROUNDS} round(s); load average ${fmtLoad(sizeLoadStart)} at start, ${fmtLoad(sizeLoadEnd)} at end`;
+    const runLoads = runs.flatMap((r) => [r.loadAverage.before[0], r.loadAverage.after[0]]);
+    const heading =
+      `${sizeLabel} (${(size.kinds * size.objects).toLocaleString('en-US')} objects), median of ${ROUNDS} round(s); ` +
+      `load average ${fmtLoad(sizeLoadStart)} before the set-up, ${fmtLoad(sizeLoadEnd)} at the end, ` +
+      `1-minute load ${Math.min(...runLoads).toFixed(1)}-${Math.max(...runLoads).toFixed(1)} during the runs`;
     tables.push(`${heading}\n\n${table}`);
     progress('anchor', `\n${heading}\n\n${table}\n`);
     for (const m of MEASURES) {
