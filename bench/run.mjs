@@ -8,6 +8,8 @@
 //   node --expose-gc run.mjs --only=routing,queue
 //   node --expose-gc run.mjs --only=scale   200 CRDs x 500 objects, before/after streaming lists and a shared connection
 //   node --expose-gc run.mjs --only=replicas   sharded replicas (1, 2, 3 processes) on kube-apiserver with ShardedListAndWatch
+//   node --expose-gc run.mjs --only=anchor     Protean's metadata informers against client-go's, same server and objects
+//   node --expose-gc run.mjs --only=imports    RSS of an empty Node process and what importing each package adds
 //
 // Benchmarks never assert a time: a failure here means a benchmark could not
 // run (a crash, a kube-apiserver that would not start), never "too slow".
@@ -19,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from './lib/args.mjs';
 import { formatNotes, formatTable } from './lib/report.mjs';
 
-const BENCHMARKS = ['routing', 'queue', 'queue-priority', 'memory', 'ingest', 'e2e', 'scale', 'replicas'];
+const BENCHMARKS = ['routing', 'queue', 'queue-priority', 'memory', 'ingest', 'e2e', 'scale', 'replicas', 'imports', 'anchor'];
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 const flags = parseArgs(process.argv.slice(2), ['quick', 'only']);
@@ -105,6 +107,8 @@ console.log(
   `\n"vs smallest size": how much the work grew and how the cost grew with it. Cost is time per item for rates (events/s, cycles/s, calls/s, objects/s), otherwise the value itself (bytes per object, latency, total time).`,
 );
 console.log(`\n${formatNotes(results)}`);
+// Benchmarks that compare contenders side by side (anchor) add tables of their own.
+for (const table of results.flatMap((r) => r.tables ?? [])) console.log(`\n${table}`);
 console.log(
   `\nWall time: ${results.map((r) => `${r.name} ${seconds(r.wallMs)}`).join(', ')}; total ${seconds(totalWallMs)}. Results: bench/results/latest.json`,
 );

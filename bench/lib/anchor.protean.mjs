@@ -1,0 +1,111 @@
+// The Protean side of the anchor benchmark (anchor.mjs), the counterpart of
+// the Go program in bench/client-go-anchor: one InformerWatchManager over a
+// KubernetesInformerSource (metadata-only informers, one shared connection
+// pool: the source's default), one ensureWatch per resource in the resources
+// file, all at once; once every one has resolved (its informer synced), one
+// JSON line on stdout with the same fields as the Go program's.
+//
+//   node --expose-gc lib/anchor.protean.mjs --kubeconfig=FILE --resources=FILE
+//        [--apiserver-pid=PID] [--streaming-list=auto|never]
+//
+// rssStartBytes is read before anything is imported; rssBeforeBytes once the
+// packages are loaded and the source and watch manager are built, before any
+// informer starts. The library is used only through its public API:
+// constructing the source and the manager, ensureWatch and health().
+const rssStart = process.memoryUsage.rss();
+
+const { readFileSync } = await import('node:fs');
+const { parseArgs } = await import('./args.mjs');
+const { cpuMsOf } = await import('./procfs.mjs');
+const { KubeConfig } = await import('@kubernetes/client-node');
+const { createLogger } = await import('@protean/core');
+const { InformerWatchManager, KubernetesInformerSource } = await import('@protean/watch-manager');
+
+const flags = parseArgs(process.argv.slice(2), ['kubeconfig', 'resources', 'apiserver-pid', 'streaming-list']);
+if (typeof flags.kubeconfig !== 'string' || typeof flags.resources !== 'string') {
+  throw new Error('anchor.protean.mjs: --kubeconfig=FILE and --resources=FILE are required');
+}
+if (typeof globalThis.gc !== 'function') throw new Error('anchor.protean.mjs needs node --expose-gc');
+const apiServerPid = flags['apiserver-pid'] === undefined ? undefined : Number(flags['apiserver-pid']);
+const streamingList = flags['streaming-list'] ?? 'auto';
+
+const gvrs = readFileSync(flags.resources, 'utf8')
+  .split('\n')
+  .map((line) => line.trim())
+  .filter((line) => line !== '')
+  .map((line) => {
+    const [group, version, resource, ...rest] = line.split('/');
+    if (rest.length > 0 || !version || !resource)
+      throw new Error(`${flags.resources}: ${JSON.stringify(line)} is not group/version/resource`);
+    return { group, version, resource };
+  });
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const cpuMs = (since) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+async function collect() {
+  for (let i = 0; i < 3; i++) {
+    globalThis.gc();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+const kubeConfig = new KubeConfig();
+kubeConfig.loadFromFile(flags.kubeconfig);
+const logger = createLogger({ level: 'warn' }, process.stderr);
+const source = new KubernetesInformerSource({ kubeConfig, logger, streamingList });
+let objects = 0;
+const onEvent = (event) => {
+  if (event.type === 'add') objects++;
+  else if (event.type === 'delete') objects--;
+};
+const watches = new InformerWatchManager(source, 0, onEvent, logger, { syncTimeoutMs: 900_000 });
+
+await collect();
+const rssBefore = process.memoryUsage.rss();
+const apiCpu0 = apiServerPid === undefined ? undefined : cpuMsOf(apiServerPid);
+const cpu0 = process.cpuUsage();
+const started = performance.now();
+await Promise.all(gvrs.map((gvr) => watches.ensureWatch(gvr, 'anchor')));
+const syncMs = performance.now() - started;
+const usedCpuMs = cpuMs(cpu0);
+const apiServerCpuMs = apiCpu0 === undefined ? null : cpuMsOf(apiServerPid) - apiCpu0;
+
+const listModes = {};
+for (const health of watches.health()) {
+  const mode = health.informer?.listMode ?? 'unknown';
+  listModes[mode] = (listModes[mode] ?? 0) + 1;
+}
+// Settle as the Go side does: collect, wait a second, collect again.
+await collect();
+await sleep(1000);
+await collect();
+const memory = process.memoryUsage();
+
+const modes = Object.keys(listModes);
+process.stdout.write(
+  `${JSON.stringify({
+    side: 'protean',
+    informers: gvrs.length,
+    objects,
+    syncMs,
+    rssStartBytes: rssStart,
+    rssBeforeBytes: rssBefore,
+    rssAfterBytes: memory.rss,
+    heapUsedBytes: memory.heapUsed,
+    heapTotalBytes: memory.heapTotal,
+    externalBytes: memory.external,
+    arrayBuffersBytes: memory.arrayBuffers,
+    cpuMs: usedCpuMs,
+    apiServerCpuMs,
+    listMode: modes.length === 1 ? modes[0] : 'mixed',
+    listModes,
+    streamingList,
+  })}\n`,
+);
+// Stay connected a moment, so the benchmark counts the connections of a synced process.
+await sleep(500);
+watches.shutdown();
+process.exit(0);
