@@ -1,8 +1,8 @@
-import { TOKENS } from '@protean/core';
-import { ContainerModule } from 'inversify';
+import type { ContainerModule } from 'inversify';
 import { checkNonNegative } from './checks.js';
 import { createFairWorkQueueFactory } from './createFairWorkQueueFactory.js';
 import type { QueueModuleOptions } from './queueModule.js';
+import { replaceQueueFactory } from './replaceQueueFactory.js';
 import type { GroupFunc } from './RoundRobinQueueStore.js';
 
 /** Options of {@link fairQueueModule}. */
@@ -38,20 +38,7 @@ export function fairQueueModule(options: FairQueueModuleOptions = {}): Container
     throw new TypeError(`fairQueueModule: options.group must be a function, got ${typeof options.group}`);
   }
   const group = options.group;
-  return new ContainerModule((container) => {
-    // Unbind + bind rather than rebind: a binding made through this module's
-    // own `bind` belongs to the module, so unloading the module removes it.
-    if (container.isBound(TOKENS.workQueueFactory)) container.unbind(TOKENS.workQueueFactory);
-    container
-      .bind(TOKENS.workQueueFactory)
-      .toDynamicValue((context) =>
-        createFairWorkQueueFactory({
-          clock: context.get(TOKENS.clock),
-          metricsProvider: context.get(TOKENS.queueMetricsProvider),
-          unfinishedWorkUpdatePeriodMs: periodMs,
-          ...(group === undefined ? {} : { group }),
-        }),
-      )
-      .inSingletonScope();
-  });
+  return replaceQueueFactory((context) =>
+    createFairWorkQueueFactory({ ...context, unfinishedWorkUpdatePeriodMs: periodMs, ...(group === undefined ? {} : { group }) }),
+  );
 }

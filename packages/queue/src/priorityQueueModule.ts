@@ -1,8 +1,8 @@
-import { TOKENS } from '@protean/core';
-import { ContainerModule } from 'inversify';
+import type { ContainerModule } from 'inversify';
 import { checkNonNegative } from './checks.js';
 import { createPriorityWorkQueueFactory } from './createPriorityWorkQueueFactory.js';
 import type { QueueModuleOptions } from './queueModule.js';
+import { replaceQueueFactory } from './replaceQueueFactory.js';
 import { checkMaxWait, sourceLevels, type SourcePriorities } from './sourcePriorities.js';
 
 /** Options of {@link priorityQueueModule}. */
@@ -36,21 +36,12 @@ export function priorityQueueModule(options: PriorityQueueModuleOptions = {}): C
   if (options.maxWaitMs !== undefined) checkMaxWait('priorityQueueModule', options.maxWaitMs);
   sourceLevels('priorityQueueModule', options.priorities);
   const { maxWaitMs, priorities } = options;
-  return new ContainerModule((container) => {
-    // Unbind + bind rather than rebind: a binding made through this module's
-    // own `bind` belongs to the module, so unloading the module removes it.
-    if (container.isBound(TOKENS.workQueueFactory)) container.unbind(TOKENS.workQueueFactory);
-    container
-      .bind(TOKENS.workQueueFactory)
-      .toDynamicValue((context) =>
-        createPriorityWorkQueueFactory({
-          clock: context.get(TOKENS.clock),
-          metricsProvider: context.get(TOKENS.queueMetricsProvider),
-          unfinishedWorkUpdatePeriodMs: periodMs,
-          ...(maxWaitMs === undefined ? {} : { maxWaitMs }),
-          ...(priorities === undefined ? {} : { priorities }),
-        }),
-      )
-      .inSingletonScope();
-  });
+  return replaceQueueFactory((context) =>
+    createPriorityWorkQueueFactory({
+      ...context,
+      unfinishedWorkUpdatePeriodMs: periodMs,
+      ...(maxWaitMs === undefined ? {} : { maxWaitMs }),
+      ...(priorities === undefined ? {} : { priorities }),
+    }),
+  );
 }
