@@ -1,11 +1,11 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '@protean/transport';
 import type { KubeTransport } from './KubeTransport.js';
 import type { RetryOptions } from './RetryOptions.js';
 
 /** Options of a `KubeClient`: where to send requests and as whom. */
 export interface KubeClientOptions {
   /** The cluster and credentials (applied again on every request). Either this or `transport`. */
-  readonly kubeConfig?: KubeConfig;
+  readonly kubeConfig?: KubeConfigLike;
   /** How requests are sent, instead of `kubeConfig` (a scripted transport in tests). */
   readonly transport?: KubeTransport;
   /**

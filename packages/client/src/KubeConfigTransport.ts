@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '@protean/transport';
 import { type KubeConnectionPool, sharedConnectionPool } from '@protean/transport';
 import type { KubeHttpRequest, KubeHttpResponse, KubeTransport } from './KubeTransport.js';
 
@@ -23,7 +23,7 @@ export class KubeConfigTransport implements KubeTransport {
   private readonly pool: KubeConnectionPool;
   private readonly ownsPool: boolean;
 
-  constructor(kubeConfig: KubeConfig, options: { readonly pool?: KubeConnectionPool; readonly ownsPool?: boolean } = {}) {
+  constructor(kubeConfig: KubeConfigLike, options: { readonly pool?: KubeConnectionPool; readonly ownsPool?: boolean } = {}) {
     this.pool = options.pool ?? sharedConnectionPool(kubeConfig);
     this.ownsPool = options.pool !== undefined && options.ownsPool === true;
   }

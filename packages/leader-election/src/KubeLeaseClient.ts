@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '@protean/transport';
 import { errorMessage } from '@protean/core';
 import {
   KubeTransportError,
@@ -46,7 +46,7 @@ interface Answer {
 export class KubeLeaseClient implements LeaseClient {
   private readonly pool: KubeConnectionPool;
 
-  constructor(kubeConfig: KubeConfig, options: { readonly connectionPool?: KubeConnectionPool } = {}) {
+  constructor(kubeConfig: KubeConfigLike, options: { readonly connectionPool?: KubeConnectionPool } = {}) {
     this.pool = options.connectionPool ?? sharedConnectionPool(kubeConfig);
   }
 

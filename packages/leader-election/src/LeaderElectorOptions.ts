@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '@protean/transport';
 import { createLogger, realClock, type Clock, type Logger } from '@protean/core';
 import { defaultIdentity } from './defaultIdentity.js';
 import { LeaderElectionConfigError } from './LeaderElectionConfigError.js';
@@ -21,7 +21,7 @@ export interface LeaderElectorOptions {
   /** The Lease's name (a DNS subdomain), the same on every replica. */
   readonly leaseName: string;
   /** The cluster and credentials; give this or `client`. */
-  readonly kubeConfig?: KubeConfig;
+  readonly kubeConfig?: KubeConfigLike;
   /** Lease calls made some other way (a test's `FakeLeaseClient`); give this or `kubeConfig`. */
   readonly client?: LeaseClient;
   /** This replica's holder identity; default {@link defaultIdentity} (`hostname_pid_random`). */
@@ -128,7 +128,7 @@ export function resolveLeaderElectorOptions(options: LeaderElectorOptions): Reso
       `must be greater than retryPeriodMs and jitter * retryPeriodMs (${minimum}), got ${renewDeadlineMs}`,
     );
   }
-  const client = options.client ?? new KubeLeaseClient(options.kubeConfig as KubeConfig);
+  const client = options.client ?? new KubeLeaseClient(options.kubeConfig as KubeConfigLike);
   return {
     namespace,
     leaseName,

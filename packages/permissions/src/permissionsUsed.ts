@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '@protean/transport';
 import {
   sharedConnectionPool,
   type AccessLog,
@@ -69,7 +69,7 @@ export interface PermissionsUsedOptions {
 }
 
 /** Where {@link permissionsUsed} reads the accesses from. */
-export type PermissionsSource = KubeConfig | KubeConnectionPool | AccessLog | AccessLogJson | readonly AccessRecord[];
+export type PermissionsSource = KubeConfigLike | KubeConnectionPool | AccessLog | AccessLogJson | readonly AccessRecord[];
 
 const VERB_ORDER: readonly KubeResourceVerb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 
@@ -96,7 +96,8 @@ function recordsOf(source: PermissionsSource): readonly AccessRecord[] {
   if (Array.isArray(s.accesses)) return s.accesses;
   if (typeof s.entries === 'function' && typeof s.onTransition === 'function') return s.entries();
   if (s.accessLog !== undefined) return s.accessLog.entries();
-  if (typeof (source as KubeConfig).getCurrentCluster === 'function') return sharedConnectionPool(source as KubeConfig).accessLog.entries();
+  if (typeof (source as KubeConfigLike).getCurrentCluster === 'function')
+    return sharedConnectionPool(source as KubeConfigLike).accessLog.entries();
   throw new TypeError(
     'permissionsUsed: expected a KubeConfig, a KubeConnectionPool, an AccessLog or { accesses: [...] } (the JSON of /statusz/permissions)',
   );

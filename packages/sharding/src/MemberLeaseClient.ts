@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '@protean/transport';
 import {
   FakeLeaseClient,
   KubeLeaseClient,
@@ -28,7 +28,7 @@ export interface MemberLeaseClient extends LeaseClient {
 
 /** {@link MemberLeaseClient} over HTTP: `KubeLeaseClient` for get/create/update/watch, one GET for the list. */
 export class KubeMemberLeaseClient extends KubeLeaseClient implements MemberLeaseClient {
-  constructor(private readonly config: KubeConfig) {
+  constructor(private readonly config: KubeConfigLike) {
     super(config);
   }
 

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '@protean/transport';
 import { errorMessage, silentLogger, type Logger } from '@protean/core';
 import { fnv1a64 } from './fnv1a64.js';
 import { inRanges, shardSelector, type HashRange } from './HashRange.js';
@@ -40,7 +40,7 @@ const PROBE_RANGES: readonly HashRange[] = [{ start: 0n, end: 1n }];
  * bandwidth, so a probe that fails or sees nothing answers `'client'`.
  */
 export async function detectShardSelectorSupport(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeConfigLike,
   options: { readonly logger?: Logger; readonly signal?: AbortSignal } = {},
 ): Promise<ShardSelectorSupport> {
   const log = (options.logger ?? silentLogger()).child({ component: 'sharding' });

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '@protean/transport';
 import { sharedConnectionPool, type KubeHttpRequest } from '@protean/transport';
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -10,7 +10,7 @@ export interface JsonAnswer {
 }
 
 /** One GET of `path` (with its query) on the KubeConfig's current cluster, with its credentials. */
-export function kubeGetJson(kubeConfig: KubeConfig, path: string, signal: AbortSignal): Promise<JsonAnswer> {
+export function kubeGetJson(kubeConfig: KubeConfigLike, path: string, signal: AbortSignal): Promise<JsonAnswer> {
   return kubeJson(kubeConfig, 'GET', path, undefined, signal);
 }
 
@@ -21,7 +21,7 @@ export function kubeGetJson(kubeConfig: KubeConfig, path: string, signal: AbortS
  * Rejects with a `KubeTransportError` when no response arrived.
  */
 export async function kubeJson(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeConfigLike,
   method: KubeHttpRequest['method'],
   path: string,
   body: unknown,

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '@protean/transport';
 import { KubernetesInformerSource, StreamingListSupport, type KubernetesInformerSourceOptions } from '@protean/watch-manager';
 import type { ShardFilterMode } from './detectShardSelectorSupport.js';
 import { shardSelector, type HashRange, type ShardKey } from './HashRange.js';
@@ -6,7 +6,7 @@ import { ShardedInformerSource } from './ShardedInformerSource.js';
 
 /** Options of {@link kubeShardInformerSource}. */
 export interface KubeShardInformerSourceOptions extends Omit<KubernetesInformerSourceOptions, 'shardSelector'> {
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeConfigLike;
   readonly key: ShardKey;
   readonly ranges: readonly HashRange[];
   /** From {@link detectShardSelectorSupport}. */

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from './KubeConfigLike.js';
 import { AccessLog } from './AccessLog.js';
 import { ApiServerConnection, type ApiServerConnectionStats } from './ApiServerConnection.js';
 import { applyCredentials } from './applyCredentials.js';
@@ -67,7 +67,7 @@ export class KubeConnectionPool implements KubeTransport {
   readonly accessLog = new AccessLog();
 
   constructor(
-    private readonly kubeConfig: KubeConfig,
+    private readonly kubeConfig: KubeConfigLike,
     options?: KubeConnectionPoolOptions,
   ) {
     if (kubeConfig === undefined || kubeConfig === null) throw new TypeError('KubeConnectionPool: a KubeConfig is required');

@@ -1,5 +1,5 @@
 import type * as https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from './KubeConfigLike.js';
 import { checkClientNodeRuntime, installedClientNodeVersion } from './clientNodeRuntime.js';
 import { messageOf } from './failureOf.js';
 import type { KubeHttpRequest } from './KubeTransport.js';
@@ -27,7 +27,7 @@ export interface PreparedRequest {
  * exec plugin, token file or client certificate in effect now is used, and
  * resolves the current cluster's URL.
  */
-export async function applyCredentials(kubeConfig: KubeConfig, request: KubeHttpRequest): Promise<PreparedRequest> {
+export async function applyCredentials(kubeConfig: KubeConfigLike, request: KubeHttpRequest): Promise<PreparedRequest> {
   const { method, path, signal } = request;
   signal?.throwIfAborted();
   const options: https.RequestOptions = { method, headers: { ...request.headers } };

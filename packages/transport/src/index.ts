@@ -10,3 +10,9 @@ export type { KubeHttpRequest, KubeHttpResponse, KubeTransport } from './KubeTra
 export { AccessLog, type AccessLogOptions, type AccessRecord, type AccessTransition, type AccessTransitionListener } from './AccessLog.js';
 export { describeKubeAccess, kubeAccessKey, kubeAccessOf } from './kubeAccessOf.js';
 export type { KubeAccess, KubeNonResourceAccess, KubeNonResourceVerb, KubeResourceAccess, KubeResourceVerb } from './kubeAccessOf.js';
+export type { KubeConfigLike, KubeConfigLikeCluster } from './KubeConfigLike.js';
+export { ProteanKubeConfig, loadKubeConfig, type ProteanKubeConfigOptions } from './ProteanKubeConfig.js';
+export { KubeConfigError, type KubeConfigFailure } from './KubeConfigError.js';
+export { ExecCredentialError } from './ExecCredentialError.js';
+export type { KubeConfigCluster, KubeConfigContext, KubeConfigExec, KubeConfigUser } from './kubeConfigData.js';
+export type { KubeConfigEnvironment } from './loadKubeConfigData.js';

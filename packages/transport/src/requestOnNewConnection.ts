@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from './KubeConfigLike.js';
 import { applyCredentials } from './applyCredentials.js';
 import { http1Request } from './http1Request.js';
 import type { KubeHttpRequest } from './KubeTransport.js';
@@ -11,7 +11,7 @@ import type { KubeStreamResponse } from './KubeStreamResponse.js';
  * two). A cluster with a `proxyUrl` goes through client-node's proxy agent.
  * Resolves and rejects as {@link KubeConnectionPool.request} does.
  */
-export async function requestOnNewConnection(kubeConfig: KubeConfig, request: KubeHttpRequest): Promise<KubeStreamResponse> {
+export async function requestOnNewConnection(kubeConfig: KubeConfigLike, request: KubeHttpRequest): Promise<KubeStreamResponse> {
   const prepared = await applyCredentials(kubeConfig, request);
   return http1Request(prepared, request, prepared.proxied ? undefined : false);
 }

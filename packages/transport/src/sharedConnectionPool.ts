@@ -1,11 +1,11 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from './KubeConfigLike.js';
 import { KubeConnectionPool } from './KubeConnectionPool.js';
 
 const POOLS = Symbol.for('@protean/transport:sharedConnectionPools');
 
 /** One registry per process, even with two copies of this package installed. */
-function registry(): WeakMap<KubeConfig, KubeConnectionPool> {
-  const g = globalThis as { [POOLS]?: WeakMap<KubeConfig, KubeConnectionPool> };
+function registry(): WeakMap<KubeConfigLike, KubeConnectionPool> {
+  const g = globalThis as { [POOLS]?: WeakMap<KubeConfigLike, KubeConnectionPool> };
   return (g[POOLS] ??= new WeakMap());
 }
 
@@ -18,7 +18,7 @@ function registry(): WeakMap<KubeConfig, KubeConnectionPool> {
  * (or a second `loadFromDefault()`) gets a pool, and connections, of its
  * own.
  */
-export function sharedConnectionPool(kubeConfig: KubeConfig): KubeConnectionPool {
+export function sharedConnectionPool(kubeConfig: KubeConfigLike): KubeConnectionPool {
   const pools = registry();
   let pool = pools.get(kubeConfig);
   if (pool === undefined) {

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '@protean/transport';
 import { errorMessage, type Clock, type GroupVersionResource, type TimerHandle } from '@protean/core';
 import {
   KubeTransportError,
@@ -11,7 +11,7 @@ import { KubernetesRequestError, type RequestVerb } from './KubernetesRequestErr
 
 /** What one {@link KubeRequest} needs. */
 export interface KubeRequestOptions {
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeConfigLike;
   /**
    * The connection pool the request is a stream of; `undefined` sends it
    * over a connection of its own (`connection: 'per-request'`).

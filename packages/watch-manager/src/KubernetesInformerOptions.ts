@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '@protean/transport';
 import type { Logger, LogSummarizer } from '@protean/core';
 import { sharedConnectionPool, type KubeConnectionPool } from '@protean/transport';
 import type { RetryPolicyOptions } from './RetryPolicy.js';
@@ -15,7 +15,7 @@ export const WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8
  * a production default; tests shrink the durations.
  */
 export interface KubernetesInformerOptions extends RetryPolicyOptions {
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeConfigLike;
   /** Watch one namespace only; default: all namespaces (and cluster-scoped resources). */
   readonly namespace?: string;
   readonly logger?: Logger;
@@ -93,7 +93,7 @@ export type StreamingListMode = 'auto' | 'always' | 'never';
 
 /** {@link KubernetesInformerOptions} with every default filled in: what an informer runs with. */
 export interface InformerSettings {
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeConfigLike;
   /** `undefined` = all namespaces. */
   readonly namespace: string | undefined;
   readonly pageSize: number;

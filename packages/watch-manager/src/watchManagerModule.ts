@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '@protean/transport';
 import { TOKENS, type InformerSource, type WatchManagerFactory } from '@protean/core';
 import { ContainerModule } from 'inversify';
 import { KubernetesInformerSource, type KubernetesInformerSourceOptions } from './KubernetesInformerSource.js';
@@ -9,7 +9,7 @@ import { ResourceAllowList, type GvrPattern } from './ResourceAllowList.js';
 /** Options of {@link watchManagerModule} over the Kubernetes informer source. */
 export interface WatchManagerModuleOptions extends Partial<KubernetesInformerSourceOptions>, WatchManagerModuleCommonOptions {
   /** The cluster and credentials the default informer source talks to. */
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeConfigLike;
 }
 
 /** Options of {@link watchManagerModule} over an informer source of your own (a fake in tests, a polling source). */
