@@ -16,6 +16,8 @@ type Fields = Record<string, unknown>;
 
 /** Parses KubeConfig text, YAML or JSON (JSON is read with `JSON.parse`, no YAML parser involved). */
 export function parseKubeConfigText(text: string, origin: KubeConfigOrigin): KubeConfigData {
+  // kubectl reads an empty file (or one of comments only) as an empty config; the YAML parser would refuse it.
+  if (text.replace(/^\s*#.*$/gm, '').trim() === '') return parseKubeConfig(undefined, origin);
   let doc: unknown;
   try {
     doc = text.trimStart().startsWith('{') ? JSON.parse(text) : load(text);

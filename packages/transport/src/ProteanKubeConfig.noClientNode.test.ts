@@ -1,0 +1,42 @@
+// Loading @protean/transport and using ProteanKubeConfig must not load @kubernetes/client-node (its generated API
+// costs about 80 MiB of RSS). A child process records every module Node loads, through a module load hook.
+import { describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+
+/** The URLs of every module a fresh Node process loaded while running `code` (which may use `t`, this package's build). */
+function loadedBy(code: string): string[] {
+  const script = `
+import { registerHooks } from 'node:module';
+const loaded = [];
+registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+const t = await import(${JSON.stringify(dist)});
+${code}
+process.stdout.write(JSON.stringify(loaded));`;
+  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as string[];
+}
+
+const clientNode = (urls: readonly string[]): string[] => urls.filter((u) => u.includes('/@kubernetes/client-node/'));
+
+describe('@protean/transport without @kubernetes/client-node', () => {
+  it('is built (these checks run on dist/)', () => {
+    expect(existsSync(dist)).toBe(true);
+  });
+
+  it('loads no module of @kubernetes/client-node when ProteanKubeConfig loads a KubeConfig and a request is prepared', () => {
+    const urls = loadedBy(`
+const kc = new t.ProteanKubeConfig();
+kc.loadFromString('clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\\nusers: [{name: u, user: {token: t}}]\\ncontexts: [{name: x, context: {cluster: c, user: u}}]\\ncurrent-context: x');
+await kc.applyToHTTPSOptions({ headers: {} });
+t.sharedConnectionPool(kc);`);
+    expect(urls.some((u) => u.endsWith('/ProteanKubeConfig.js'))).toBe(true);
+    expect(clientNode(urls)).toEqual([]);
+  });
+
+  it('sees @kubernetes/client-node when it is imported (the hook does record it)', () => {
+    expect(clientNode(loadedBy(`await import('@kubernetes/client-node');`)).length).toBeGreaterThan(0);
+  });
+});
