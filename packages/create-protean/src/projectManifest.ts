@@ -6,7 +6,6 @@ import type { ResolvedProject } from './resolveProject.js';
  * peers of the Protean packages and the tools of its tests and build.
  */
 export const PROJECT_DEPENDENCIES = {
-  '@kubernetes/client-node': '^2.0.1',
   inversify: '^8.2.3',
   'prom-client': '^15.1.3',
   'reflect-metadata': '^0.2.2',
@@ -14,6 +13,9 @@ export const PROJECT_DEPENDENCIES = {
 
 /** The generated project's development tools (Jest set up as `@protean/testing`'s README says). */
 export const PROJECT_DEV_DEPENDENCIES = {
+  // The tests' API servers hand out client-node KubeConfigs; the controller itself reads its config with
+  // @protean/transport's loadKubeConfig, so client-node is not loaded in production.
+  '@kubernetes/client-node': '^2.0.1',
   '@jest/globals': '^30.5.2',
   '@swc/core': '^1.16.22',
   '@swc/jest': '^0.2.39',

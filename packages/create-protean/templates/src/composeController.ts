@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '@protean/transport';
 import { coordinatorModule } from '@protean/coordinator';
 import { coreModule, DynamicController, TOKENS, type Config, type InformerSource, type Logger } from '@protean/core';
 import { instrumentContainer, type ProteanMetrics } from '@protean/metrics';
@@ -9,7 +9,7 @@ import { Container, type ContainerModule } from 'inversify';
 
 /** Options of {@link composeController}. */
 export interface ComposeOptions {
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeConfigLike;
   readonly logger: Logger;
   readonly config?: Partial<Config>;
   /** More modules to load, e.g. `leaderElectionModule(...)`. */

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '@protean/transport';
 import {
   applyOwned,
   EventRecorder,
@@ -19,7 +19,7 @@ export interface Parent extends KubeObject {
 
 /** What {@link createHandler} needs. */
 export interface HandlerOptions {
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeConfigLike;
   /** Read for the informer cache of the parts (metadata only, no request to the API server). */
   readonly controller: Pick<DynamicController, 'informer'>;
 }

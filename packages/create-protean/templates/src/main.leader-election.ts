@@ -2,9 +2,9 @@
 // coordination.k8s.io Lease in the Pod's namespace), the others a warm standby.
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { KubeConfig } from '@kubernetes/client-node';
 import { createLogger } from '@protean/core';
 import { leaderElectionModule } from '@protean/leader-election';
+import { loadKubeConfig } from '@protean/transport';
 import { composeController } from './composeController.js';
 import { createHandler } from './controller.js';
 import { registerWhenAllowed } from './register.js';
@@ -16,8 +16,9 @@ const env = readEnvironment(process.env);
 const logger = createLogger({ base: { pod: env.podName } });
 const stop = stopOnSignals((message) => logger.info(message));
 
-const kubeConfig = new KubeConfig();
-kubeConfig.loadFromDefault(); // in a Pod: its ServiceAccount's token and the cluster CA; else $KUBECONFIG or ~/.kube/config
+// In a Pod: its ServiceAccount's token (re-read as it rotates) and the cluster CA; else $KUBECONFIG or ~/.kube/config.
+// Protean's reader, not @kubernetes/client-node's KubeConfig (which would load its generated API: about 80 MiB of RSS).
+const kubeConfig = loadKubeConfig();
 // Unique per process: a restarted container keeps its Pod name.
 const identity = `${env.podName}_${randomBytes(4).toString('hex')}`;
 const { controller, metrics } = composeController({

@@ -2,7 +2,6 @@
 // its share of the namespaces (one member Lease per replica in the Pod's namespace).
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { KubeConfig } from '@kubernetes/client-node';
 import { createLogger } from '@protean/core';
 import { instrumentSharding, shardReadiness } from '@protean/metrics';
 import {
@@ -14,6 +13,7 @@ import {
   ShardMembership,
 } from '@protean/sharding';
 import { KubeClient } from '@protean/client';
+import { loadKubeConfig } from '@protean/transport';
 import { composeController } from './composeController.js';
 import { createHandler } from './controller.js';
 import { registerWhenAllowed } from './register.js';
@@ -25,8 +25,9 @@ const env = readEnvironment(process.env);
 const logger = createLogger({ base: { pod: env.podName } });
 const stop = stopOnSignals((message) => logger.info(message));
 
-const kubeConfig = new KubeConfig();
-kubeConfig.loadFromDefault(); // in a Pod: its ServiceAccount's token and the cluster CA; else $KUBECONFIG or ~/.kube/config
+// In a Pod: its ServiceAccount's token (re-read as it rotates) and the cluster CA; else $KUBECONFIG or ~/.kube/config.
+// Protean's reader, not @kubernetes/client-node's KubeConfig (which would load its generated API: about 80 MiB of RSS).
+const kubeConfig = loadKubeConfig();
 const identity = `${env.podName}_${randomBytes(4).toString('hex')}`;
 const key = 'namespace'; // a parent and its ConfigMaps share a namespace, so they land in the same share
 
