@@ -1,12 +1,17 @@
 // What a Node process holds before it watches anything: the RSS of an empty
 // process, and after importing @kubernetes/client-node (whole, and only the
 // module that defines KubeConfig) and each @protean/* package the informers
-// need. Each case runs in a fresh process (`node --input-type=module -e`,
-// importing, then reading process.memoryUsage.rss()), cases interleaved,
-// 5 rounds (quick 3); the median is reported, and what it adds to the
-// empty process.
+// need, and after loading a KubeConfig file with client-node's KubeConfig and
+// with Protean's ProteanKubeConfig. Each case runs in a fresh process
+// (`node --input-type=module -e`, importing, running the case's code, then
+// reading process.memoryUsage.rss()), cases interleaved, 5 rounds (quick 3);
+// the median is reported, and what it adds to the empty process.
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from './lib/args.mjs';
 import { emitResult, progress } from './lib/report.mjs';
 import { median } from './lib/stats.mjs';
@@ -16,6 +21,39 @@ const ROUNDS = flags.quick === true ? 3 : 5;
 const here = fileURLToPath(new URL('.', import.meta.url));
 // client-node's exports map names only its index; its KubeConfig module is the file beside it.
 const kubeConfigModule = import.meta.resolve('@kubernetes/client-node').replace(/index\.js$/, 'config.js');
+// The YAML parser ProteanKubeConfig uses, as @protean/transport resolves it.
+const jsYaml = pathToFileURL(
+  join(dirname(createRequire(import.meta.resolve('@protean/transport')).resolve('js-yaml/package.json')), 'dist/js-yaml.mjs'),
+).href;
+
+// A KubeConfig file as kubectl writes one: a CA, a client certificate and key (inline data) and a token.
+const dir = mkdtempSync(join(tmpdir(), 'protean-bench-imports-'));
+const kubeConfigFile = join(dir, 'config');
+const pem = (label) => `-----BEGIN ${label}-----\n${Buffer.alloc(600, 7).toString('base64')}\n-----END ${label}-----\n`;
+writeFileSync(
+  kubeConfigFile,
+  [
+    'apiVersion: v1',
+    'kind: Config',
+    'current-context: bench',
+    'clusters:',
+    '- name: bench',
+    '  cluster:',
+    '    server: https://127.0.0.1:6443',
+    `    certificate-authority-data: ${Buffer.from(pem('CERTIFICATE')).toString('base64')}`,
+    'users:',
+    '- name: bench',
+    '  user:',
+    `    client-certificate-data: ${Buffer.from(pem('CERTIFICATE')).toString('base64')}`,
+    `    client-key-data: ${Buffer.from(pem('PRIVATE KEY')).toString('base64')}`,
+    'contexts:',
+    '- name: bench',
+    '  context: { cluster: bench, user: bench }',
+    '',
+  ].join('\n'),
+);
+const loadClientNode = `const kc = new m[0].KubeConfig(); kc.loadFromFile(${JSON.stringify(kubeConfigFile)}); await kc.applyToHTTPSOptions({ headers: {} });`;
+const loadProtean = `const kc = new m[0].ProteanKubeConfig(); kc.loadFromFile(${JSON.stringify(kubeConfigFile)}); await kc.applyToHTTPSOptions({ headers: {} });`;
 
 const CASES = [
   { label: 'empty process (node -e)', imports: [] },
@@ -28,19 +66,33 @@ const CASES = [
     label: 'what the informers load: client-node, core, transport, watch-manager',
     imports: ['@kubernetes/client-node', '@protean/core', '@protean/transport', '@protean/watch-manager'],
   },
+  { label: 'js-yaml (the YAML parser of ProteanKubeConfig)', imports: [jsYaml] },
+  { label: "client-node's KubeConfig, a KubeConfig file loaded", imports: ['@kubernetes/client-node'], code: loadClientNode },
+  { label: '@protean/transport with ProteanKubeConfig, a KubeConfig file loaded', imports: ['@protean/transport'], code: loadProtean },
+  {
+    label: 'what the informers load with ProteanKubeConfig, no client-node: transport (config loaded), core, watch-manager',
+    imports: ['@protean/transport', '@protean/core', '@protean/watch-manager'],
+    code: loadProtean,
+  },
 ];
 
 /** The RSS of a fresh process that imported `imports`, in bytes. */
-function rssAfter(imports) {
-  const code = `${imports.map((m) => `await import(${JSON.stringify(m)});`).join('')}process.stdout.write(String(process.memoryUsage.rss()));`;
+function rssAfter(imports, run = '') {
+  // The case's code sees the imported modules as m[0], m[1], ...; a case that loads client-node must show it.
+  const code =
+    `const m = [];${imports.map((m) => `m.push(await import(${JSON.stringify(m)}));`).join('')}${run}` +
+    `process.stdout.write(String(process.memoryUsage.rss()));`;
   return Number(execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: here, encoding: 'utf8' }));
 }
 
+const loadBefore = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const samples = CASES.map(() => []);
 for (let round = 0; round < ROUNDS; round++) {
   progress('imports', `round ${round + 1}/${ROUNDS}`);
-  CASES.forEach((c, i) => samples[i].push(rssAfter(c.imports)));
+  CASES.forEach((c, i) => samples[i].push(rssAfter(c.imports, c.code)));
 }
+const loadAfter = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+rmSync(dir, { recursive: true, force: true });
 const MiB = 1024 * 1024;
 const medians = samples.map((s) => median(s));
 const rows = CASES.flatMap((c, i) => [
@@ -63,6 +115,8 @@ emitResult(flags, {
   name: 'imports',
   title: 'RSS of a Node process after its imports',
   rows,
-  notes: [`Node ${process.version}; each case a fresh process, median of ${ROUNDS}, cases interleaved`],
+  notes: [
+    `Node ${process.version}; each case a fresh process, median of ${ROUNDS}, cases interleaved; load average ${loadBefore} before, ${loadAfter} after`,
+  ],
   details: { rounds: ROUNDS, cases: CASES.map((c, i) => ({ ...c, samples: samples[i] })) },
 });
