@@ -1,21 +1,11 @@
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
-import { gvrKey, isNotFound, type GroupVersionResource } from '@protean/core';
+import { isNotFound } from '@protean/core';
+import { instanceKey, type Ref } from './instanceKey.js';
 import { apiVersionOf, type ParentKind } from './kinds.js';
 import type { LatencyTracker } from './LatencyTracker.js';
 import type { LiveLog } from './LiveLog.js';
 import { requestOptions } from './requestOptions.js';
 import type { WebAppObject, WebAppSpec } from './WebAppObject.js';
-
-/** An object's place: namespace and name. */
-export interface Ref {
-  readonly namespace: string;
-  readonly name: string;
-}
-
-/** The key under which latencies and reconciles of one instance are tracked. */
-export function instanceKey(gvr: GroupVersionResource, ref: Ref): string {
-  return `${gvrKey(gvr)}|${ref.namespace}/${ref.name}`;
-}
 
 /**
  * What the scenario does to the cluster, as a user with kubectl would:

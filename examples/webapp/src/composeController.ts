@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '@protean/transport';
 import { coordinatorModule } from '@protean/coordinator';
 import { coreModule, DynamicController, gvrKey, TOKENS, type Config, type InformerSource, type Logger } from '@protean/core';
 import { instrumentContainer, type ProteanMetrics } from '@protean/metrics';
@@ -11,7 +11,7 @@ import { CONFIGMAPS, DEMO_GROUP } from './kinds.js';
 
 /** Options of {@link composeController}. */
 export interface ComposeOptions {
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeConfigLike;
   readonly logger: Logger;
   /** Default {@link EXAMPLE_CONFIG}. */
   readonly config?: Partial<Config>;

@@ -2,7 +2,8 @@ import { gvrKey, type DynamicController } from '@protean/core';
 import { APP_LABEL, configMapData, configMapName } from './webAppConfigMap.js';
 import type { InformerCountProbe } from './InformerCountProbe.js';
 import type { ParentKind } from './kinds.js';
-import type { Ref, ScenarioApi } from './ScenarioApi.js';
+import type { Ref } from './instanceKey.js';
+import type { ScenarioApi } from './ScenarioApi.js';
 import type { WebAppSpec } from './WebAppObject.js';
 
 /**

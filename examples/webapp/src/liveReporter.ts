@@ -3,7 +3,7 @@ import { kindOf } from './kinds.js';
 import type { LatencyTracker } from './LatencyTracker.js';
 import type { LiveLog } from './LiveLog.js';
 import type { ReconcileReporter, ReconcileResult } from './ReconcileReporter.js';
-import { instanceKey } from './ScenarioApi.js';
+import { instanceKey } from './instanceKey.js';
 
 /** One human line for a handler call, e.g. `webapp team-a/shop reconciled: configmap created, count=1, generation 1`. */
 export function describeResult(gvr: GroupVersionResource, instance: NamespacedName, result: ReconcileResult): string {

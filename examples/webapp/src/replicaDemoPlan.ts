@@ -1,5 +1,5 @@
 import type { LeaseTimings } from './replicaProtocol.js';
-import type { Ref } from './ScenarioApi.js';
+import type { Ref } from './instanceKey.js';
 import type { WebAppSpec } from './WebAppObject.js';
 
 /** Short lease timings that keep the demo brisk (the defaults are 15 s, 10 s and 2 s). */

@@ -138,7 +138,7 @@ describe('runCli', () => {
       const c = capture();
       expect(await runCli(['--kubeconfig', join(dir, 'missing')], c.io)).toBe(1);
       expect(c.err).toHaveLength(1);
-      expect(c.err[0]).toMatch(/^error: cannot load kubeconfig .*missing: ENOENT/);
+      expect(c.err[0]).toMatch(/^error: cannot load kubeconfig: .*missing: cannot read the KubeConfig: ENOENT/);
     });
   });
 });

@@ -1,11 +1,9 @@
-import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@protean/core';
-import { InMemoryApiServer } from '@protean/in-memory-apiserver';
+import { ProteanKubeConfig } from '@protean/transport';
 import { pino, type DestinationStream, type Level } from 'pino';
 import { parseCliArgs, USAGE, UsageError } from './cli.js';
 import { runCluster } from './runCluster.js';
-import { runDemo, type HeldDemo } from './runDemo.js';
-import { runReplicas } from './runReplicas.js';
+import type { HeldDemo } from './runDemo.js';
 
 /** Where the CLI reads its environment and writes its output. */
 export interface CliIo {
@@ -50,7 +48,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.logDestination ?? pino.destination({ dest: 2, sync: true }),
   );
   try {
+    // The demos (and the in-memory API server) use client-node's generated API: loaded only when one runs, so the
+    // controller against a cluster never loads @kubernetes/client-node.
     if (command.mode === 'demo') {
+      const { runDemo } = await import('./runDemo.js');
       const summary = await runDemo({
         out: io.out,
         logger,
@@ -64,6 +65,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return summary.ok ? 0 : 1;
     }
     if (command.mode === 'replicas') {
+      const { runReplicas } = await import('./runReplicas.js');
       const summary = await runReplicas({
         out: io.out,
         // The replicas log pino JSON at the same level, passed through to stderr.
@@ -76,6 +78,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return summary.ok ? 0 : 1;
     }
     if (command.mode === 'serve') {
+      const { InMemoryApiServer } = await import('@protean/in-memory-apiserver');
       const server = await InMemoryApiServer.start();
       try {
         io.out(`in-memory Kubernetes API server listening at ${server.url}`);
@@ -95,12 +98,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return 0;
     }
     const source = command.kubeconfig ?? `KUBECONFIG=${io.env['KUBECONFIG'] ?? ''}`;
-    const kubeConfig = new KubeConfig();
+    const kubeConfig = new ProteanKubeConfig();
     try {
       if (command.kubeconfig !== undefined) kubeConfig.loadFromFile(command.kubeconfig);
-      else kubeConfig.loadFromDefault();
+      else kubeConfig.loadFromDefault({ env: io.env });
     } catch (err) {
-      io.err(`error: cannot load kubeconfig ${source}: ${messageOf(err)}`);
+      // A KubeConfigError names the file (or KUBECONFIG) itself.
+      io.err(`error: cannot load kubeconfig: ${messageOf(err)}`);
       return 1;
     }
     if (kubeConfig.getCurrentCluster() === null) {

@@ -1,5 +1,5 @@
-import type { KubeConfig } from '@kubernetes/client-node';
 import { gvrKey, type Logger } from '@protean/core';
+import type { KubeConfigLike } from '@protean/transport';
 import { composeController } from './composeController.js';
 import { ensureCrd } from './ensureCrd.js';
 import { WEBAPP, WEBSITE } from './kinds.js';
@@ -9,7 +9,8 @@ import { createWebAppHandler } from './webappController.js';
 
 /** Options of {@link runCluster}. */
 export interface ClusterOptions {
-  readonly kubeConfig: KubeConfig;
+  /** `ProteanKubeConfig` (what the CLI loads) or a client-node `KubeConfig` (the in-memory server's). */
+  readonly kubeConfig: KubeConfigLike & { getCurrentContext(): string | undefined };
   /** Receives each human-readable line. */
   readonly out: (line: string) => void;
   readonly logger: Logger;

@@ -30,7 +30,8 @@ import {
   type Takeover,
 } from './replicaSummary.js';
 import { requestOptions } from './requestOptions.js';
-import { ScenarioApi, type Ref } from './ScenarioApi.js';
+import type { Ref } from './instanceKey.js';
+import { ScenarioApi } from './ScenarioApi.js';
 import { overlappingPasses } from './passAudit.js';
 import { namespacesByReplica, ownersOf, tilesHashSpace } from './splitCoverage.js';
 

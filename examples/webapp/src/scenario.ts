@@ -16,7 +16,8 @@ import { WEBAPP, WEBSITE, type ParentKind } from './kinds.js';
 import type { LatencyTracker } from './LatencyTracker.js';
 import type { LiveLog } from './LiveLog.js';
 import { pollUntil } from './pollUntil.js';
-import { instanceKey, ScenarioApi, type Ref } from './ScenarioApi.js';
+import { instanceKey, type Ref } from './instanceKey.js';
+import { ScenarioApi } from './ScenarioApi.js';
 import type { StepResult } from './summary.js';
 
 /** What the scripted scenario drives and observes. */

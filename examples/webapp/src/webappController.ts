@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigLike } from '@protean/transport';
 import { applyOwned, KubeClient } from '@protean/client';
 import { parseSelector, requeue, type Handler, type NamespacedName, type ReconcileContext } from '@protean/core';
 import { InvalidSpecError } from './InvalidSpecError.js';
@@ -15,7 +15,7 @@ export const FIELD_MANAGER = 'webapp-controller';
 /** What the WebApp handler needs. */
 export interface WebAppHandlerDeps {
   /** The cluster the handler reads and writes (the informers use their own connection). */
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeConfigLike;
   /** Optional hooks to follow each call (the demo's live log). */
   readonly reporter?: ReconcileReporter;
 }
