@@ -5,8 +5,9 @@ import { messageOf } from './failureOf.js';
 import type { KubeHttpRequest } from './KubeTransport.js';
 import { KubeTransportError } from './KubeTransportError.js';
 
-// Here Protean first uses @kubernetes/client-node. Checked when this package loads: client-node 2.x on Node.js < 22.19
-// fails while loading (inside undici), so a check at the first request would come too late.
+// A client-node KubeConfig passed in is where Protean meets @kubernetes/client-node. Checked when this package loads:
+// client-node 2.x on Node.js < 22.19 fails while loading (inside undici), so a check at the first request would come
+// too late. It reads the installed version's package.json only; ProteanKubeConfig never loads client-node.
 checkClientNodeRuntime(process.versions.node, installedClientNodeVersion());
 
 /** A request with the KubeConfig's credentials applied: where it goes and with which options. */
@@ -25,7 +26,8 @@ export interface PreparedRequest {
 /**
  * Calls `kubeConfig.applyToHTTPSOptions()` for one request, so the token,
  * exec plugin, token file or client certificate in effect now is used, and
- * resolves the current cluster's URL.
+ * resolves the current cluster's URL. `kubeConfig` is client-node's
+ * `KubeConfig` or a `ProteanKubeConfig`.
  */
 export async function applyCredentials(kubeConfig: KubeConfigLike, request: KubeHttpRequest): Promise<PreparedRequest> {
   const { method, path, signal } = request;
