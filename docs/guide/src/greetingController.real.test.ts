@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AlreadyOwnedError, controllerOf, EVENTS, findStatusCondition, KubeClient, type Condition, type KubeObject } from '@protean/client';
 import { silentLogger, type DynamicController, type ReconcileContext } from '@protean/core';
+import { noObjectCache } from '@protean/core/testing';
 import { startKubeApiServer, waitUntil, type KubeApiServer } from '@protean/envtest';
 import { composeController, greetingHandler, greetings } from './greetingController.js';
 
@@ -137,6 +138,7 @@ describe('the first-controller guide on a real kube-apiserver', () => {
       logger: silentLogger(),
       gvr: greetings,
       watcher: { watch: async () => undefined, done: () => undefined },
+        ...noObjectCache,
     };
     const refused = await greetingHandler(server.kubeConfig)({ namespace: 'default', name: 'taken' }, ctx).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(AlreadyOwnedError);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { AlreadyOwnedError, KubeClient, type KubeObject } from '@protean/client';
 import { silentLogger, type DynamicController, type ReconcileContext } from '@protean/core';
-import { waitFor } from '@protean/testing';
+import { noObjectCache, waitFor } from '@protean/testing';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import { composeController, GREETING_FINALIZER, greetingHandler, greetings } from './greetingController.js';
 
@@ -170,6 +170,7 @@ describe('the first-controller guide', () => {
         logger: silentLogger(),
         gvr: greetings,
         watcher: { watch: async () => undefined, done: () => undefined },
+          ...noObjectCache,
       };
       const refused = await greetingHandler(server.kubeConfig())({ namespace: 'default', name: 'taken' }, ctx).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(AlreadyOwnedError);
