@@ -16,6 +16,7 @@ import { WEBAPP, WEBSITE, type ParentKind } from './kinds.js';
 import type { LatencyTracker } from './LatencyTracker.js';
 import type { LiveLog } from './LiveLog.js';
 import { pollUntil } from './pollUntil.js';
+import { webAppRegisterOptions } from './webappController.js';
 import { instanceKey, ScenarioApi, type Ref } from './ScenarioApi.js';
 import type { StepResult } from './summary.js';
 
@@ -60,7 +61,7 @@ function steps(d: ScenarioDeps, api: ScenarioApi): Step[] {
   const define = async (kind: ParentKind): Promise<void> => {
     const outcome = await ensureCrd(d.kubeConfig, kind, { signal: d.signal, timeoutMs: d.stepTimeoutMs });
     d.log.line(`scenario: CRD ${kind.gvr.resource}.${kind.gvr.group} ${outcome}; the API server serves it`);
-    await d.controller.register(kind.gvr, d.handler);
+    await d.controller.register(kind.gvr, d.handler, webAppRegisterOptions(kind.gvr));
     d.log.line(`scenario: registered ${kind.kind} with the controller`);
   };
   const shopSpec = { message: 'Welcome to the shop', replicas: 2 };
