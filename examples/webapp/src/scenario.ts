@@ -75,7 +75,8 @@ function steps(d: ScenarioDeps, api: ScenarioApi): Step[] {
     {
       name: 'define WebApp and register it',
       act: () => define(WEBAPP),
-      expect: () => [registeredKinds(d.controller, [WEBAPP]), informersRunning(d.informers, 1)],
+      // webapps, and configmaps: the registration caches both as full objects (webAppRegisterOptions).
+      expect: () => [registeredKinds(d.controller, [WEBAPP]), informersRunning(d.informers, 2)],
     },
     {
       name: 'create three WebApps',
@@ -138,14 +139,14 @@ function steps(d: ScenarioDeps, api: ScenarioApi): Step[] {
         await d.controller.deregister(WEBAPP.gvr);
         d.log.line('scenario: deregistered WebApp; its instances stay in the cluster, unreconciled');
       },
-      // The webapps informer stops; configmaps stays, since the WebSite still watches ConfigMaps.
+      // The webapps informer stops; configmaps stays, since the WebSite watches and caches ConfigMaps.
       expect: () => [registeredKinds(d.controller, [WEBSITE]), informersRunning(d.informers, 2), instancesWatching(d.controller, 1)],
     },
     {
       name: 'delete the WebSite',
       act: () => api.deleteInstance(WEBSITE, portal),
-      // Its handler sees NotFound and drops its watches: nobody needs configmaps any more.
-      expect: () => [instancesWatching(d.controller, 0), informersRunning(d.informers, 1)],
+      // Its handler sees it gone and drops its watches; the configmaps informer stays, cached by the WebSite registration.
+      expect: () => [instancesWatching(d.controller, 0), informersRunning(d.informers, 2)],
     },
     {
       name: 'check every WebApp is still converged',

@@ -188,7 +188,8 @@ export class DynamicController {
     const registration = parents.begin(parent, handler);
     const { gvr } = registration.entry;
     try {
-      await this.parts.caches.acquire(gvr, requests);
+      // Only when asked: without caches the parent's watch starts within this call, as before.
+      if (requests.length > 0) await this.parts.caches.acquire(gvr, requests);
       await watchManager.ensureWatch(gvr, parentOwnerId(gvr));
     } catch (err) {
       if (parents.rollback(registration)) {
@@ -198,6 +199,7 @@ export class DynamicController {
       throw err instanceof ParentSyncError ? err : new ParentSyncError(gvr, err);
     }
     if (!parents.confirm(registration)) return; // deregistered or replaced while syncing
+    if (requests.length === 0) this.parts.caches.release(gvr); // what a previous registration cached
     if (informerExisted) {
       for (const obj of watchManager.getInformer(gvr)?.list() ?? []) {
         queue.add({ gvr, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name }, 'initial-list');
