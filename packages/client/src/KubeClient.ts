@@ -424,7 +424,8 @@ export class KubeClient {
       call.signal,
     );
     // A delete's answer is the object before it went (or a Status): `delete` notes it. Dry runs store nothing.
-    if (call.method !== 'GET' && call.method !== 'DELETE' && call.query?.has('dryRun') !== true) this.noteWritten(call.gvr, result, call.signal);
+    if (call.method !== 'GET' && call.method !== 'DELETE' && call.query?.has('dryRun') !== true)
+      this.noteWritten(call.gvr, result, call.signal);
     return result;
   }
 

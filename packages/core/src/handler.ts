@@ -12,7 +12,6 @@ export interface CachedListOptions {
   readonly labelSelector?: string | Selector;
 }
 
-
 /** What a {@link Handler} gets besides the instance it reconciles. */
 export interface ReconcileContext {
   /**

@@ -1,4 +1,11 @@
-import { assertStillValid, ObjectNotCachedError, silentLogger, type GroupVersionResource, type Handler, type ReconcileContext } from '@protean/core';
+import {
+  assertStillValid,
+  ObjectNotCachedError,
+  silentLogger,
+  type GroupVersionResource,
+  type Handler,
+  type ReconcileContext,
+} from '@protean/core';
 import { FakeClock, flushMicrotasks, FreezableClock, NoopInstanceWatcher, type Random } from '@protean/core/testing';
 import { applyShardChange } from './applyShardChange.js';
 import { fnv1a64 } from './fnv1a64.js';

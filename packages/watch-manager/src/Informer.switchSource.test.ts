@@ -72,7 +72,12 @@ describe('Informer.switchSource', () => {
     next.sink().replace([full('a', '5', 'x'), full('d', '6', 'z')]);
 
     expect(lines).toEqual(['delete ns/b', 'update a 1->5', 'add d', 'switched true']);
-    expect(informer.list().map((o) => o.metadata.name).sort()).toEqual(['a', 'd']);
+    expect(
+      informer
+        .list()
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['a', 'd']);
   });
 
   it('drops a switch still listing when switched again, and a failed list of the new source changes nothing', () => {

@@ -76,7 +76,10 @@ describe('KubernetesListWatch with full objects (over the in-memory API server)'
     expect(a.metadata.annotations ?? {}).toEqual({});
     expect(a.metadata).not.toHaveProperty('managedFields');
     expect((informer.get({ namespace: 'ns', name: 'b' }) as CachedObject)['data']).toEqual({ k: 'w' });
-    const accepts = server.requests().filter((r) => r.path === '/api/v1/configmaps').map((r) => r.accept);
+    const accepts = server
+      .requests()
+      .filter((r) => r.path === '/api/v1/configmaps')
+      .map((r) => r.accept);
     expect(accepts.length).toBeGreaterThanOrEqual(2);
     expect(new Set(accepts)).toEqual(new Set(['application/json']));
     wm.shutdown();

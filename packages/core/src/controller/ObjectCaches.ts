@@ -45,7 +45,9 @@ export class ObjectCaches {
     const owner = cacheOwnerId(parentKey);
     const before = this.held.get(parentKey) ?? [];
     if (requests.length > 0 && this.watchManager.ensureObjects === undefined) {
-      throw new TypeError(`register(${parentKey}): the bound watch manager cannot keep full objects (no ensureObjects); drop the cache option`);
+      throw new TypeError(
+        `register(${parentKey}): the bound watch manager cannot keep full objects (no ensureObjects); drop the cache option`,
+      );
     }
     const acquired: GroupVersionResource[] = [];
     try {

@@ -87,17 +87,14 @@ export class ObjectReads implements WriteRecorder {
     return (await this.settle(gvr, cache, [pending], signal)).get(key) as unknown as T | undefined;
   }
 
-  async list<T extends PartialObjectMetadata>(
-    gvr: GroupVersionResource,
-    options: CachedListOptions,
-    signal: AbortSignal,
-  ): Promise<T[]> {
+  async list<T extends PartialObjectMetadata>(gvr: GroupVersionResource, options: CachedListOptions, signal: AbortSignal): Promise<T[]> {
     const cache = this.cacheOf(gvr);
     const { namespace } = options;
     const selector = typeof options.labelSelector === 'string' ? parseSelector(options.labelSelector) : options.labelSelector;
     const matches = (obj: PartialObjectMetadata): boolean => selector === undefined || selector.matches(obj.metadata.labels ?? {});
     const ofGvr = this.pending.get(gvrKey(gvr));
-    const inScope = ofGvr === undefined ? [] : [...ofGvr.values()].filter((p) => namespace === undefined || p.write.namespace === namespace);
+    const inScope =
+      ofGvr === undefined ? [] : [...ofGvr.values()].filter((p) => namespace === undefined || p.write.namespace === namespace);
     const fetched = inScope.length === 0 ? undefined : await this.settle(gvr, cache, inScope, signal);
     const out: T[] = [];
     for (const obj of cache.list(namespace)) {
@@ -174,12 +171,11 @@ export class ObjectReads implements WriteRecorder {
     signal.throwIfAborted();
     const key = gvrKey(gvr);
     return new Promise<boolean>((resolve, reject) => {
-      let timer: TimerHandle | undefined;
       const finish = (reached: boolean, err?: unknown): void => {
         if (!set.delete(waiter)) return;
         this.waiting--;
         if (set.size === 0 && this.waiters.get(key) === set) this.waiters.delete(key);
-        if (timer !== undefined) this.deps.clock.clearTimeout(timer);
+        this.deps.clock.clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         if (err === undefined) resolve(reached);
         else reject(err);
@@ -190,7 +186,8 @@ export class ObjectReads implements WriteRecorder {
       this.waiters.set(key, set);
       set.add(waiter);
       this.waiting++;
-      timer = this.deps.clock.setTimeout(() => finish(false), this.deps.readYourWritesTimeoutMs);
+      // Declared after `finish`, which runs only later (the timer, an event or the abort).
+      const timer: TimerHandle = this.deps.clock.setTimeout(() => finish(false), this.deps.readYourWritesTimeoutMs);
       signal.addEventListener('abort', onAbort, { once: true });
     });
   }

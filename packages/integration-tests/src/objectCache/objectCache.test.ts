@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { noteWrite, ObjectNotCachedError, requeue, type CachedObject, type GroupVersionResource, type ReconcileContext } from '@protean/core';
+import {
+  noteWrite,
+  ObjectNotCachedError,
+  requeue,
+  type CachedObject,
+  type GroupVersionResource,
+  type ReconcileContext,
+} from '@protean/core';
 import { createTestController, Deferred, ObserverRecorder, type TestController } from '@protean/testing';
 
 const webapps: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
@@ -20,7 +27,15 @@ afterEach(async () => {
 /** Runs `body` in the first pass of `ns/a` (a webapp caching webapps and configmaps) and resolves with what it returns. */
 async function inPass<R>(body: (ctx: ReconcileContext) => Promise<R>, cache = [webapps, configmaps]): Promise<R> {
   const result = new Deferred<R>();
-  await t.register(webapps, (_req, ctx) => body(ctx).then((r) => result.resolve(r), (err: unknown) => result.reject(err)), { cache });
+  await t.register(
+    webapps,
+    (_req, ctx) =>
+      body(ctx).then(
+        (r) => result.resolve(r),
+        (err: unknown) => result.reject(err),
+      ),
+    { cache },
+  );
   return result.promise;
 }
 
@@ -28,7 +43,13 @@ describe('the object cache (register with cache)', () => {
   it('serves full objects of a cached GVR through ctx.get and ctx.list, without the last-applied annotation', async () => {
     t = createTestController();
     t.source.add(webapps, { name: 'a', namespace: 'ns', content: { spec: { replicas: 2 } } });
-    t.source.add(configmaps, { name: 'a-env', namespace: 'ns', labels: { app: 'a' }, annotations: { [LAST_APPLIED]: '{}', keep: 'yes' }, content: { data: { k: 'v' } } });
+    t.source.add(configmaps, {
+      name: 'a-env',
+      namespace: 'ns',
+      labels: { app: 'a' },
+      annotations: { [LAST_APPLIED]: '{}', keep: 'yes' },
+      content: { data: { k: 'v' } },
+    });
     t.source.add(configmaps, { name: 'b-env', namespace: 'ns', labels: { app: 'b' }, content: { data: { k: 'w' } } });
     t.source.add(configmaps, { name: 'a-env', namespace: 'other', labels: { app: 'a' }, content: { data: { k: 'x' } } });
     await t.start();
@@ -148,7 +169,14 @@ describe('the object cache (register with cache)', () => {
     const reading = new Deferred<void>();
 
     const result = inPass(async (ctx) => {
-      noteWrite(ctx.signal, { gvr: configmaps, namespace: 'ns', name: 'a-env', deleted: true, uid: cm.metadata.uid, refetch: async () => undefined });
+      noteWrite(ctx.signal, {
+        gvr: configmaps,
+        namespace: 'ns',
+        name: 'a-env',
+        deleted: true,
+        uid: cm.metadata.uid,
+        refetch: async () => undefined,
+      });
       const listed = ctx.list(configmaps, { namespace: 'ns', labelSelector: 'app=a' });
       reading.resolve();
       return listed;
