@@ -50,6 +50,8 @@ export class ObjectCaches {
       );
     }
     const acquired: GroupVersionResource[] = [];
+    // kro-diff: a registration may ask for full objects of a GVR (one informer keeps them, trimmed, for routing and
+    // reads), so handlers read specs and children from memory with read-your-writes; kro's handlers GET every object.
     try {
       for (const r of requests) {
         const gvr = { group: r.gvr.group, version: r.gvr.version, resource: r.gvr.resource };
