@@ -1,6 +1,7 @@
 // Informer memory: heap bytes per cached object, Protean's metadata-only
-// KubernetesInformerSource versus @kubernetes/client-node's makeInformer
-// (full objects), on the same ConfigMaps (3 labels, 2 annotations, 1 KiB of
+// KubernetesInformerSource, the same asked for full objects (the object
+// cache: managedFields and the last-applied annotation dropped), versus
+// @kubernetes/client-node's makeInformer (full objects, as served), on the same ConfigMaps (3 labels, 2 annotations, 1 KiB of
 // data, server-written managedFields) served by the in-memory API server.
 // Sizes: 10,000 and 100,000 objects (quick: 2,000 and 10,000).
 //
@@ -68,6 +69,15 @@ async function startOurs(kc, gvr) {
   return { size: () => informer.list().length, stop: async () => abort.abort() };
 }
 
+/** Our informer asked for full objects (the object cache: `ensureObjects`), with the default trim only. */
+async function startOursFull(kc, gvr) {
+  const abort = new AbortController();
+  const listWatch = new KubernetesInformerSource({ kubeConfig: kc }).createListWatch(gvr, { objects: {} });
+  const informer = runInformer(listWatch, {}, abort.signal, { holdsObjects: true });
+  await waitUntil(() => informer.hasSynced());
+  return { size: () => informer.list().length, stop: async () => abort.abort() };
+}
+
 async function startClientNode(kc, gvr) {
   const api = kc.makeApiClient(CoreV1Api);
   const list = gvr === SECRETS ? () => api.listSecretForAllNamespaces() : () => api.listConfigMapForAllNamespaces();
@@ -79,6 +89,7 @@ async function startClientNode(kc, gvr) {
 
 const informers = [
   { measure: 'heap B/object, ours (metadata-only)', start: startOurs, max: Infinity },
+  { measure: 'heap B/object, ours (full objects, object cache)', start: startOursFull, max: Infinity },
   { measure: 'heap B/object, client-node makeInformer (full)', start: startClientNode, max: CLIENT_NODE_MAX },
 ];
 
@@ -137,7 +148,19 @@ try {
   }
   for (const n of SIZES) {
     const ours = results.get(`${informers[0].measure}@${n}`);
-    const theirs = results.get(`${informers[1].measure}@${n}`);
+    const full = results.get(`${informers[1].measure}@${n}`);
+    const theirs = results.get(`${informers[2].measure}@${n}`);
+    if (full !== undefined && theirs !== undefined) {
+      rows.push({
+        measure: 'ours full objects / client-node heap per object',
+        size: `${n.toLocaleString('en-US')} objects`,
+        work: n,
+        value: full.bytesPerObject / theirs.bytesPerObject,
+        unit: '',
+        cost: 'none',
+        digits: 3,
+      });
+    }
     if (ours !== undefined && theirs !== undefined) {
       rows.push({
         measure: 'ours / client-node heap per object',

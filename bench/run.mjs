@@ -10,6 +10,8 @@
 //   node --expose-gc run.mjs --only=replicas   sharded replicas (1, 2, 3 processes) on kube-apiserver with ShardedListAndWatch
 //   node --expose-gc run.mjs --only=anchor     Protean's metadata informers against client-go's, same server and objects
 //   node --expose-gc run.mjs --only=imports    RSS of an empty Node process and what importing each package adds
+//   node --expose-gc run.mjs --only=objcache   requests per pass, API server CPU and passes/s in a burst, GET vs the object cache
+//                                              (burst size: BENCH_OBJCACHE_UPDATES, BENCH_OBJCACHE_PARENTS, BENCH_OBJCACHE_ROUNDS)
 //
 // Benchmarks never assert a time: a failure here means a benchmark could not
 // run (a crash, a kube-apiserver that would not start), never "too slow".
@@ -21,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from './lib/args.mjs';
 import { formatNotes, formatTable } from './lib/report.mjs';
 
-const BENCHMARKS = ['routing', 'queue', 'queue-priority', 'memory', 'ingest', 'e2e', 'scale', 'replicas', 'imports', 'anchor'];
+const BENCHMARKS = ['routing', 'queue', 'queue-priority', 'memory', 'ingest', 'e2e', 'objcache', 'scale', 'replicas', 'imports', 'anchor'];
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 const flags = parseArgs(process.argv.slice(2), ['quick', 'only']);

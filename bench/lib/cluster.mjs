@@ -83,10 +83,10 @@ export function crdManifest(gvr, kind, schema = { type: 'object', 'x-kubernetes-
  * Established and a LIST of the resource answers (right after Established
  * it can still 404 for a moment).
  */
-export async function defineParentKind(kc, gvr, kind) {
+export async function defineParentKind(kc, gvr, kind, schema) {
   const crds = kc.makeApiClient(ApiextensionsV1Api);
   const objects = kc.makeApiClient(CustomObjectsApi);
-  const body = crdManifest(gvr, kind);
+  const body = crdManifest(gvr, kind, schema);
   await crds.createCustomResourceDefinition({ body });
   const deadline = Date.now() + 60_000;
   for (;;) {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AlreadyOwnedError, controllerOf, EVENTS, findStatusCondition, KubeClient, type Condition, type KubeObject } from '@protean/client';
-import { silentLogger, type DynamicController, type ReconcileContext } from '@protean/core';
+import { silentLogger, type DynamicController, type GroupVersionResource, type ReconcileContext } from '@protean/core';
+import { noObjectCache } from '@protean/core/testing';
 import { startKubeApiServer, waitUntil, type KubeApiServer } from '@protean/envtest';
-import { composeController, greetingHandler, greetings } from './greetingController.js';
+import { composeController, greetingHandler, greetingRegisterOptions, greetings } from './greetingController.js';
 
 const configmaps = { group: '', version: 'v1', resource: 'configmaps' };
 const crds = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
@@ -57,7 +58,7 @@ describe('the first-controller guide on a real kube-apiserver', () => {
     );
     controller = composeController(server.kubeConfig, silentLogger());
     running = controller.start(abort.signal);
-    await controller.register(greetings, greetingHandler(server.kubeConfig));
+    await controller.register(greetings, greetingHandler(server.kubeConfig), greetingRegisterOptions);
   });
 
   afterAll(async () => {
@@ -137,6 +138,9 @@ describe('the first-controller guide on a real kube-apiserver', () => {
       logger: silentLogger(),
       gvr: greetings,
       watcher: { watch: async () => undefined, done: () => undefined },
+      ...noObjectCache,
+      // Called outside a controller: the handler's cached read goes to the server instead.
+      get: <T>(gvr: GroupVersionResource, ns: string, n: string) => client.find(gvr, { namespace: ns, name: n }) as Promise<T | undefined>,
     };
     const refused = await greetingHandler(server.kubeConfig)({ namespace: 'default', name: 'taken' }, ctx).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(AlreadyOwnedError);

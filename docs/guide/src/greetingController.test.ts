@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { AlreadyOwnedError, KubeClient, type KubeObject } from '@protean/client';
-import { silentLogger, type DynamicController, type ReconcileContext } from '@protean/core';
-import { waitFor } from '@protean/testing';
+import { silentLogger, type DynamicController, type GroupVersionResource, type ReconcileContext } from '@protean/core';
+import { noObjectCache, waitFor } from '@protean/testing';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
-import { composeController, GREETING_FINALIZER, greetingHandler, greetings } from './greetingController.js';
+import { composeController, GREETING_FINALIZER, greetingHandler, greetingRegisterOptions, greetings } from './greetingController.js';
 
 const configmaps = { group: '', version: 'v1', resource: 'configmaps' };
 
@@ -25,7 +25,7 @@ describe('the first-controller guide', () => {
     controller = composeController(server.kubeConfig(), silentLogger());
     custom = server.kubeConfig().makeApiClient(CustomObjectsApi);
     running = controller.start(abort.signal);
-    await controller.register(greetings, greetingHandler(server.kubeConfig()));
+    await controller.register(greetings, greetingHandler(server.kubeConfig()), greetingRegisterOptions);
   });
 
   afterAll(async () => {
@@ -170,6 +170,10 @@ describe('the first-controller guide', () => {
         logger: silentLogger(),
         gvr: greetings,
         watcher: { watch: async () => undefined, done: () => undefined },
+        ...noObjectCache,
+        // Called outside a controller: the handler's cached read goes to the server instead.
+        get: <T>(gvr: GroupVersionResource, ns: string, n: string) =>
+          client.find(gvr, { namespace: ns, name: n }) as Promise<T | undefined>,
       };
       const refused = await greetingHandler(server.kubeConfig())({ namespace: 'default', name: 'taken' }, ctx).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(AlreadyOwnedError);

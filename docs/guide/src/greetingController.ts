@@ -4,7 +4,7 @@ import 'reflect-metadata';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { applyOwned, EventRecorder, KubeClient, reconcileFinalizer, setStatusCondition, type Condition } from '@protean/client';
 import { coordinatorModule } from '@protean/coordinator';
-import { coreModule, DynamicController, type GroupVersionResource, type Handler, type Logger } from '@protean/core';
+import { coreModule, DynamicController, type GroupVersionResource, type Handler, type Logger, type RegisterOptions } from '@protean/core';
 import { queueModule } from '@protean/queue';
 import { watchManagerModule } from '@protean/watch-manager';
 import { Container } from 'inversify';
@@ -25,6 +25,9 @@ const configmaps: GroupVersionResource = { group: '', version: 'v1', resource: '
 /** The finalizer that gives the controller one last pass before a Greeting goes. */
 export const GREETING_FINALIZER = 'guide.protean.dev/farewell';
 
+/** Register the handler with these options: its Greetings are read from the object cache. */
+export const greetingRegisterOptions: RegisterOptions = { cache: [greetings] };
+
 interface Greeting {
   apiVersion: string;
   kind: string;
@@ -40,7 +43,8 @@ export function greetingHandler(kubeConfig: KubeConfig): Handler {
   const events = new EventRecorder({ client, reportingController: 'guide.protean.dev/greeting-controller' });
   return async ({ namespace, name }, ctx) => {
     const { signal } = ctx; // aborts at shutdown and at the reconcile timeout: pass it to every request
-    const greeting = await client.find<Greeting>(greetings, { namespace, name }, { signal });
+    // From the object cache (registered with { cache: [greetings] }): no request to the API server.
+    const greeting = await ctx.get<Greeting>(greetings, namespace, name);
     if (greeting === undefined) return; // deleted: declaring nothing, this pass drops the instance's watches
     // Being deleted: clean up (here, say goodbye), remove the finalizer, and stop. Otherwise make sure it carries it.
     const step = await reconcileFinalizer(client, greetings, greeting, {

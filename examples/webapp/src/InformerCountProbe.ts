@@ -55,6 +55,16 @@ export class InformerCountProbe {
             settle(gvr);
           }
         },
+        ensureObjects:
+          inner.ensureObjects === undefined
+            ? undefined
+            : async (gvr, ownerId, options) => {
+                try {
+                  await inner.ensureObjects!(gvr, ownerId, options);
+                } finally {
+                  settle(gvr);
+                }
+              },
         releaseWatch(gvr, ownerId) {
           inner.releaseWatch(gvr, ownerId);
           settle(gvr);

@@ -5,7 +5,7 @@ import { ensureCrd } from './ensureCrd.js';
 import { WEBAPP, WEBSITE } from './kinds.js';
 import { liveReporter } from './liveReporter.js';
 import { LiveLog } from './LiveLog.js';
-import { createWebAppHandler } from './webappController.js';
+import { createWebAppHandler, webAppRegisterOptions } from './webappController.js';
 
 /** Options of {@link runCluster}. */
 export interface ClusterOptions {
@@ -55,7 +55,7 @@ export async function runCluster(options: ClusterOptions): Promise<void> {
       log.line(`CRD ${kind.gvr.resource}.${kind.gvr.group} ${outcome}; served`);
     }
     const handler = createWebAppHandler({ kubeConfig, reporter: liveReporter(log) });
-    await controller.register(WEBAPP.gvr, handler);
+    await controller.register(WEBAPP.gvr, handler, webAppRegisterOptions(WEBAPP.gvr));
     log.line(`reconciling WebApps in all namespaces; metrics at ${metricsServer.url}/metrics; Ctrl-C to stop`);
     if (options.statusPage ?? true) log.line(`status page: ${metricsServer.url}/statusz`);
     options.onReady?.(metricsServer.url);

@@ -28,12 +28,14 @@ describe('runDemo (the whole scripted scenario, in process)', () => {
     expect(summary.reconciles.byGvr['demo.protean.dev/v1alpha1/websites']).toBeGreaterThan(0);
     expect(summary.reconciles.total).toBe(Object.values(summary.reconciles.byGvr).reduce((a, b) => a + b, 0));
     expect(summary.handlerErrors).toBe(0);
-    // Informers follow the kinds: +websites on register, -webapps on deregister, -configmaps once no instance watches them.
+    // Informers follow the kinds: webapps and configmaps (cached) on register, +websites on register, -webapps on
+    // deregister; configmaps stays while a registration caches it.
     const informersAfter = (name: string): number | undefined => summary.steps.find((s) => s.name === name)?.activeInformers;
+    expect(informersAfter('define WebApp and register it')).toBe(2);
     expect(informersAfter('create three WebApps')).toBe(2);
     expect(informersAfter('define WebSite and register it')).toBe(3);
     expect(informersAfter('deregister WebApp')).toBe(2);
-    expect(summary.activeInformers).toEqual({ count: 1, gvrs: ['demo.protean.dev/v1alpha1/websites'] });
+    expect(summary.activeInformers).toEqual({ count: 2, gvrs: ['/v1/configmaps', 'demo.protean.dev/v1alpha1/websites'] });
     expect(summary.registeredGvrs).toEqual(['demo.protean.dev/v1alpha1/websites']);
     expect(summary.queueDepth).toBe(0);
     // Every change the scenario made was followed by a reconcile of each instance it affects.

@@ -9,7 +9,7 @@ import { LiveLog } from './LiveLog.js';
 import { parsePrometheusText } from './parsePrometheusText.js';
 import { runScenario } from './scenario.js';
 import { formatSummary, summarize, type DemoSummary } from './summary.js';
-import { createWebAppHandler } from './webappController.js';
+import { createWebAppHandler, webAppRegisterOptions } from './webappController.js';
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -135,7 +135,8 @@ async function hold(
   },
 ): Promise<void> {
   if (signal.aborted) return;
-  if (!d.controller.registeredGVRs().some((gvr) => gvrEquals(gvr, WEBAPP.gvr))) await d.controller.register(WEBAPP.gvr, d.handler);
+  if (!d.controller.registeredGVRs().some((gvr) => gvrEquals(gvr, WEBAPP.gvr)))
+    await d.controller.register(WEBAPP.gvr, d.handler, webAppRegisterOptions(WEBAPP.gvr));
   d.log.line('holding: WebApp registered again, so its instances are reconciled and watched; Ctrl-C to stop');
   d.log.line(d.statusPageUrl === undefined ? `metrics at ${d.metricsUrl}/metrics` : `status page: ${d.statusPageUrl}`);
   d.onHold?.({ metricsUrl: d.metricsUrl, statusPageUrl: d.statusPageUrl, kubeConfig: d.kubeConfig });

@@ -12,7 +12,7 @@ import { composeController } from './composeController.js';
 import { WEBAPP } from './kinds.js';
 import type { ReplicaConfig, ReplicaEvent } from './replicaProtocol.js';
 import { requestOptions } from './requestOptions.js';
-import { createWebAppHandler } from './webappController.js';
+import { createWebAppHandler, webAppRegisterOptions } from './webappController.js';
 
 /** What {@link runReplica} needs besides its configuration. */
 export interface ReplicaDeps {
@@ -86,7 +86,7 @@ export async function runReplica(deps: ReplicaDeps): Promise<void> {
   else stop.addEventListener('abort', forward, { once: true });
   const running = controller.start(halt.signal);
   try {
-    await controller.register(WEBAPP.gvr, gate.wrap(handler));
+    await controller.register(WEBAPP.gvr, gate.wrap(handler), webAppRegisterOptions(WEBAPP.gvr));
   } catch (err) {
     halt.abort(err);
     await running.catch(() => {});

@@ -18,6 +18,7 @@ import type { LiveLog } from './LiveLog.js';
 import { pollUntil } from './pollUntil.js';
 import { instanceKey, type Ref } from './instanceKey.js';
 import { ScenarioApi } from './ScenarioApi.js';
+import { webAppRegisterOptions } from './webappController.js';
 import type { StepResult } from './summary.js';
 
 /** What the scripted scenario drives and observes. */
@@ -61,7 +62,7 @@ function steps(d: ScenarioDeps, api: ScenarioApi): Step[] {
   const define = async (kind: ParentKind): Promise<void> => {
     const outcome = await ensureCrd(d.kubeConfig, kind, { signal: d.signal, timeoutMs: d.stepTimeoutMs });
     d.log.line(`scenario: CRD ${kind.gvr.resource}.${kind.gvr.group} ${outcome}; the API server serves it`);
-    await d.controller.register(kind.gvr, d.handler);
+    await d.controller.register(kind.gvr, d.handler, webAppRegisterOptions(kind.gvr));
     d.log.line(`scenario: registered ${kind.kind} with the controller`);
   };
   const shopSpec = { message: 'Welcome to the shop', replicas: 2 };
@@ -75,7 +76,8 @@ function steps(d: ScenarioDeps, api: ScenarioApi): Step[] {
     {
       name: 'define WebApp and register it',
       act: () => define(WEBAPP),
-      expect: () => [registeredKinds(d.controller, [WEBAPP]), informersRunning(d.informers, 1)],
+      // webapps, and configmaps: the registration caches both as full objects (webAppRegisterOptions).
+      expect: () => [registeredKinds(d.controller, [WEBAPP]), informersRunning(d.informers, 2)],
     },
     {
       name: 'create three WebApps',
@@ -138,14 +140,14 @@ function steps(d: ScenarioDeps, api: ScenarioApi): Step[] {
         await d.controller.deregister(WEBAPP.gvr);
         d.log.line('scenario: deregistered WebApp; its instances stay in the cluster, unreconciled');
       },
-      // The webapps informer stops; configmaps stays, since the WebSite still watches ConfigMaps.
+      // The webapps informer stops; configmaps stays, since the WebSite watches and caches ConfigMaps.
       expect: () => [registeredKinds(d.controller, [WEBSITE]), informersRunning(d.informers, 2), instancesWatching(d.controller, 1)],
     },
     {
       name: 'delete the WebSite',
       act: () => api.deleteInstance(WEBSITE, portal),
-      // Its handler sees NotFound and drops its watches: nobody needs configmaps any more.
-      expect: () => [instancesWatching(d.controller, 0), informersRunning(d.informers, 1)],
+      // Its handler sees it gone and drops its watches; the configmaps informer stays, cached by the WebSite registration.
+      expect: () => [instancesWatching(d.controller, 0), informersRunning(d.informers, 2)],
     },
     {
       name: 'check every WebApp is still converged',

@@ -6,7 +6,7 @@ import { KubernetesInformerSource } from '@protean/watch-manager';
 import { ensureCrd } from './ensureCrd.js';
 import { CONFIGMAPS, WEBAPP } from './kinds.js';
 import type { ReconcileResult } from './ReconcileReporter.js';
-import { createWebAppHandler } from './webappController.js';
+import { createWebAppHandler, webAppRegisterOptions } from './webappController.js';
 import type { WebAppStatus } from './WebAppObject.js';
 
 let server: InMemoryApiServer;
@@ -28,7 +28,7 @@ beforeEach(async () => {
     kubeConfig,
     reporter: { finished: (_gvr, instance, result) => results.push({ instance: namespacedNameKey(instance), result }) },
   });
-  await t.register(WEBAPP.gvr, handler);
+  await t.register(WEBAPP.gvr, handler, webAppRegisterOptions(WEBAPP.gvr));
 });
 
 afterEach(async () => {
@@ -42,6 +42,11 @@ function createWebApp(name: string, spec: Record<string, unknown>): KubeObject {
 
 function statusOf(name: string): WebAppStatus | undefined {
   return server.get(WEBAPP.gvr, NS, name)?.['status'] as WebAppStatus | undefined;
+}
+
+/** A path that names one object of a collection (`/api/v1/namespaces/ns/configmaps/x`), not a subresource. */
+function isObjectPath(path: string): boolean {
+  return /\/namespaces\/[^/]+\/(configmaps|webapps)\/[^/]+$/.test(path);
 }
 
 function configMap(name: string): KubeObject | undefined {
@@ -82,6 +87,37 @@ describe('the WebApp handler', () => {
       observedGeneration: 1,
       conditions: [{ type: 'Ready', status: 'True', reason: 'Reconciled', observedGeneration: 1 }],
     });
+  });
+
+  it('reads the instance and the ConfigMaps from the object cache: its passes send no GET or LIST for them', async () => {
+    createWebApp('shop', { message: 'hello' });
+    createWebApp('blog', { message: 'hi' });
+    const from = server.requests().length;
+
+    await waitForStatus('shop', 1);
+    await waitForStatus('blog', 1);
+    server.patch(WEBAPP.gvr, NS, 'shop', { spec: { message: 'sale' } });
+    // The status is written before the pass ends and reports: wait for the third pass's report.
+    const reconciled = (): number => results.filter((r) => r.result.outcome === 'reconciled').length;
+    await t.waitFor(() => statusOf('shop')?.observedGeneration === 2 && reconciled() >= 3);
+
+    const requests = server.requests().slice(from);
+    // The handler's reads would be GETs of one object or LISTs by label; the informers' lists and watches are neither.
+    const reads = requests.filter((r) => r.method === 'GET' && (isObjectPath(r.path) || r.query.has('labelSelector')));
+    expect(reads.map((r) => r.path)).toEqual([]);
+    expect(observer.cacheReadFallbacks).toEqual([]);
+    // Its writes do reach the server: an apply of the ConfigMap and a status patch per instance at least.
+    expect(requests.filter((r) => r.method === 'PATCH').length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('counts the ConfigMap it applied in the same pass, before the watch event reaches the cache (read your writes)', async () => {
+    createWebApp('shop', { message: 'hello' });
+
+    await waitForStatus('shop', 1);
+    await t.waitFor(() => results.some((r) => r.result.outcome === 'reconciled'));
+
+    const first = results.find((r) => r.result.outcome === 'reconciled')?.result;
+    expect(first).toMatchObject({ configMap: 'created', configMapCount: 1, statusWritten: true });
   });
 
   it('re-creates its ConfigMap when it is deleted, through the scalar watch', async () => {
@@ -168,7 +204,8 @@ describe('the WebApp handler', () => {
     server.delete(WEBAPP.gvr, NS, 'shop');
 
     await t.waitFor(() => t.watchCoordinator.instanceWatchCount() === 0);
-    await t.waitFor(() => t.watchManager.activeWatchCount() === 1); // only the parent informer is left
+    // The ConfigMap informer stays: the registration caches ConfigMaps (webAppRegisterOptions), not only the watches.
+    expect(t.watchManager.activeWatchCount()).toBe(2);
     // The watches go as soon as the delete arrives; the handler's last pass, which sees the instance gone, follows.
     await t.waitFor(() => results.at(-1)?.result.outcome === 'deleted');
     expect(results.at(-1)).toEqual({ instance: `${NS}/shop`, result: { outcome: 'deleted' } });

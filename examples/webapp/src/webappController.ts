@@ -1,6 +1,14 @@
 import type { KubeConfigLike } from '@protean/transport';
-import { applyOwned, KubeClient } from '@protean/client';
-import { parseSelector, requeue, type Handler, type NamespacedName, type ReconcileContext } from '@protean/core';
+import { applyOwned, KubeClient, type Stored } from '@protean/client';
+import {
+  parseSelector,
+  requeue,
+  type GroupVersionResource,
+  type Handler,
+  type NamespacedName,
+  type ReconcileContext,
+  type RegisterOptions,
+} from '@protean/core';
 import { InvalidSpecError } from './InvalidSpecError.js';
 import { CONFIGMAPS } from './kinds.js';
 import { parseWebAppSpec } from './parseWebAppSpec.js';
@@ -12,9 +20,18 @@ import { nextStatus, type StatusReport } from './webAppStatus.js';
 /** The field manager of the handler's writes (`metadata.managedFields`). */
 export const FIELD_MANAGER = 'webapp-controller';
 
+/**
+ * How to register the handler for a parent kind: its instances and the
+ * ConfigMaps are read from the object cache, so a pass sends no GET or
+ * LIST for them (`controller.register(gvr, handler, webAppRegisterOptions(gvr))`).
+ */
+export function webAppRegisterOptions(parent: GroupVersionResource): RegisterOptions {
+  return { cache: [parent, CONFIGMAPS] };
+}
+
 /** What the WebApp handler needs. */
 export interface WebAppHandlerDeps {
-  /** The cluster the handler reads and writes (the informers use their own connection). */
+  /** The cluster the handler writes (it reads from the object cache; the informers use their own connection). */
   readonly kubeConfig: KubeConfigLike;
   /** Optional hooks to follow each call (the demo's live log). */
   readonly reporter?: ReconcileReporter;
@@ -33,7 +50,9 @@ export interface WebAppHandlerDeps {
  * the previous pass's set.
  *
  * Easy to get wrong: declare a watch *before* reading or writing what it
- * covers, or a change landing in between is never seen.
+ * covers, or a change landing in between is never seen; and register with
+ * {@link webAppRegisterOptions}, or its cached reads reject with an
+ * `ObjectNotCachedError`.
  */
 export function createWebAppHandler(deps: WebAppHandlerDeps): Handler {
   // Every request takes the pass's signal: shutdown and the reconcile timeout abort it.
@@ -50,8 +69,8 @@ export function createWebAppHandler(deps: WebAppHandlerDeps): Handler {
 
   async function reconcile(req: NamespacedName, ctx: ReconcileContext): Promise<ReconcileResult> {
     const { signal } = ctx;
-    // (a) The informer cache holds metadata only: fetch the whole instance.
-    const instance = await client.find<WebAppObject>(ctx.gvr, req, { signal });
+    // (a) The instance, from the object cache (the registration caches its kind: webAppRegisterOptions).
+    const instance = await ctx.get<WebAppObject>(ctx.gvr, req.namespace, req.name);
     // Deleted: declare nothing, and the controller drops the instance's watches.
     if (instance === undefined) return { outcome: 'deleted' };
     let spec: WebAppSpec;
@@ -66,19 +85,23 @@ export function createWebAppHandler(deps: WebAppHandlerDeps): Handler {
 
     // (b) The ConfigMap this instance owns: applyOwned watches it, makes the instance its
     // controller and server-side applies it (force: the handler's label and data win over
-    // another writer's). The read before is only for reporting what the apply did.
-    const before = await client.find<ConfigMapObject>(CONFIGMAPS, { namespace: req.namespace, name: configMapName(req.name) }, { signal });
+    // another writer's). The reads (before, and applyOwned's) come from the object cache.
+    const key = { namespace: req.namespace, name: configMapName(req.name) };
+    await ctx.watcher.watch({ nodeId: 'config', gvr: CONFIGMAPS, ...key });
+    const before = await ctx.get<Stored<ConfigMapObject>>(CONFIGMAPS, key.namespace, key.name);
     const applied = await applyOwned(client, ctx.watcher, CONFIGMAPS, instance, desiredConfigMap(instance, spec), {
       nodeId: 'config',
       force: true,
       signal,
+      cache: ctx,
     });
     const configMap = configMapChange(before, applied);
 
-    // (c) Every ConfigMap labelled app=<instance>: watch the collection, then count it.
+    // (c) Every ConfigMap labelled app=<instance>: watch the collection, then count it in the cache
+    // (read-your-writes: the ConfigMap just applied is counted even before its watch event arrives).
     const selector = parseSelector(`${APP_LABEL}=${req.name}`);
     await ctx.watcher.watch({ nodeId: 'labelled', gvr: CONFIGMAPS, namespace: req.namespace, selector });
-    const labelled = await client.list(CONFIGMAPS, { namespace: req.namespace, labelSelector: selector.toString(), signal });
+    const labelled = await ctx.list(CONFIGMAPS, { namespace: req.namespace, labelSelector: selector });
     const configMapCount = labelled.length;
 
     // (d) Report through the status subresource (does not bump the generation).

@@ -1,4 +1,4 @@
-import { assertStillValid, validateObjectName, type GroupVersionResource } from '@protean/core';
+import { assertStillValid, noteWrite, validateObjectName, type CachedObject, type GroupVersionResource } from '@protean/core';
 import pRetry from 'p-retry';
 import { ApplyConflictError } from './ApplyConflictError.js';
 import { isConflict } from './errorPredicates.js';
@@ -257,8 +257,9 @@ export class KubeClient {
     const body: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: 'v1' };
     if (options.propagationPolicy !== undefined) body['propagationPolicy'] = options.propagationPolicy;
     if (options.preconditions !== undefined) body['preconditions'] = options.preconditions;
+    let res: KubeObject;
     try {
-      const res = await this.send<KubeObject>({
+      res = await this.send<KubeObject>({
         method: 'DELETE',
         gvr,
         namespace: key.namespace,
@@ -268,11 +269,18 @@ export class KubeClient {
         idempotent: true,
         signal: options.signal,
       });
-      return res.kind === 'Status' || res.metadata?.deletionTimestamp === undefined ? undefined : res;
     } catch (err) {
-      if (err instanceof KubeApiError && err.status === 404) return undefined;
-      throw err;
+      if (!(err instanceof KubeApiError && err.status === 404)) throw err;
+      if (options.dryRun !== true) this.noteDeleted(gvr, key, undefined, options.signal);
+      return undefined;
     }
+    if (res.kind !== 'Status' && res.metadata?.deletionTimestamp !== undefined) {
+      // Kept by finalizers: a write like any other (deletionTimestamp set, a new resourceVersion).
+      if (options.dryRun !== true) this.noteWritten(gvr, res, options.signal);
+      return res;
+    }
+    if (options.dryRun !== true) this.noteDeleted(gvr, key, res.kind === 'Status' ? undefined : res.metadata?.uid, options.signal);
+    return undefined;
   }
 
   /**
@@ -333,6 +341,40 @@ export class KubeClient {
     return query;
   }
 
+  /**
+   * Tells the pass whose signal the write was made with (core's
+   * `noteWrite`) which object version it wrote, so its cached reads never
+   * return an older one. Dry runs store nothing and are not noted.
+   */
+  private noteWritten(gvr: GroupVersionResource, stored: unknown, signal: AbortSignal | undefined): void {
+    if (signal === undefined) return;
+    const meta = (stored as KubeObject | undefined)?.metadata;
+    const name = meta?.name;
+    if (typeof name !== 'string' || (stored as KubeObject).kind === 'Status') return;
+    const namespace = meta?.namespace ?? '';
+    const key = { namespace, name };
+    noteWrite(signal, {
+      gvr,
+      namespace,
+      name,
+      resourceVersion: meta?.resourceVersion,
+      uid: meta?.uid,
+      refetch: (s) => this.find<CachedObject>(gvr, key, { signal: s }),
+    });
+  }
+
+  private noteDeleted(gvr: GroupVersionResource, key: ObjectKey, uid: string | undefined, signal: AbortSignal | undefined): void {
+    const namespace = key.namespace ?? '';
+    noteWrite(signal, {
+      gvr,
+      namespace,
+      name: key.name,
+      deleted: true,
+      uid,
+      refetch: (s) => this.find<CachedObject>(gvr, { namespace, name: key.name }, { signal: s }),
+    });
+  }
+
   private async send<T>(call: Call): Promise<T> {
     const path = objectPath(call.gvr, call.namespace, call.name, call.subresource);
     // A create's name is not part of its URL: check it as the other verbs' names are checked.
@@ -364,7 +406,7 @@ export class KubeClient {
       const action = `${description.method} ${description.target}`;
       request = { ...request, beforeSend: () => assertStillValid(call.signal, action) };
     }
-    return retryRequest(
+    const result = await retryRequest(
       async () => {
         // A write made with a pass's ctx.signal is sent only while the lease the pass runs under is valid, checked
         // right here (each attempt): after a freeze the handler's continuation runs before the lease's timers.
@@ -381,6 +423,10 @@ export class KubeClient {
       call.idempotent,
       call.signal,
     );
+    // A delete's answer is the object before it went (or a Status): `delete` notes it. Dry runs store nothing.
+    if (call.method !== 'GET' && call.method !== 'DELETE' && call.query?.has('dryRun') !== true)
+      this.noteWritten(call.gvr, result, call.signal);
+    return result;
   }
 
   /**

@@ -25,6 +25,13 @@ export interface Config {
    * ignores the signal keeps its worker until it returns.
    */
   readonly reconcileTimeoutMs: number;
+  /**
+   * How long a cached read (`ctx.get`, `ctx.list`) of an object the
+   * handler wrote waits for the object cache to reach that write before it
+   * reads the object from the API server instead (counted as a fallback).
+   * Default 2 000.
+   */
+  readonly readYourWritesTimeoutMs: number;
 }
 
 /** The seed system's defaults, plus a 5-minute `reconcileTimeoutMs` (the seed has no per-reconcile limit). */
@@ -38,6 +45,7 @@ export const defaultConfig: Config = Object.freeze({
   burstLimit: 100,
   queueShutdownTimeoutMs: 60 * 1000,
   reconcileTimeoutMs: 5 * 60 * 1000,
+  readYourWritesTimeoutMs: 2000,
 });
 
 /** Thrown when a {@link Config} field is out of range; names the field and value. */
@@ -67,6 +75,7 @@ export function resolveConfig(partial: Partial<Config> = {}): Config {
   check('rateLimit', (v) => v > 0, 'must be > 0');
   check('burstLimit', (v) => int(v) && v >= 1, 'must be an integer >= 1');
   check('queueShutdownTimeoutMs', (v) => v >= 0, 'must be >= 0 (0 waits without limit)');
+  check('readYourWritesTimeoutMs', (v) => v >= 0 && Number.isFinite(v), 'must be a finite number >= 0');
   check('reconcileTimeoutMs', (v) => v >= 0 && Number.isFinite(v), 'must be a finite number >= 0 (0 sets no limit)');
   return Object.freeze(config);
 }

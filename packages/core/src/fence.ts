@@ -1,5 +1,6 @@
 import type { Validity } from './contracts/Validity.js';
 import { LeaseExpiredError } from './LeaseExpiredError.js';
+import { bindWriteRecorder, writeRecorderOf } from './passWrites.js';
 
 /** One level of a pass's signal: the validity it adds and the controller that aborts it. */
 interface Fence {
@@ -20,6 +21,9 @@ const fences = new WeakMap<AbortSignal, Fence>();
 export function fenceSignal(abort: AbortController, validity: Validity | undefined, parent?: AbortSignal): AbortSignal {
   const signal = parent === undefined ? abort.signal : AbortSignal.any([parent, abort.signal]);
   fences.set(signal, { parent: parent === undefined ? undefined : fences.get(parent), validity, abort });
+  // Writes made with the derived signal are still the pass's (read your writes).
+  const recorder = parent === undefined ? undefined : writeRecorderOf(parent);
+  if (recorder !== undefined) bindWriteRecorder(signal, recorder);
   return signal;
 }
 

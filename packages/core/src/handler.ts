@@ -1,6 +1,16 @@
 import type { InstanceWatcher } from './contracts/index.js';
 import type { GroupVersionResource, NamespacedName } from './gvr.js';
+import type { CachedObject, PartialObjectMetadata } from './informer.js';
 import type { Logger } from './logger.js';
+import type { Selector } from './selector/Selector.js';
+
+/** Which objects `ctx.list` returns. */
+export interface CachedListOptions {
+  /** Only this namespace (`""`: cluster-scoped objects); default every namespace. */
+  readonly namespace?: string;
+  /** Only objects whose labels match: a selector string (`app=web,tier in (a,b)`) or a parsed `Selector`. */
+  readonly labelSelector?: string | Selector;
+}
 
 /** What a {@link Handler} gets besides the instance it reconciles. */
 export interface ReconcileContext {
@@ -21,6 +31,27 @@ export interface ReconcileContext {
    * (`done(false)`) when it fails. Call `done` yourself to decide otherwise.
    */
   readonly watcher: InstanceWatcher;
+  /**
+   * Reads one object from the object cache: `undefined` when it does not
+   * exist. Only for GVRs a registration caches as full objects
+   * (`register(parent, handler, { cache: [gvr] })`); any other rejects
+   * with an `ObjectNotCachedError`. Reads your writes: after a write made
+   * with `ctx.signal` through `@protean/client` (or reported with
+   * `noteWrite`), it never returns an older version of that object, in
+   * this pass or a later one; it waits for the cache up to the config's
+   * `readYourWritesTimeoutMs`, then reads from the server instead.
+   *
+   * Easy to get wrong: the object is the cache's own; never modify it
+   * (copy it first). `T` is asserted, not checked.
+   */
+  get<T extends PartialObjectMetadata = CachedObject>(gvr: GroupVersionResource, namespace: string, name: string): Promise<T | undefined>;
+  /**
+   * Lists objects of a cached GVR from the object cache, in one namespace
+   * or all, matching a label selector or all; reads your writes as
+   * {@link get} does. Rejects with an `ObjectNotCachedError` for a GVR no
+   * registration caches as full objects.
+   */
+  list<T extends PartialObjectMetadata = CachedObject>(gvr: GroupVersionResource, options?: CachedListOptions): Promise<T[]>;
 }
 
 /**

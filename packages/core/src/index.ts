@@ -50,7 +50,9 @@ export {
 } from './controller/ControllerStatus.js';
 export type { DynamicControllerOptions } from './controller/DynamicControllerOptions.js';
 export { ExplainError, type ExplainErrorReason } from './controller/ExplainError.js';
+export { ObjectNotCachedError } from './controller/ObjectNotCachedError.js';
 export { ParentSyncError } from './controller/ParentSyncError.js';
+export type { CacheRequest, RegisterOptions } from './controller/RegisterOptions.js';
 export { passCancellationOf, PassCancelledError, type PassCancelReason } from './controller/PassCancelledError.js';
 export { ReconcileTimeoutError } from './controller/ReconcileTimeoutError.js';
 export { ShutdownTimeoutError } from './controller/ShutdownTimeoutError.js';
@@ -61,6 +63,9 @@ export { messageWithCauses, type SerializedError, serializeError } from './error
 export { type EnqueueFunc, type EventHandler, type EventType, type WatchEvent } from './events.js';
 export { type EveryMember, forwardEveryMember } from './everyMember.js';
 export { assertStillValid, fenceSignal } from './fence.js';
+export { bindWriteRecorder, noteWrite, type ObjectWrite, type WriteRecorder } from './passWrites.js';
+export { resourceVersionAtLeast } from './resourceVersionAtLeast.js';
+export { objectTransformOf, stripObject } from './stripObject.js';
 export {
   type GroupVersionResource,
   gvrEquals,
@@ -80,8 +85,9 @@ export {
   validateNamespace,
   validateObjectName,
 } from './gvrValidation.js';
-export { type Handler, type ReconcileContext } from './handler.js';
+export { type CachedListOptions, type Handler, type ReconcileContext } from './handler.js';
 export {
+  type CachedObject,
   DeletedFinalStateUnknown,
   type InformerCache,
   type InformerSource,
@@ -89,7 +95,9 @@ export {
   type ListWatchHealth,
   type ListWatchOptions,
   type ListWatchSink,
+  type ObjectCacheOptions,
   type ObjectMeta,
+  type ObjectTransform,
   type OwnerReference,
   type PartialObjectMetadata,
   type ResourceEventHandler,

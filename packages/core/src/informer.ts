@@ -34,6 +34,33 @@ export interface PartialObjectMetadata {
 }
 
 /**
+ * A full object as an informer that keeps objects caches it (see
+ * {@link ObjectCacheOptions}): type, metadata and every other field the
+ * server sent (spec, data, status), less what the transform dropped.
+ */
+export interface CachedObject extends PartialObjectMetadata {
+  [field: string]: unknown;
+}
+
+/**
+ * What a list/watch that keeps full objects does to each object before
+ * the informer caches it, after the default one (`stripObject`: no
+ * `metadata.managedFields`, no `kubectl.kubernetes.io/last-applied-configuration`
+ * annotation). It may change the object in place (it is freshly parsed
+ * and nobody else holds it) and returns what is cached.
+ *
+ * Easy to get wrong: keep `metadata` (name, namespace, resourceVersion,
+ * labels): routing and read-your-writes read them.
+ */
+export type ObjectTransform = (obj: CachedObject) => CachedObject;
+
+/** How an informer that keeps full objects trims them. */
+export interface ObjectCacheOptions {
+  /** Runs after the default trim (managedFields and the last-applied annotation dropped). Default: none. */
+  readonly transform?: ObjectTransform;
+}
+
+/**
  * Delivered to `onDelete` when an object vanished while the informer was not
  * watching (found missing on a relist): `obj` is the last state the informer
  * knew, which may be stale.
@@ -63,8 +90,15 @@ export interface InformerCache {
   readonly gvr: GroupVersionResource;
   /** True once the first complete list is in the cache (never false again). */
   hasSynced(): boolean;
-  list(): PartialObjectMetadata[];
+  /** Every cached object; with `namespace`, those of that namespace only (`""`: cluster-scoped ones). */
+  list(namespace?: string): PartialObjectMetadata[];
   get(key: NamespacedName): PartialObjectMetadata | undefined;
+  /**
+   * Optional: true when the cache holds full objects ({@link CachedObject},
+   * asked for through `WatchManager.ensureObjects`) rather than metadata
+   * only. Absent: metadata only.
+   */
+  holdsObjects?(): boolean;
   /** Synced, idle time, relists and the current outage (see {@link InformerHealth}). */
   health(): InformerHealth;
 }
@@ -163,4 +197,10 @@ export interface ListWatchOptions {
    * filter) must not go back in time from what was already delivered.
    */
   readonly notOlderThan?: string;
+  /**
+   * Deliver full objects (spec, data, status), trimmed by core's
+   * `stripObject` and then `objects.transform`, instead of metadata
+   * only. A source that cannot leaves it out and delivers metadata.
+   */
+  readonly objects?: ObjectCacheOptions;
 }

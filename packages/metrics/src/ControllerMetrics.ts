@@ -37,6 +37,7 @@ export class ControllerMetrics implements ControllerObserver {
   private readonly handlerExceptions: Counter<'gvr'>;
   private readonly droppedTotal: Counter<'gvr'>;
   private readonly cancelledTotal: Counter<'gvr'>;
+  private readonly cacheReadFallbacks: Counter<'gvr'>;
   private readonly parentEvents: Counter<'gvr' | 'event_type'>;
   private readonly informerEvents: Counter<'gvr' | 'event_type'>;
   private readonly informerSyncDuration: Histogram<'gvr'>;
@@ -88,6 +89,12 @@ export class ControllerMetrics implements ControllerObserver {
     this.cancelledTotal = new Counter({
       name: 'dynamic_controller_cancelled_total',
       help: 'Passes cut off by normal operation (parent deregistered or deleted, shutdown, end of a leadership term, lost shard range); not handler errors, not retried',
+      labelNames: ['gvr'],
+      registers,
+    });
+    this.cacheReadFallbacks = new Counter({
+      name: 'dynamic_controller_cache_read_fallbacks_total',
+      help: 'Cached reads (ctx.get, ctx.list) that found the object cache behind a write of the handler after readYourWritesTimeoutMs and read from the API server instead, per GVR',
       labelNames: ['gvr'],
       registers,
     });
@@ -237,6 +244,10 @@ export class ControllerMetrics implements ControllerObserver {
     const key = gvrKey(gvr);
     this.handlerErrors.inc({ gvr: key });
     if (thrownSync) this.handlerExceptions.inc({ gvr: key });
+  }
+
+  onCacheReadFallback(gvr: GroupVersionResource): void {
+    this.cacheReadFallbacks.inc({ gvr: gvrKey(gvr) });
   }
 
   onLeadershipChange(identity: string, leading: boolean): void {

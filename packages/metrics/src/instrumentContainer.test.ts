@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { requeue, TOKENS, type GroupVersionResource, type Handler } from '@protean/core';
+import { noteWrite, requeue, TOKENS, type GroupVersionResource, type Handler } from '@protean/core';
 import { FakeLeadership } from '@protean/core/testing';
 import { createTestController, type TestController } from '@protean/testing';
 import type { MetricsServer } from './MetricsServer.js';
@@ -111,6 +111,29 @@ describe('instrumentContainer', () => {
     expect(m.get('dynamic_controller_handler_errors_total{gvr="demo.protean.dev/v1/webapps"}')).toBe(8);
     expect(m.get('dynamic_controller_handler_exceptions_total{gvr="demo.protean.dev/v1/webapps"}')).toBe(4);
     expect(m.get('workqueue_retries_total{name="dynamic-controller-queue"}')).toBe(6);
+  });
+
+  it('counts a cached read that went to the API server after the cache stayed behind a write', async () => {
+    t = createTestController({
+      logFailures: false,
+      config: { readYourWritesTimeoutMs: 1 },
+      configure: (container) => {
+        metrics = instrumentContainer(container, { processMetrics: false });
+      },
+    });
+    t.source.add(webapps, { name: 'a', namespace: 'ns' });
+    let read = false;
+    const handler: Handler = async (req, ctx) => {
+      const refetch = async (): Promise<undefined> => undefined;
+      // A delete the informer has not seen yet: the read waits 1 ms, then asks the server.
+      noteWrite(ctx.signal, { gvr: webapps, namespace: req.namespace, name: req.name, deleted: true, refetch });
+      read = (await ctx.get(webapps, req.namespace, req.name)) === undefined;
+    };
+    await t.start();
+    await t.register(webapps, handler, { cache: [webapps] });
+    await t.waitFor(() => read);
+    const m = await scrape();
+    expect(m.get('dynamic_controller_cache_read_fallbacks_total{gvr="demo.protean.dev/v1/webapps"}')).toBe(1);
   });
 
   it('counts a pass cut off by deregister as cancelled, not as a handler error nor a retry', async () => {

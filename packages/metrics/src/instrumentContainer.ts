@@ -288,6 +288,15 @@ function timedWatchManager(inner: WatchManager, metrics: ControllerMetrics): Wat
       await inner.ensureWatch(gvr, ownerId);
       if (fresh) metrics.observeInformerSync(gvr, performance.now() - started);
     },
+    ensureObjects:
+      inner.ensureObjects === undefined
+        ? undefined
+        : async (gvr, ownerId, options) => {
+            const fresh = inner.getInformer(gvr) === undefined;
+            const started = performance.now();
+            await inner.ensureObjects!(gvr, ownerId, options);
+            if (fresh) metrics.observeInformerSync(gvr, performance.now() - started);
+          },
     releaseWatch: (gvr, ownerId) => inner.releaseWatch(gvr, ownerId),
     getInformer: (gvr) => inner.getInformer(gvr),
     activeWatchCount: () => inner.activeWatchCount(),

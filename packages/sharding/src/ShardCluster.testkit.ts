@@ -1,4 +1,11 @@
-import { assertStillValid, silentLogger, type GroupVersionResource, type Handler, type ReconcileContext } from '@protean/core';
+import {
+  assertStillValid,
+  ObjectNotCachedError,
+  silentLogger,
+  type GroupVersionResource,
+  type Handler,
+  type ReconcileContext,
+} from '@protean/core';
 import { FakeClock, flushMicrotasks, FreezableClock, NoopInstanceWatcher, type Random } from '@protean/core/testing';
 import { applyShardChange } from './applyShardChange.js';
 import { fnv1a64 } from './fnv1a64.js';
@@ -246,6 +253,8 @@ export class Cluster {
         gvr: GVR,
         watcher: new NoopInstanceWatcher(),
         logger: silentLogger(),
+        get: (gvr) => Promise.reject(new ObjectNotCachedError(gvr)),
+        list: (gvr) => Promise.reject(new ObjectNotCachedError(gvr)),
       };
       r.inFlight.set(key, { key, replica: r.id, start: -1, startValid: true }); // reserved until the gate runs the handler
       void wrapped({ namespace: key, name: 'app' }, ctx).finally(() => {

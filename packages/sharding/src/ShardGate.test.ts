@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { PassCancelledError, silentLogger, type ReconcileContext } from '@protean/core';
-import { createTestController, Deferred, FakeInformerSource, type TestController } from '@protean/testing';
+import { createTestController, Deferred, FakeInformerSource, noObjectCache, type TestController } from '@protean/testing';
 import { assignShards } from './assignShards.js';
 import { fnv1a64 } from './fnv1a64.js';
 import { FULL_RANGE, inRanges, type HashRange } from './HashRange.js';
@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 function ctx(signal: AbortSignal = new AbortController().signal): ReconcileContext {
-  return { signal, gvr, logger: silentLogger(), watcher: undefined as never };
+  return { signal, gvr, logger: silentLogger(), watcher: undefined as never, ...noObjectCache };
 }
 
 describe('ShardGate', () => {

@@ -121,6 +121,9 @@ export class ShardGate {
         get logger() {
           return ctx.logger;
         },
+        // Writes made with `signal` are recorded as the pass's (fenceSignal carries its recorder).
+        get: (gvr, namespace, name) => ctx.get(gvr, namespace, name),
+        list: (gvr, options) => ctx.list(gvr, options),
       };
       let finish!: () => void;
       const pass: Pass = { item, gvr: ctx.gvr, abort, hash, done: new Promise<void>((r) => (finish = r)) };

@@ -14,6 +14,7 @@ import {
   type Logger,
   type ObjectIdentifiers,
   type RateLimitingQueue,
+  type RegisterOptions,
   type WatchManager,
   type WatchManagerFactory,
   type WorkQueueFactory,
@@ -125,8 +126,8 @@ export interface TestController<S extends InformerSource = FakeInformerSource> {
   stop(): Promise<void>;
   /** `stop()` that never rejects, for `afterEach`. */
   dispose(): Promise<void>;
-  /** Shorthand for `controller.register`. */
-  register(parent: GroupVersionResource, handler: Handler): Promise<void>;
+  /** Shorthand for `controller.register` (options: the GVRs the handler reads from the object cache, `cache`). */
+  register(parent: GroupVersionResource, handler: Handler, options?: RegisterOptions): Promise<void>;
   /**
    * `waitFor` with this controller's default timeout
    * ({@link testWaitForTimeoutMs} unless `waitForTimeoutMs` says otherwise).
@@ -254,7 +255,7 @@ export function createTestController(options: TestControllerOptions<InformerSour
     async dispose() {
       await stop().catch(() => {});
     },
-    register: (parent, handler) => controller.register(parent, handler),
+    register: (parent, handler, options) => controller.register(parent, handler, options),
     waitFor: wait,
     lastFailedPass: () => failures.last(),
   };

@@ -24,6 +24,8 @@ export interface InformerListener extends ResourceEventHandler {
   onSynced?(): void;
   /** A list or watch request failed; the source keeps retrying. */
   onError?(err: Error): void;
+  /** The source given to `switchSource` listed, and its list replaced the cache. */
+  onSourceSwitched?(): void;
 }
 
 /** Options of an {@link Informer}. */
@@ -34,6 +36,19 @@ export interface InformerOptions {
   readonly clock?: Clock;
   /** Where a throwing listener is logged. Default: silent. */
   readonly logger?: Logger;
+  /** The source delivers full objects (see `holdsObjects`). Default false. */
+  readonly holdsObjects?: boolean;
+}
+
+/** One list/watch feeding the engine: the current one, or one switched to that has not listed yet. */
+interface Feed {
+  readonly source: ListWatch;
+  readonly abort: AbortController;
+  readonly holdsObjects: boolean;
+  /** No longer feeding: its sink calls are ignored. */
+  retired: boolean;
+  /** Not current yet: the list it streams, which replaces the cache when complete. */
+  pending: MetadataStore | undefined;
 }
 
 /** Error of a second `run` call. */
@@ -67,18 +82,25 @@ export class Informer implements InformerCache {
   private readonly resyncPeriodMs: number;
   private readonly clock: Clock;
   private readonly log: Logger;
+  /** The list/watch whose events change the cache. */
+  private feed: Feed;
+  /** A list/watch switched to that has not listed yet. */
+  private nextFeed: Feed | undefined;
+  /** The resourceVersion of the last watch event applied: where a switched-to source lists from. */
+  private lastVersion: string | undefined;
   /** Health from the sink calls, for sources without their own report. */
-  private readonly judged: boolean;
+  private judged: boolean;
   private lastHeardMs: number | undefined;
   private failingSinceMs: number | undefined;
   private failures = 0;
   private lastFailure: Error | undefined;
 
   constructor(
-    private readonly source: ListWatch,
+    source: ListWatch,
     private readonly listener: InformerListener,
     options: InformerOptions = {},
   ) {
+    this.feed = { source, abort: new AbortController(), holdsObjects: options.holdsObjects ?? false, retired: false, pending: undefined };
     this.gvr = source.gvr;
     this.resyncPeriodMs = options.resyncPeriodMs ?? 0;
     if (!(this.resyncPeriodMs >= 0)) throw new RangeError(`Informer: resyncPeriodMs must be >= 0, got ${String(this.resyncPeriodMs)}`);
@@ -96,7 +118,41 @@ export class Informer implements InformerCache {
       return;
     }
     signal.addEventListener('abort', () => this.stop(), { once: true });
-    this.source.run(this.sink, signal);
+    this.feed.source.run(this.sinkFor(this.feed), this.feed.abort.signal);
+  }
+
+  /**
+   * Replaces the list/watch: `source` runs at once, the current one keeps
+   * feeding the cache until `source`'s first list is complete, which then
+   * replaces the cache as a relist (objects whose resourceVersion did not
+   * change are replaced silently, so a switch from metadata to full
+   * objects delivers no events for them) and `onSourceSwitched` is called.
+   * Before the first sync it takes over at once. A switch still listing is
+   * dropped by the next one. `holdsObjects`: `source` delivers full objects.
+   */
+  switchSource(source: ListWatch, holdsObjects: boolean): void {
+    if (!this.running || this.stopped) throw new InformerStateError(`informer of ${gvrKey(this.gvr)} is not running`);
+    const feed: Feed = { source, abort: new AbortController(), holdsObjects, retired: false, pending: undefined };
+    this.retire(this.nextFeed);
+    this.nextFeed = undefined;
+    if (!this.synced) {
+      this.retire(this.feed);
+      this.next = undefined;
+      this.adopt(feed);
+    } else {
+      this.nextFeed = feed;
+    }
+    source.run(this.sinkFor(feed), feed.abort.signal);
+  }
+
+  /** True when the current source delivers full objects (asked for with `holdsObjects`). */
+  holdsObjects(): boolean {
+    return this.feed.holdsObjects;
+  }
+
+  /** The resourceVersion of the last watch event applied (a switched-to source lists a state not older than it). */
+  lastEventResourceVersion(): string | undefined {
+    return this.lastVersion;
   }
 
   hasSynced(): boolean {
@@ -108,8 +164,8 @@ export class Informer implements InformerCache {
     return this.stopped;
   }
 
-  list(): PartialObjectMetadata[] {
-    return this.store.list();
+  list(namespace?: string): PartialObjectMetadata[] {
+    return namespace === undefined ? this.store.list() : this.store.listNamespace(namespace);
   }
 
   get(key: NamespacedName): PartialObjectMetadata | undefined {
@@ -119,7 +175,7 @@ export class Informer implements InformerCache {
   /** Synced and relists from the engine; idle time, the outage and the list mode from the source's report, else from the sink calls. */
   health(): InformerHealth {
     const relists = Math.max(0, this.lists - 1);
-    const wire = this.source.health?.();
+    const wire = this.feed.source.health?.();
     if (wire !== undefined) return { synced: this.synced, relists, ...wire };
     const now = this.clock.now();
     const err = this.lastFailure;
@@ -143,93 +199,153 @@ export class Informer implements InformerCache {
     };
   }
 
-  /** The sink handed to the source: every call is ignored once stopped. */
-  private readonly sink: ListWatchSink = {
-    cache: this,
-    replace: (objects) => {
-      if (this.stopped) return;
-      const next = new MetadataStore();
-      for (const obj of objects) next.set(obj);
-      this.next = undefined;
-      this.commit(next);
-    },
-    beginList: () => {
-      // Not contact with the server: a source may begin a list before its request is answered.
-      if (!this.stopped) this.next = new MetadataStore();
-    },
-    endList: () => {
-      const next = this.next;
-      if (this.stopped || next === undefined) return;
-      this.next = undefined;
-      this.commit(next);
-    },
-    upsert: (obj) => {
-      if (this.stopped) return;
-      if (this.judged) this.heard();
-      if (this.next !== undefined) {
-        this.next.set(obj);
-        return;
-      }
-      const old = this.store.set(obj);
-      // Inlined rather than through `added`/`updated`: this is the event path.
-      try {
-        if (old === undefined) this.listener.onAdd?.(obj, false);
-        else this.listener.onUpdate?.(old, obj);
-      } catch (err) {
-        this.listenerThrew(err, old === undefined ? 'onAdd' : 'onUpdate');
-      }
-    },
-    remove: (obj) => {
-      if (this.stopped) return;
-      if (this.judged) this.heard();
-      const ns = obj.metadata.namespace ?? '';
-      if (this.next !== undefined) {
-        this.next.delete(ns, obj.metadata.name);
-        return;
-      }
-      this.store.delete(ns, obj.metadata.name);
-      this.deleted(obj);
-    },
-    retain: (keep) => {
-      if (this.stopped) return;
-      const next = this.next;
-      if (next !== undefined) {
-        for (const obj of next.list()) if (!keep(obj)) next.delete(obj.metadata.namespace ?? '', obj.metadata.name);
-      }
-      for (const obj of this.store.list()) {
-        if (keep(obj)) continue;
-        this.store.delete(obj.metadata.namespace ?? '', obj.metadata.name);
+  /**
+   * The sink handed to a feed's source: every call is ignored once the
+   * informer stopped or the feed retired; a feed not current yet builds
+   * its first list aside ({@link Feed.pending}) and becomes current with it.
+   */
+  private sinkFor(feed: Feed): ListWatchSink {
+    return {
+      cache: this,
+      replace: (objects) => {
+        if (this.stopped || feed.retired) return;
+        const next = new MetadataStore();
+        for (const obj of objects) next.set(obj);
+        if (feed !== this.feed) return this.promote(feed, next);
+        this.next = undefined;
+        this.commit(next, false);
+      },
+      beginList: () => {
+        // Not contact with the server: a source may begin a list before its request is answered.
+        if (this.stopped || feed.retired) return;
+        if (feed === this.feed) this.next = new MetadataStore();
+        else feed.pending = new MetadataStore();
+      },
+      endList: () => {
+        if (this.stopped || feed.retired) return;
+        if (feed !== this.feed) {
+          const pending = feed.pending;
+          feed.pending = undefined;
+          if (pending !== undefined) this.promote(feed, pending);
+          return;
+        }
+        const next = this.next;
+        if (next === undefined) return;
+        this.next = undefined;
+        this.commit(next, false);
+      },
+      upsert: (obj) => {
+        if (this.stopped || feed.retired) return;
+        if (feed !== this.feed) {
+          feed.pending?.set(obj);
+          return;
+        }
+        if (this.judged) this.heard();
+        if (this.next !== undefined) {
+          this.next.set(obj);
+          return;
+        }
+        this.lastVersion = obj.metadata.resourceVersion;
+        const old = this.store.set(obj);
+        // Inlined rather than through `added`/`updated`: this is the event path.
+        try {
+          if (old === undefined) this.listener.onAdd?.(obj, false);
+          else this.listener.onUpdate?.(old, obj);
+        } catch (err) {
+          this.listenerThrew(err, old === undefined ? 'onAdd' : 'onUpdate');
+        }
+      },
+      remove: (obj) => {
+        if (this.stopped || feed.retired) return;
+        const ns = obj.metadata.namespace ?? '';
+        if (feed !== this.feed) {
+          feed.pending?.delete(ns, obj.metadata.name);
+          return;
+        }
+        if (this.judged) this.heard();
+        if (this.next !== undefined) {
+          this.next.delete(ns, obj.metadata.name);
+          return;
+        }
+        this.lastVersion = obj.metadata.resourceVersion;
+        this.store.delete(ns, obj.metadata.name);
         this.deleted(obj);
-      }
-    },
-    progressed: () => {
-      if (!this.stopped) this.heard();
-    },
-    failed: (err) => {
-      if (this.stopped) return;
-      // A list cut off by the failure is never completed: the source lists again with `beginList` or `replace`.
-      this.next = undefined;
-      if (this.judged) {
-        this.failingSinceMs ??= this.clock.now();
-        this.failures++;
-        this.lastFailure = err;
-      }
-      try {
-        this.listener.onError?.(err);
-      } catch (listenerErr) {
-        this.log.error({ err: listenerErr }, 'informer error listener threw');
-      }
-    },
-  };
+      },
+      retain: (keep) => {
+        if (this.stopped || feed.retired) return;
+        const next = feed === this.feed ? this.next : feed.pending;
+        if (next !== undefined) {
+          for (const obj of next.list()) if (!keep(obj)) next.delete(obj.metadata.namespace ?? '', obj.metadata.name);
+        }
+        if (feed !== this.feed) return;
+        for (const obj of this.store.list()) {
+          if (keep(obj)) continue;
+          this.store.delete(obj.metadata.namespace ?? '', obj.metadata.name);
+          this.deleted(obj);
+        }
+      },
+      progressed: () => {
+        if (!this.stopped && feed === this.feed) this.heard();
+      },
+      failed: (err) => {
+        if (this.stopped || feed.retired) return;
+        // A list cut off by the failure is never completed: the source lists again with `beginList` or `replace`.
+        if (feed !== this.feed) feed.pending = undefined;
+        else {
+          this.next = undefined;
+          if (this.judged) {
+            this.failingSinceMs ??= this.clock.now();
+            this.failures++;
+            this.lastFailure = err;
+          }
+        }
+        try {
+          this.listener.onError?.(err);
+        } catch (listenerErr) {
+          this.log.error({ err: listenerErr }, 'informer error listener threw');
+        }
+      },
+    };
+  }
 
-  /** A complete list becomes the cache: the initial adds and the sync signal the first time, the relist diff after. */
-  private commit(next: MetadataStore): void {
+  /** A switched-to feed listed: it becomes current, and its list replaces the cache. */
+  private promote(feed: Feed, list: MetadataStore): void {
+    this.retire(this.feed);
+    this.nextFeed = undefined;
+    this.next = undefined;
+    this.adopt(feed);
+    this.commit(list, true);
+    try {
+      this.listener.onSourceSwitched?.();
+    } catch (err) {
+      this.log.error({ err }, 'informer switch listener threw');
+    }
+  }
+
+  private adopt(feed: Feed): void {
+    this.feed = feed;
+    this.judged = typeof feed.source.health !== 'function';
+  }
+
+  private retire(feed: Feed | undefined): void {
+    if (feed === undefined) return;
+    feed.retired = true;
+    feed.pending = undefined;
+    feed.abort.abort();
+  }
+
+  /**
+   * A complete list becomes the cache: the initial adds and the sync signal
+   * the first time, the relist diff after (`switched`: unchanged objects
+   * are the new source's, as after a switch to full objects).
+   */
+  private commit(next: MetadataStore, switched: boolean): void {
     this.lists++;
     this.heard();
     const prev = this.store;
     this.store = next;
     if (this.synced) {
-      deliverRelist(prev, next, this.relist);
+      deliverRelist(prev, next, this.relist, switched);
       return;
     }
     for (const obj of next.values()) this.added(obj, true);
@@ -289,6 +405,9 @@ export class Informer implements InformerCache {
   private stop(): void {
     this.stopped = true;
     this.next = undefined;
+    this.retire(this.feed);
+    this.retire(this.nextFeed);
+    this.nextFeed = undefined;
     if (this.resyncTimer !== undefined) this.clock.clearTimeout(this.resyncTimer);
     this.resyncTimer = undefined;
   }

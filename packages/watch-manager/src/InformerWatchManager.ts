@@ -11,6 +11,7 @@ import {
   type InformerCache,
   type InformerSource,
   type Logger,
+  type ObjectCacheOptions,
   type PartialObjectMetadata,
   type TimerHandle,
   type WatchHealth,
@@ -39,6 +40,8 @@ const FAIL_FAST: ReadonlyMap<number, WatchErrorReason> = new Map([
 
 interface SyncWaiter {
   readonly ownerId: string;
+  /** Resolves only once the informer holds full objects. */
+  readonly objects: boolean;
   readonly resolve: () => void;
   readonly reject: (err: WatchError) => void;
   deadline: TimerHandle | undefined;
@@ -58,6 +61,10 @@ interface ManagedInformer {
   readonly streak: UnfixableStreak;
   /** When the streak is due to have lasted `failFastMs`. */
   failFastTimer: TimerHandle | undefined;
+  /** The owners that asked for full objects, with what they asked. */
+  readonly objectOwners: Map<string, ObjectCacheOptions>;
+  /** What the informer's source was last built with: full objects with these options, or metadata only (undefined). */
+  objects: ObjectCacheOptions | undefined;
 }
 
 /**
@@ -126,6 +133,25 @@ export class InformerWatchManager implements WatchManager {
    * with a {@link ResourceNotAllowedError}, starting nothing.
    */
   ensureWatch(gvr: GroupVersionResource, ownerId: string): Promise<void> {
+    return this.ensure(gvr, ownerId, undefined);
+  }
+
+  /**
+   * {@link ensureWatch}, and the informer keeps full objects (core's
+   * `stripObject`, then `options.transform`) while `ownerId` holds it:
+   * resolves once it has synced with full objects. The first owner asking
+   * switches a running informer to a new list/watch of full objects (the
+   * old one feeds the cache until the new one listed; unchanged objects
+   * produce no event); `releaseWatch` of the last such owner switches it
+   * back to metadata only. Rejects with a {@link WatchError}
+   * (`TransformConflict`) when other owners keep the objects with another
+   * transform.
+   */
+  ensureObjects(gvr: GroupVersionResource, ownerId: string, options: ObjectCacheOptions = {}): Promise<void> {
+    return this.ensure(gvr, ownerId, options);
+  }
+
+  private ensure(gvr: GroupVersionResource, ownerId: string, objects: ObjectCacheOptions | undefined): Promise<void> {
     const badInput = checkArgs(gvr, ownerId);
     if (badInput !== undefined) return Promise.reject(badInput);
     if (this.isShutdown) return Promise.reject(new WatchError(gvr, 'Shutdown', 'the watch manager is shut down'));
@@ -148,18 +174,23 @@ export class InformerWatchManager implements WatchManager {
         return Promise.reject(new WatchError(gvr, 'BackingOff', detail, { cause: failure.error, status: failure.status }));
       }
     }
-    if (entry === undefined) {
-      try {
-        entry = this.start(gvr, key);
-      } catch (err) {
-        return Promise.reject(new WatchError(gvr, 'InformerError', `creating the informer failed: ${errorMessage(err)}`, { cause: err }));
-      }
+    if (objects !== undefined && entry !== undefined) {
+      const conflict = transformConflict(entry, ownerId, objects);
+      if (conflict !== undefined) return Promise.reject(new WatchError(gvr, 'TransformConflict', conflict));
+    }
+    try {
+      if (entry === undefined) entry = this.start(gvr, key, objects);
+      else if (objects !== undefined && entry.objects === undefined) this.switchTo(entry, objects);
+    } catch (err) {
+      return Promise.reject(new WatchError(gvr, 'InformerError', `creating the informer failed: ${errorMessage(err)}`, { cause: err }));
     }
     entry.owners.add(ownerId);
-    if (entry.synced || this.checkSynced(entry)) return Promise.resolve();
+    if (objects !== undefined) entry.objectOwners.set(ownerId, objects);
+    const wantsObjects = objects !== undefined;
+    if ((entry.synced || this.checkSynced(entry)) && (!wantsObjects || entry.informer.holdsObjects())) return Promise.resolve();
     const current = entry;
     return new Promise<void>((resolve, reject) => {
-      const waiter: SyncWaiter = { ownerId, resolve, reject, deadline: undefined };
+      const waiter: SyncWaiter = { ownerId, objects: wantsObjects, resolve, reject, deadline: undefined };
       const timeoutMs = this.syncTimeoutMs > 0 ? this.syncTimeoutMs : DEFAULT_SYNC_TIMEOUT_MS;
       waiter.deadline = this.clock.setTimeout(() => this.onSyncTimeout(current, waiter, timeoutMs), timeoutMs);
       current.waiters.add(waiter);
@@ -207,9 +238,21 @@ export class InformerWatchManager implements WatchManager {
     }
   }
 
-  private start(gvr: GroupVersionResource, key: string): ManagedInformer {
+  /**
+   * Runs a new list/watch under the informer, of full objects (`objects`)
+   * or metadata only; the old one feeds the cache until the new one listed.
+   */
+  private switchTo(entry: ManagedInformer, objects: ObjectCacheOptions | undefined): void {
+    const notOlderThan = entry.informer.lastEventResourceVersion();
+    const options = { ...(notOlderThan === undefined ? {} : { notOlderThan }), ...(objects === undefined ? {} : { objects }) };
+    entry.informer.switchSource(this.source.createListWatch(entry.gvr, options), objects !== undefined);
+    entry.objects = objects;
+    this.log.debug({ gvr: entry.key, objects: objects !== undefined }, 'informer switching its list/watch');
+  }
+
+  private start(gvr: GroupVersionResource, key: string, objects: ObjectCacheOptions | undefined): ManagedInformer {
     const ownGvr: GroupVersionResource = Object.freeze({ group: gvr.group, version: gvr.version, resource: gvr.resource });
-    const listWatch = this.source.createListWatch(ownGvr);
+    const listWatch = this.source.createListWatch(ownGvr, objects === undefined ? undefined : { objects });
     // The listener runs only once the informer runs, after `entry` is set.
     const informer = new Informer(
       listWatch,
@@ -219,8 +262,9 @@ export class InformerWatchManager implements WatchManager {
         onDelete: (obj) => this.emit(entry, 'delete', obj),
         onSynced: () => this.checkSynced(entry),
         onError: (err) => this.onWatchError(entry, err),
+        onSourceSwitched: () => this.checkSynced(entry),
       },
-      { resyncPeriodMs: this.resyncPeriodMs, clock: this.clock, logger: this.log },
+      { resyncPeriodMs: this.resyncPeriodMs, clock: this.clock, logger: this.log, holdsObjects: objects !== undefined },
     );
     const entry: ManagedInformer = {
       key,
@@ -234,6 +278,8 @@ export class InformerWatchManager implements WatchManager {
       lastError: undefined,
       streak: new UnfixableStreak(),
       failFastTimer: undefined,
+      objectOwners: new Map(),
+      objects,
     };
     // In the map before it runs: a source that lists at once must have its initial adds emitted.
     this.entries.set(key, entry);
@@ -270,9 +316,10 @@ export class InformerWatchManager implements WatchManager {
     entry.synced = true;
     this.clearFailFast(entry);
     this.failures.clear(entry.key);
-    const waiters = [...entry.waiters];
-    entry.waiters.clear();
-    for (const w of waiters) {
+    const holdsObjects = entry.informer.holdsObjects();
+    for (const w of [...entry.waiters]) {
+      if (w.objects && !holdsObjects) continue; // until its switch to full objects has listed
+      entry.waiters.delete(w);
       if (w.deadline !== undefined) this.clock.clearTimeout(w.deadline);
       w.resolve();
     }
@@ -386,7 +433,11 @@ export class InformerWatchManager implements WatchManager {
       w.reject(err);
     }
     entry.owners.delete(ownerId);
-    if (entry.owners.size === 0) this.stop(entry, err);
+    if (entry.owners.size === 0) return this.stop(entry, err);
+    // The last owner wanting full objects left: back to metadata only, so they cost nothing more.
+    if (entry.objectOwners.delete(ownerId) && entry.objectOwners.size === 0 && this.entries.get(entry.key) === entry) {
+      this.switchTo(entry, undefined);
+    }
   }
 
   private stop(entry: ManagedInformer, err: WatchError): void {
@@ -411,6 +462,15 @@ function checkArgs(gvr: GroupVersionResource, ownerId: string): TypeError | unde
   }
   if (typeof ownerId !== 'string' || ownerId === '') {
     return new TypeError(`ensureWatch(${gvrKey(gvr)}): ownerId must be a non-empty string, got ${JSON.stringify(ownerId)}`);
+  }
+  return undefined;
+}
+
+/** Why `ownerId` may not ask for full objects with `objects` now, if it may not. */
+function transformConflict(entry: ManagedInformer, ownerId: string, objects: ObjectCacheOptions): string | undefined {
+  for (const [owner, asked] of entry.objectOwners) {
+    if (owner === ownerId || asked.transform === objects.transform) continue;
+    return `owner ${JSON.stringify(owner)} keeps its objects with another transform; ${JSON.stringify(ownerId)} cannot ask for a different one`;
   }
   return undefined;
 }

@@ -14,7 +14,8 @@ import {
   type PartialObjectMetadata,
   type TimerHandle,
 } from '@protean/core';
-import { decodeWatchLine } from './decodeWatchLine.js';
+import { fullObjectDecoder } from './decodeFullObject.js';
+import { decodeWatchLine, type ObjectDecoder } from './decodeWatchLine.js';
 import { InformerHealthTracker } from './InformerHealthTracker.js';
 import { KubeRequest } from './KubeRequest.js';
 import {
@@ -103,11 +104,17 @@ export class KubernetesListWatch implements ListWatch {
 
   /** The options with their defaults, resolved once. */
   private readonly settings: InformerSettings;
+  /** Set for a list/watch of full objects (`start.objects`): how each is decoded. Unset: metadata only. */
+  private readonly decodeObject: ObjectDecoder | undefined;
+  private readonly listAccept: string;
+  private readonly watchAccept: string;
 
   /**
    * `start.notOlderThan`: the first list asks for a state not older than
    * that resourceVersion, as a relist does (and falls back to the latest
-   * state if the server has compacted it away).
+   * state if the server has compacted it away). `start.objects`: list and
+   * watch full objects (plain `application/json`), trimmed by core's
+   * `stripObject` and its transform, instead of metadata only.
    */
   constructor(gvr: GroupVersionResource, options: KubernetesInformerOptions, start: ListWatchOptions = {}) {
     this.settings = resolveInformerSettings(options);
@@ -121,6 +128,9 @@ export class KubernetesListWatch implements ListWatch {
       options.logSummarizer ?? new LogSummarizer({ logger: base, clock: this.clock, intervalMs: INFORMER_LOG_SUMMARY_INTERVAL_MS });
     this.retry = new RetryPolicy(this.log, { ...options, clock: this.clock, random: this.random }, { summarizer, gvr: gvrKey(gvr) });
     this.tracker = new InformerHealthTracker(this.clock, this.settings.shortWatchMs);
+    this.decodeObject = start.objects === undefined ? undefined : fullObjectDecoder(start.objects, this.intern);
+    this.listAccept = start.objects === undefined ? LIST_ACCEPT : 'application/json';
+    this.watchAccept = start.objects === undefined ? WATCH_ACCEPT : 'application/json';
     if (start.notOlderThan !== undefined && start.notOlderThan !== '') {
       this.lastSyncRV = start.notOlderThan;
       this.listedOnce = true;
@@ -239,10 +249,10 @@ export class KubernetesListWatch implements ListWatch {
     const rv = this.rvUnavailable ? '' : this.listedOnce ? this.lastSyncRV : '0';
     // As client-go: a "not older than" relist is served from the watch cache unpaginated, unless the server paginated before.
     const limit = rv === '' || rv === '0' || this.paginatedResult ? this.settings.pageSize : 0;
-    const fetchPage = (q: URLSearchParams): Promise<ListPage> => this.fetchJson<ListPage>('LIST', q, LIST_ACCEPT);
+    const fetchPage = (q: URLSearchParams): Promise<ListPage> => this.fetchJson<ListPage>('LIST', q, this.listAccept);
     const sink = this.sink!;
     const target = { begin: () => sink.beginList(), add: (obj: PartialObjectMetadata) => sink.upsert(obj) };
-    const { resourceVersion, pages } = await listAll(fetchPage, rv, limit, this.intern, this.log, target);
+    const { resourceVersion, pages } = await listAll(fetchPage, rv, limit, this.intern, this.log, target, this.decodeObject);
     if (this.stopped) return;
     this.rvUnavailable = false;
     this.listedOnce = true;
@@ -279,7 +289,7 @@ export class KubernetesListWatch implements ListWatch {
     q.set('timeoutSeconds', String(min + Math.floor(this.random() * (max - min + 1))));
     const startedMs = this.clock.now();
     this.watchLines = 0;
-    const req = this.open('WATCH', q, WATCH_ACCEPT);
+    const req = this.open('WATCH', q, this.watchAccept);
     try {
       const res = await req.send();
       this.retry.succeeded();
@@ -351,7 +361,7 @@ export class KubernetesListWatch implements ListWatch {
 
   /** Passes one line of the watch stream to the sink; a line that throws does not count as progress. */
   private readonly onWatchLine = (text: string, start: number, end: number): void => {
-    const ev = decodeWatchLine(text, start, end, this.gvr, this.intern);
+    const ev = decodeWatchLine(text, start, end, this.gvr, this.intern, this.decodeObject);
     if (ev.type === 'BOOKMARK') {
       if (this.watchLines++ === 0) this.tracker.progressed();
       const rv = ev.resourceVersion;

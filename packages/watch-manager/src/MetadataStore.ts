@@ -50,6 +50,12 @@ export class MetadataStore {
     return [...this.values()];
   }
 
+  /** The objects of one namespace (`""`: cluster-scoped ones). */
+  listNamespace(namespace: string): PartialObjectMetadata[] {
+    const names = this.byNamespace.get(namespace);
+    return names === undefined ? [] : [...names.values()];
+  }
+
   /** client-go's cache key of an object: `namespace/name`, or `name` when cluster-scoped. */
   static keyOf(obj: PartialObjectMetadata): string {
     return namespacedNameKey({ namespace: obj.metadata.namespace ?? '', name: obj.metadata.name });

@@ -27,7 +27,9 @@ export type WatchErrorReason =
   | 'Released'
   | 'Shutdown'
   | 'InformerError'
-  | 'NotAllowed';
+  | 'NotAllowed'
+  /** `ensureObjects` with a transform other than the one the informer keeps its objects with. */
+  | 'TransformConflict';
 
 /**
  * The error `InformerWatchManager.ensureWatch` rejects with. Always names the GVR;

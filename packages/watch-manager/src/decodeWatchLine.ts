@@ -27,6 +27,8 @@ export type DecodedWatchLine =
  * Throws a {@link KubernetesRequestError} with reason `InvalidResponse` for
  * a line that is not JSON, not a JSON object, of an unknown type, or an
  * object event without `metadata.name`. `intern` de-duplicates namespaces.
+ * With `decodeObject` (a list/watch of full objects) every line is parsed
+ * whole and its object decoded by it instead of trimmed to metadata.
  */
 export function decodeWatchLine(
   text: string,
@@ -34,17 +36,28 @@ export function decodeWatchLine(
   end: number,
   gvr: GroupVersionResource,
   intern: (s: string) => string,
+  decodeObject?: ObjectDecoder,
 ): DecodedWatchLine {
+  // Full objects: the fast path would drop all but the metadata.
+  if (decodeObject !== undefined) return decodeWatchLineByParse(text.slice(start, end), gvr, intern, decodeObject);
   const fast = fastParseWatchLine(text, start, end);
   if (fast === undefined) return decodeWatchLineByParse(text.slice(start, end), gvr, intern);
   return interpret(fast.type, { metadata: fast.metadata }, gvr, intern);
 }
 
+/** Turns an event's object into what the informer caches (`undefined`: not an object with `metadata.name`). */
+export type ObjectDecoder = (raw: unknown) => PartialObjectMetadata | undefined;
+
 /**
  * {@link decodeWatchLine} by `JSON.parse` of the whole line: the reference
  * the fast path is held to, and its fallback.
  */
-export function decodeWatchLineByParse(line: string, gvr: GroupVersionResource, intern: (s: string) => string): DecodedWatchLine {
+export function decodeWatchLineByParse(
+  line: string,
+  gvr: GroupVersionResource,
+  intern: (s: string) => string,
+  decodeObject?: ObjectDecoder,
+): DecodedWatchLine {
   let ev: unknown;
   try {
     ev = JSON.parse(line);
@@ -60,10 +73,16 @@ export function decodeWatchLineByParse(line: string, gvr: GroupVersionResource, 
     });
   }
   const { type, object } = ev as { type?: unknown; object?: unknown };
-  return interpret(type, object, gvr, intern);
+  return interpret(type, object, gvr, intern, decodeObject);
 }
 
-function interpret(type: unknown, object: unknown, gvr: GroupVersionResource, intern: (s: string) => string): DecodedWatchLine {
+function interpret(
+  type: unknown,
+  object: unknown,
+  gvr: GroupVersionResource,
+  intern: (s: string) => string,
+  decodeObject?: ObjectDecoder,
+): DecodedWatchLine {
   if (type === 'BOOKMARK') {
     const meta = field(object, 'metadata');
     const rv = field(meta, 'resourceVersion');
@@ -74,7 +93,7 @@ function interpret(type: unknown, object: unknown, gvr: GroupVersionResource, in
     };
   }
   if (type === 'ERROR') return { type, status: object as KubeStatus | undefined };
-  const obj = trimMetadata(object, intern);
+  const obj = decodeObject === undefined ? trimMetadata(object, intern) : decodeObject(object);
   if (obj === undefined || (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED')) {
     throw new KubernetesRequestError(gvr, 'WATCH', `malformed watch event of type ${String(type)}`, { reason: 'InvalidResponse' });
   }

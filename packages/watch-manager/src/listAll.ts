@@ -31,7 +31,8 @@ const MAX_RESTARTS = 3;
  * `continue` token, as the API requires. If a continue token expires
  * (410) mid-list, the list starts over from `""` (`target.begin()`
  * again), at most three times.
- * `limit` 0 asks for everything at once.
+ * `limit` 0 asks for everything at once. `decode` turns each item into
+ * what is cached (default: `trimMetadata`).
  */
 export async function listAll(
   fetchPage: (query: URLSearchParams) => Promise<ListPage>,
@@ -40,6 +41,7 @@ export async function listAll(
   intern: (s: string) => string,
   log: Logger,
   target: ListTarget,
+  decode: (raw: unknown) => PartialObjectMetadata | undefined = (raw) => trimMetadata(raw, intern),
 ): Promise<ListResult> {
   target.begin();
   let rv = resourceVersion;
@@ -67,7 +69,7 @@ export async function listAll(
     }
     pages++;
     for (const item of Array.isArray(page.items) ? page.items : []) {
-      const obj = trimMetadata(item, intern);
+      const obj = decode(item);
       if (obj !== undefined) target.add(obj);
     }
     cont = page.metadata?.continue || undefined;

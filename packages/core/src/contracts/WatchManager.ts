@@ -1,6 +1,6 @@
 import type { EventHandler } from '../events.js';
 import type { GroupVersionResource } from '../gvr.js';
-import type { InformerCache, InformerSource } from '../informer.js';
+import type { InformerCache, InformerSource, ObjectCacheOptions } from '../informer.js';
 import type { InformerHealth } from '../informerHealth.js';
 import type { Logger } from '../logger.js';
 
@@ -15,7 +15,21 @@ export interface WatchManager {
    * dropped and the promise rejects with an error naming the GVR.
    */
   ensureWatch(gvr: GroupVersionResource, ownerId: string): Promise<void>;
-  /** Drops `ownerId`; the informer stops when no owner remains. */
+  /**
+   * Optional: {@link ensureWatch}, and while `ownerId` holds the informer
+   * it keeps full objects (trimmed by core's `stripObject`, then
+   * `options.transform`) instead of metadata only; resolves once the
+   * informer has synced with full objects. The first owner asking switches
+   * a running metadata-only informer to full objects (a new list/watch
+   * whose first list replaces the cache), and `releaseWatch` of the last
+   * such owner switches it back. Absent: the watch manager keeps metadata
+   * only, and the controller refuses object caching.
+   *
+   * Easy to get wrong: the transform is the informer's, not the owner's: a
+   * second owner asking with a different transform function is refused.
+   */
+  ensureObjects?(gvr: GroupVersionResource, ownerId: string, options?: ObjectCacheOptions): Promise<void>;
+  /** Drops `ownerId` (and its request for full objects); the informer stops when no owner remains. */
   releaseWatch(gvr: GroupVersionResource, ownerId: string): void;
   getInformer(gvr: GroupVersionResource): InformerCache | undefined;
   activeWatchCount(): number;

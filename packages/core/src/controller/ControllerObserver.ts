@@ -42,6 +42,12 @@ export interface ControllerObserver {
    * `identity` is the leadership's.
    */
   onLeadershipChange?(identity: string, leading: boolean): void;
+  /**
+   * A cached read (`ctx.get`, `ctx.list`) found the object cache behind a
+   * write of the handler's after waiting `readYourWritesTimeoutMs`, and read
+   * the object from the API server instead (once per object read).
+   */
+  onCacheReadFallback?(gvr: GroupVersionResource): void;
 }
 
 /** The default observer: ignores everything. */

@@ -8,7 +8,9 @@ import { buildControllerParts, type ControllerParts } from './controllerParts.js
 import { ControllerStateError, type ControllerState } from './ControllerStateError.js';
 import type { ControllerStatus, ExplainTarget, Explanation, QueueStatus } from './ControllerStatus.js';
 import type { DynamicControllerOptions } from './DynamicControllerOptions.js';
+import { ObjectCaches } from './ObjectCaches.js';
 import { ParentSyncError } from './ParentSyncError.js';
+import type { RegisterOptions } from './RegisterOptions.js';
 import { notifyObserver } from './notifyObserver.js';
 import { PassCancelledError } from './PassCancelledError.js';
 import { ShutdownTimeoutError } from './ShutdownTimeoutError.js';
@@ -160,11 +162,18 @@ export class DynamicController {
    * running, and with {@link ParentSyncError} (GVR named, watch manager error as
    * `cause`) when the informer cannot sync; a failed first registration
    * leaves no handler behind, a failed re-registration keeps the old one.
+   *
+   * `options.cache` lists GVRs whose full objects the handler reads through
+   * `ctx.get`/`ctx.list` (see {@link RegisterOptions}); they are synced
+   * before the parent's instances are enqueued, and released by
+   * {@link deregister}.
    */
-  async register(parent: GroupVersionResource, handler: Handler): Promise<void> {
+  async register(parent: GroupVersionResource, handler: Handler, options?: RegisterOptions): Promise<void> {
     // Before anything else: a bad GVR must not become a URL, an informer or a handler.
     validateGroupVersionResource(parent);
     const key = gvrKey(parent);
+    // The parent's own cache last: its instances are enqueued as it syncs, and their passes read the others.
+    const requests = ObjectCaches.requestsOf(parent, options).sort((a, b) => Number(gvrKey(a.gvr) === key) - Number(gvrKey(b.gvr) === key));
     if (this.state !== 'running') {
       throw new ControllerStateError(`cannot register parent ${key}: DynamicController is ${this.state}; call start() first`, this.state);
     }
@@ -179,12 +188,18 @@ export class DynamicController {
     const registration = parents.begin(parent, handler);
     const { gvr } = registration.entry;
     try {
+      // Only when asked: without caches the parent's watch starts within this call, as before.
+      if (requests.length > 0) await this.parts.caches.acquire(gvr, requests);
       await watchManager.ensureWatch(gvr, parentOwnerId(gvr));
     } catch (err) {
-      if (parents.rollback(registration)) this.parts.coordinator.removeParentGVR(gvr);
-      throw new ParentSyncError(gvr, err);
+      if (parents.rollback(registration)) {
+        this.parts.coordinator.removeParentGVR(gvr);
+        this.parts.caches.release(gvr);
+      }
+      throw err instanceof ParentSyncError ? err : new ParentSyncError(gvr, err);
     }
     if (!parents.confirm(registration)) return; // deregistered or replaced while syncing
+    if (requests.length === 0) this.parts.caches.release(gvr); // what a previous registration cached
     if (informerExisted) {
       for (const obj of watchManager.getInformer(gvr)?.list() ?? []) {
         queue.add({ gvr, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name }, 'initial-list');
@@ -219,6 +234,7 @@ export class DynamicController {
     this.parts.workers.forgetParent(entry.gvr);
     this.parts.coordinator.removeParentGVR(entry.gvr);
     this.parts.watchManager.releaseWatch(entry.gvr, parentOwnerId(entry.gvr));
+    this.parts.caches.release(entry.gvr);
     this.log.info({ gvr: key }, 'parent deregistered');
   }
 

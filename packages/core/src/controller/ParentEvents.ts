@@ -1,3 +1,4 @@
+import type { ObjectReads } from './ObjectReads.js';
 import type { EnqueueSource, RateLimitingQueue, WatchCoordinator } from '../contracts/index.js';
 import type { WatchEvent } from '../events.js';
 import { gvrKey, type ObjectIdentifiers } from '../gvr.js';
@@ -28,6 +29,8 @@ export interface ParentEventsDeps {
 export class ParentEvents {
   /** Set right after construction: the coordinator is built over the watch manager, which needs {@link handle} first. */
   coordinator!: WatchCoordinator;
+  /** Set right after construction: cached reads waiting for the cache to reach a write are woken by events. */
+  reads: ObjectReads | undefined;
 
   constructor(private readonly deps: ParentEventsDeps) {}
 
@@ -35,6 +38,7 @@ export class ParentEvents {
     try {
       if (this.deps.parents.has(event.gvr)) this.handleParentEvent(event);
       this.coordinator.routeEvent(event);
+      this.reads?.onEvent(event);
     } catch (err) {
       // Never let a routing bug break the informer that delivered the event.
       this.deps.log.error({ err, gvr: gvrKey(event.gvr), instance: `${event.namespace}/${event.name}` }, 'event handling failed');

@@ -8,15 +8,20 @@ import { gvrKey, type GroupVersionResource } from '../gvr.js';
  * `@protean/watch-manager` that is a `WatchError` naming the server URL and
  * the last failure, raised at once on 401/403/404, after `failFastMs` (3 s)
  * when every attempt is refused or fails TLS verification, else at the sync
- * deadline (30 s). The handler is not left registered.
+ * deadline (30 s). Also when an informer of a GVR the registration caches
+ * as full objects (`cache`) does not sync (`cached`). The handler is not left registered.
  */
 export class ParentSyncError extends Error {
   override readonly name = 'ParentSyncError';
   readonly gvr: GroupVersionResource;
+  /** Set when the informer that failed is that of a GVR the registration caches (`cache` option), not the parent's. */
+  readonly cached: GroupVersionResource | undefined;
 
-  constructor(gvr: GroupVersionResource, cause: unknown) {
+  constructor(gvr: GroupVersionResource, cause: unknown, cached?: GroupVersionResource) {
     const detail = cause instanceof Error ? cause.message : String(cause);
-    super(`cannot register parent ${gvrKey(gvr)}: its informer did not sync: ${detail}`, { cause });
+    const what = cached === undefined ? 'its informer' : `the object cache of ${gvrKey(cached)}`;
+    super(`cannot register parent ${gvrKey(gvr)}: ${what} did not sync: ${detail}`, { cause });
     this.gvr = gvr;
+    this.cached = cached;
   }
 }

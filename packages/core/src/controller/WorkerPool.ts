@@ -1,4 +1,7 @@
 import { apiStatusOf, summarizeError, type ApiStatus } from '../apiStatus.js';
+import { bindWriteRecorder } from '../passWrites.js';
+import { ObjectNotCachedError } from './ObjectNotCachedError.js';
+import type { ObjectReads } from './ObjectReads.js';
 import type { Clock } from '../clock.js';
 import type { InstancePass, QueueGetResult, RateLimitingQueue, Validity, WatchCoordinator, WatchManager } from '../contracts/index.js';
 import { gvrKey, namespacedNameKey, type GroupVersionResource, type ObjectIdentifiers } from '../gvr.js';
@@ -57,6 +60,8 @@ export interface WorkerPoolDeps {
    * interval); shared with derived pools. Default: one on `logger` and `clock`.
    */
   readonly networkLog?: LogSummarizer;
+  /** Serves `ctx.get`/`ctx.list` and records the writes made with `ctx.signal`. Default: none (cached reads reject with `ObjectNotCachedError`). */
+  readonly reads?: ObjectReads;
 }
 
 /**
@@ -225,6 +230,7 @@ export class WorkerPool {
     });
     // Deregistering the parent or deleting the instance cuts the pass off through its signal.
     this.deps.activity.onCancel(key, limit.cancel);
+    const reads = this.deps.reads;
     const ctx: ReconcileContext = {
       signal: limit.signal,
       // Built on first use: most handlers never log, and a pino child per item is not free.
@@ -233,7 +239,16 @@ export class WorkerPool {
       },
       gvr: parent.gvr,
       watcher,
+      get: (gvr, namespace, name) => {
+        if (reads === undefined) return Promise.reject(new ObjectNotCachedError(gvr));
+        return reads.get(gvr, namespace, name, limit.signal);
+      },
+      list: (gvr, options = {}) => {
+        if (reads === undefined) return Promise.reject(new ObjectNotCachedError(gvr));
+        return reads.list(gvr, options, limit.signal);
+      },
     };
+    if (reads !== undefined) bindWriteRecorder(limit.signal, reads);
     let thrownSync = true;
     let outcome: ReconcileOutcome;
     try {

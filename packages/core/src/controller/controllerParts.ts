@@ -15,6 +15,8 @@ import type { Logger } from '../logger.js';
 import { LogSummarizer } from '../LogSummarizer.js';
 import type { ControllerObserver } from './ControllerObserver.js';
 import { LeadershipTerms } from './LeadershipTerms.js';
+import { ObjectCaches } from './ObjectCaches.js';
+import { ObjectReads } from './ObjectReads.js';
 import { ParentEvents } from './ParentEvents.js';
 import { ParentRegistry } from './ParentRegistry.js';
 import { StatusView } from './StatusView.js';
@@ -57,6 +59,10 @@ export interface ControllerParts {
   /** The terms this replica leads (with a leadership). */
   readonly terms: LeadershipTerms;
   readonly statusView: StatusView;
+  /** The GVRs each registration caches as full objects. */
+  readonly caches: ObjectCaches;
+  /** The handlers' cached reads (`ctx.get`, `ctx.list`) with read-your-writes. */
+  readonly reads: ObjectReads;
 }
 
 /**
@@ -87,6 +93,8 @@ export function buildControllerParts(deps: ControllerPartsDeps): ControllerParts
     onEvent: events.handle,
     logger: deps.logger,
   });
+  const reads = new ObjectReads({ watchManager, clock, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs, notify: deps.notify });
+  events.reads = reads;
   const coordinator = deps.watchCoordinatorFactory({
     watchManager,
     enqueue: (parentGVR, instance) => {
@@ -110,6 +118,7 @@ export function buildControllerParts(deps: ControllerPartsDeps): ControllerParts
     logger: log,
     activity,
     networkLog,
+    reads,
   });
   const terms = new LeadershipTerms({
     identity: deps.leadership?.identity ?? '',
@@ -135,5 +144,6 @@ export function buildControllerParts(deps: ControllerPartsDeps): ControllerParts
     isStarted: deps.isRunning,
     isLeading: deps.isLeading,
   });
-  return { parents, queue, watchManager, coordinator, handlerAbort, activity, networkLog, workers, terms, statusView };
+  const caches = new ObjectCaches(watchManager);
+  return { parents, queue, watchManager, coordinator, handlerAbort, activity, networkLog, workers, terms, statusView, caches, reads };
 }

@@ -3,6 +3,7 @@ import {
   namespacedNameKey,
   type GroupVersionResource,
   type InformerSource,
+  type ListWatchOptions,
   type NamespacedName,
   type PartialObjectMetadata,
 } from '../index.js';
@@ -43,7 +44,8 @@ export class FakeInformerSource implements InformerSource {
     this.autoSync = options.autoSync ?? true;
   }
 
-  createListWatch(gvr: GroupVersionResource): FakeListWatch {
+  /** A list/watch of `gvr`; with `options.objects` it delivers full objects (the objects' `content`), else metadata only. */
+  createListWatch(gvr: GroupVersionResource, options: ListWatchOptions = {}): FakeListWatch {
     const failure = this.createFailure;
     if (failure !== undefined) {
       this.createFailure = undefined;
@@ -55,6 +57,7 @@ export class FakeInformerSource implements InformerSource {
       autoSync: this.autoSyncByGvr.get(key) ?? this.autoSync,
       listObjects: () => this.objects(gvr),
       ...(syncError === undefined ? {} : { syncError }),
+      ...(options.objects === undefined ? {} : { objects: options.objects }),
     });
     this.created.push(informer);
     return informer;
@@ -139,10 +142,12 @@ export class FakeInformerSource implements InformerSource {
     const key = namespacedNameKey({ namespace: spec.namespace ?? '', name: spec.name });
     const old = objects.get(key);
     if (old === undefined) throw new FakeInformerError(`cannot update ${key} in ${gvrKey(gvr)}: it does not exist`);
+    const { apiVersion, kind, metadata, ...content } = old;
     const obj = fakeObject({
-      apiVersion: old.apiVersion,
-      kind: old.kind,
-      ...old.metadata,
+      apiVersion,
+      kind,
+      ...metadata,
+      content,
       ...spec,
       resourceVersion: spec.resourceVersion ?? String(this.nextResourceVersion++),
     });

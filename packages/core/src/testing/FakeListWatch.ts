@@ -1,5 +1,8 @@
 import {
   gvrKey,
+  objectTransformOf,
+  type CachedObject,
+  type ObjectCacheOptions,
   type GroupVersionResource,
   type ListWatch,
   type ListWatchSink,
@@ -17,6 +20,12 @@ export interface FakeListWatchOptions {
   readonly listObjects?: () => readonly PartialObjectMetadata[];
   /** Fail to sync: report this error when run, and deliver no list. */
   readonly syncError?: Error;
+  /**
+   * Deliver full objects, through core's `stripObject` and this transform
+   * (each object a copy), as a Kubernetes source asked for full objects
+   * does. Default: metadata only (type and metadata of each object).
+   */
+  readonly objects?: ObjectCacheOptions;
 }
 
 /** Options of {@link FakeListWatch.delete}. */
@@ -47,7 +56,10 @@ export class FakeListWatch implements ListWatch {
   readonly gvr: GroupVersionResource;
   /** Every error reported to the sink, in order. */
   readonly reportedErrors: Error[] = [];
+  /** What it delivers: full objects (asked for with `objects`) or metadata only. */
+  readonly holdsObjects: boolean;
   private readonly listObjects: () => readonly PartialObjectMetadata[];
+  private readonly shape: (obj: PartialObjectMetadata) => PartialObjectMetadata;
   private autoSync: boolean;
   private syncError: Error | undefined;
   private sink: ListWatchSink | undefined;
@@ -60,6 +72,13 @@ export class FakeListWatch implements ListWatch {
     this.autoSync = options.autoSync ?? true;
     this.listObjects = options.listObjects ?? (() => []);
     this.syncError = options.syncError;
+    this.holdsObjects = options.objects !== undefined;
+    if (options.objects === undefined) {
+      this.shape = metadataOnly;
+    } else {
+      const transform = objectTransformOf(options.objects);
+      this.shape = (obj) => transform(structuredClone(obj) as CachedObject);
+    }
   }
 
   run(sink: ListWatchSink, signal: AbortSignal): void {
@@ -107,7 +126,7 @@ export class FakeListWatch implements ListWatch {
       return;
     }
     this.listed = true;
-    this.sink!.replace(this.listObjects());
+    this.sink!.replace(this.listObjects().map(this.shape));
   }
 
   /**
@@ -137,12 +156,12 @@ export class FakeListWatch implements ListWatch {
 
   /** Delivers a new complete list (`listObjects()`), as after a 410 or a reconnect; the engine tells handlers what changed. */
   relisted(): void {
-    if (this.isRunning() && this.listed) this.sink!.replace(this.listObjects());
+    if (this.isRunning() && this.listed) this.sink!.replace(this.listObjects().map(this.shape));
   }
 
   /** Delivers a watch event: the object was created. */
   add(obj: PartialObjectMetadata): void {
-    if (this.isRunning() && this.listed) this.sink!.upsert(obj);
+    if (this.isRunning() && this.listed) this.sink!.upsert(this.shape(obj));
   }
 
   /** Delivers a watch event: the object changed. */
@@ -160,7 +179,15 @@ export class FakeListWatch implements ListWatch {
     if (options.finalStateUnknown === true) return this.relisted();
     // A watch's DELETED event carries the object: the one cached, when only a name is given.
     const obj =
-      'metadata' in target ? target : (this.sink!.cache.get(target) ?? fakeObject({ name: target.name, namespace: target.namespace }));
+      'metadata' in target
+        ? this.shape(target)
+        : (this.sink!.cache.get(target) ?? fakeObject({ name: target.name, namespace: target.namespace }));
     this.sink!.remove(obj);
   }
+}
+
+/** What a metadata-only watch sends of `obj`: its type and metadata (the object itself when that is all it has). */
+function metadataOnly(obj: PartialObjectMetadata): PartialObjectMetadata {
+  if (Object.keys(obj).length <= 3) return obj;
+  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: obj.metadata };
 }

@@ -23,6 +23,12 @@ export class ObserverRecorder implements ControllerObserver {
   readonly reconciles: RecordedReconcile[] = [];
   readonly parentEvents: { readonly gvr: GroupVersionResource; readonly type: EventType }[] = [];
   readonly handlerErrors: RecordedHandlerError[] = [];
+  /** The GVR of each `onCacheReadFallback` call (a cached read that went to the server). */
+  readonly cacheReadFallbacks: GroupVersionResource[] = [];
+
+  onCacheReadFallback(gvr: GroupVersionResource): void {
+    this.cacheReadFallbacks.push(gvr);
+  }
 
   onReconcile(gvr: GroupVersionResource, durationMs: number, outcome: ReconcileOutcome): void {
     this.reconciles.push({ gvr, durationMs, outcome });

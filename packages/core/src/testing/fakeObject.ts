@@ -9,6 +9,11 @@ export type ObjectSpec = Partial<ObjectMeta> & {
   readonly name: string;
   readonly apiVersion?: string;
   readonly kind?: string;
+  /**
+   * The object's other top-level fields (`spec`, `data`, `status`): only
+   * list/watches asked for full objects deliver them.
+   */
+  readonly content?: Readonly<Record<string, unknown>>;
 };
 
 /**
@@ -19,8 +24,9 @@ export type ObjectSpec = Partial<ObjectMeta> & {
  * the skip of metadata-only changes.
  */
 export function fakeObject(spec: ObjectSpec): PartialObjectMetadata {
-  const { apiVersion, kind, ...meta } = spec;
+  const { apiVersion, kind, content, ...meta } = spec;
   return {
+    ...content,
     apiVersion: apiVersion ?? 'meta.k8s.io/v1',
     kind: kind ?? 'PartialObjectMetadata',
     metadata: { ...meta, namespace: meta.namespace ?? '' },

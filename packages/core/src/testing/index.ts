@@ -31,3 +31,4 @@ export { Random } from './Random.js';
 export { track, type TrackedPromise } from './track.js';
 export { describeCondition } from './describeCondition.js';
 export { waitFor, type WaitForOptions, WaitForTimeoutError, waitForTimeoutMs } from './waitFor.js';
+export { noObjectCache } from './noObjectCache.js';

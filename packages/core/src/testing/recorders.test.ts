@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ReconcileContext } from '../index.js';
-import { silentLogger } from '../index.js';
+import { ObjectNotCachedError, silentLogger } from '../index.js';
 import { Deferred } from './Deferred.js';
 import { EnqueueRecorder } from './EnqueueRecorder.js';
 import { FakeRateLimiter } from './FakeRateLimiter.js';
@@ -49,6 +49,8 @@ describe('HandlerRecorder', () => {
       logger: silentLogger(),
       gvr: web,
       watcher: new NoopInstanceWatcher(),
+      get: (gvr) => Promise.reject(new ObjectNotCachedError(gvr)),
+      list: (gvr) => Promise.reject(new ObjectNotCachedError(gvr)),
     };
     const rec = new HandlerRecorder();
     await rec.handler({ namespace: 'ns', name: 'a' }, ctx);
