@@ -1,4 +1,4 @@
-import { assertStillValid, validateObjectName, type GroupVersionResource } from '@protean/core';
+import { assertStillValid, tracing, validateObjectName, type GroupVersionResource, type TraceSpan } from '@protean/core';
 import pRetry from 'p-retry';
 import { ApplyConflictError } from './ApplyConflictError.js';
 import { isConflict } from './errorPredicates.js';
@@ -19,6 +19,7 @@ import { MissingNamespaceError } from './MissingNamespaceError.js';
 import type { KubeObject, ObjectKey, Stored } from './KubeObject.js';
 import type { KubeHttpRequest, KubeTransport } from './KubeTransport.js';
 import { objectPath } from './objectPath.js';
+import { startRequestSpan } from './requestSpan.js';
 import { ResourceScopes } from './ResourceScopes.js';
 import { resolveRetryOptions, type ResolvedRetryOptions } from './RetryOptions.js';
 import { retryRequest } from './retryRequest.js';
@@ -364,12 +365,27 @@ export class KubeClient {
       const action = `${description.method} ${description.target}`;
       request = { ...request, beforeSend: () => assertStillValid(call.signal, action) };
     }
+    const headers = { ...request.headers };
+    const span = startRequestSpan(description, call.gvr, call.signal, headers);
+    if (span !== undefined) request = { ...request, headers };
+    try {
+      return await this.attempts<T>(call, request, description, span);
+    } catch (err) {
+      tracing.fail(span, err);
+      throw err;
+    } finally {
+      span?.end();
+    }
+  }
+
+  private attempts<T>(call: Call, request: KubeHttpRequest, description: RequestDescription, span: TraceSpan | undefined): Promise<T> {
     return retryRequest(
       async () => {
         // A write made with a pass's ctx.signal is sent only while the lease the pass runs under is valid, checked
         // right here (each attempt): after a freeze the handler's continuation runs before the lease's timers.
         if (call.method !== 'GET') assertStillValid(call.signal, `${description.method} ${description.target}`);
         const res = await this.transport.send(request);
+        span?.setAttribute('http.response.status_code', res.status);
         if (res.status >= 200 && res.status < 300) return (res.body.trim() === '' ? {} : JSON.parse(res.body)) as T;
         const error = KubeApiError.fromResponse(description, res);
         if (ApplyConflictError.isApplyConflict(res.status, error.body)) {

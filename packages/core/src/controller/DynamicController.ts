@@ -18,6 +18,7 @@ import type { Handler } from '../handler.js';
 import type { InformerCache, InformerSource } from '../informer.js';
 import { createLogger, type Logger } from '../logger.js';
 import { TOKENS } from '../tokens.js';
+import { tracing } from '../tracing/tracing.js';
 
 /** Owner id of a parent watch in the watch manager (children use the coordinator's ids). */
 function parentOwnerId(gvr: GroupVersionResource): string {
@@ -128,6 +129,8 @@ export class DynamicController {
     if (typeof signal?.addEventListener !== 'function') {
       throw new TypeError(`DynamicController.start: signal must be an AbortSignal, got ${String(signal)}`);
     }
+    // Whether an OpenTelemetry SDK is registered, for the events routed before the first pass.
+    tracing.refresh();
     this.state = 'running';
     const leadership = this.leadership;
     // With a leadership the workers run only in the terms it leads; the informers sync either way (a warm standby).
@@ -165,6 +168,7 @@ export class DynamicController {
     // Before anything else: a bad GVR must not become a URL, an informer or a handler.
     validateGroupVersionResource(parent);
     const key = gvrKey(parent);
+    tracing.refresh();
     if (this.state !== 'running') {
       throw new ControllerStateError(`cannot register parent ${key}: DynamicController is ${this.state}; call start() first`, this.state);
     }

@@ -18,6 +18,7 @@ import { LeadershipTerms } from './LeadershipTerms.js';
 import { ParentEvents } from './ParentEvents.js';
 import { ParentRegistry } from './ParentRegistry.js';
 import { StatusView } from './StatusView.js';
+import { TriggerLog } from './TriggerLog.js';
 import { WorkerActivity } from './WorkerActivity.js';
 import { WorkerPool } from './WorkerPool.js';
 import { workItemKey } from './workItemKey.js';
@@ -80,7 +81,8 @@ export function buildControllerParts(deps: ControllerPartsDeps): ControllerParts
       burst: config.burstLimit,
     },
   });
-  const events = new ParentEvents({ parents, queue, activity, log, notify: deps.notify });
+  const triggers = new TriggerLog();
+  const events = new ParentEvents({ parents, queue, activity, log, notify: deps.notify, triggers });
   const watchManager = deps.watchManagerFactory({
     source: deps.informerSource,
     resyncPeriodMs: config.resyncPeriodMs,
@@ -89,8 +91,10 @@ export function buildControllerParts(deps: ControllerPartsDeps): ControllerParts
   });
   const coordinator = deps.watchCoordinatorFactory({
     watchManager,
-    enqueue: (parentGVR, instance) => {
-      queue.add({ gvr: parentGVR, namespace: instance.namespace, name: instance.name }, 'live');
+    enqueue: (parentGVR, instance, trigger) => {
+      const item = { gvr: parentGVR, namespace: instance.namespace, name: instance.name };
+      queue.add(item, 'live');
+      if (trigger !== undefined) triggers.record(workItemKey(item), trigger);
     },
     logger: deps.logger,
   });
@@ -110,6 +114,7 @@ export function buildControllerParts(deps: ControllerPartsDeps): ControllerParts
     logger: log,
     activity,
     networkLog,
+    triggers,
   });
   const terms = new LeadershipTerms({
     identity: deps.leadership?.identity ?? '',
@@ -122,6 +127,7 @@ export function buildControllerParts(deps: ControllerPartsDeps): ControllerParts
     isRunning: deps.isRunning,
     log,
     notify: deps.notify,
+    triggers,
   });
   const statusView = new StatusView({
     clock,
