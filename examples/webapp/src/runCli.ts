@@ -6,6 +6,7 @@ import { parseCliArgs, USAGE, UsageError } from './cli.js';
 import { runCluster } from './runCluster.js';
 import { runDemo, type HeldDemo } from './runDemo.js';
 import { runReplicas } from './runReplicas.js';
+import { startDemoTracing } from './demoTracing.js';
 
 /** Where the CLI reads its environment and writes its output. */
 export interface CliIo {
@@ -49,6 +50,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     { level, base: { app: 'protean-webapp-example' } },
     io.logDestination ?? pino.destination({ dest: 2, sync: true }),
   );
+  // Registered before the controller starts, so its first passes are traced; flushed and unregistered at the end.
+  const tracing = command.mode === 'replicas' || !command.trace ? undefined : startDemoTracing(io.env, io.out);
   try {
     if (command.mode === 'demo') {
       const summary = await runDemo({
@@ -123,6 +126,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     // The line above says what failed; the stack is there for --verbose.
     logger.debug({ err }, 'run failed');
     return 1;
+  } finally {
+    await tracing?.stop();
   }
 }
 
