@@ -7,7 +7,7 @@
 // that use client-node on Node 20 with client-node 1.4.
 // The kube binaries build (kube-build, CPU-heavy, ~13 min cold on 2 cores) runs
 // in the background from the start, at a lower CPU priority, while the other
-// steps run one after another; `real` waits for it.
+// steps run one after another, and so does Jaeger's (jaeger-build); `real` waits for both.
 // Usage: node scripts/test-all.mjs [--quick] [--only=<step>[,<step>...]]
 //   --quick  typecheck, api, lint, format, docs, deps and unit only (`pnpm test:quick`)
 // PROTEAN_SKIP_BROWSER=1 skips the browser step (and so the apt-get install of Chromium).
@@ -41,7 +41,7 @@ const realTierConfigs = readdirSync(join(root, 'packages'))
  * `cmd[0] === 'node'` runs on Node NODE_VERSION, with it first on PATH for
  * anything the step spawns; `process.execPath` runs on the Node that runs this script.
  * `quick` steps make up `--quick`; a `background` step starts with the run and
- * is reported when the step naming it in `waitFor` comes up (or at the end).
+ * is reported when the step naming it in `waitFor` (a name or a list) comes up (or at the end).
  */
 const steps = [
   // The kube binaries for the real tier, built from Go modules (or reused from the cache): started first, in the
@@ -51,6 +51,13 @@ const steps = [
     background: true,
     cmd: ['bash', [join(root, 'tools/kube-apiserver/build.sh')]],
     captureLastLine: 'PROTEAN_KUBE_BIN_DIR',
+  },
+  // Jaeger v2, the trace store of the real tier's tracing test, built from Go modules the same way (~6-8 min cold).
+  {
+    name: 'jaeger-build',
+    background: true,
+    cmd: ['bash', [join(root, 'tools/jaeger/build.sh')]],
+    captureLastLine: 'PROTEAN_JAEGER_BIN_DIR',
   },
   { name: 'typecheck', quick: true, cmd: ['node', [join(root, 'node_modules/typescript/bin/tsc'), '-b']] },
   // Public API reports (etc/*.api.md): fails when a package's surface drifts.
@@ -90,7 +97,7 @@ const steps = [
   // The real-cluster tier: every *.real.test.ts against kube-apiserver + etcd (kube-build), one file at a time.
   {
     name: 'real',
-    waitFor: 'kube-build',
+    waitFor: ['kube-build', 'jaeger-build'],
     jest: true,
     cmd: ['node', [...nodeFlags, jestBin, '--runInBand', '--projects', ...realTierConfigs]],
   },
@@ -146,7 +153,7 @@ const node24Env = () => ({ PATH: `${dirname(node24)}${delimiter}${process.env.PA
 
 for (const step of selected) {
   if (step.background) continue;
-  if (step.waitFor !== undefined && background.has(step.waitFor)) await finishBackground(step.waitFor);
+  for (const name of [step.waitFor ?? []].flat()) if (background.has(name)) await finishBackground(name);
   const onNode24 = step.cmd[0] === 'node';
   const [bin, args] = onNode24 ? [node24, step.cmd[1]] : step.cmd;
   const outputFile = join(resultsDir, `${step.name}.json`);

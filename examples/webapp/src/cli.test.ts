@@ -9,6 +9,7 @@ describe('parseCliArgs', () => {
       metricsHost: '127.0.0.1',
       stepTimeoutMs: 10_000,
       verbose: false,
+      trace: false,
       statusPage: true,
       hold: false,
     });
@@ -25,6 +26,7 @@ describe('parseCliArgs', () => {
       metricsPort: 9464,
       metricsHost: '0.0.0.0',
       verbose: false,
+      trace: false,
       statusPage: true,
     };
     expect(parseCliArgs(['--kubeconfig', '/k/config'], {})).toEqual(expected);
@@ -38,7 +40,7 @@ describe('parseCliArgs', () => {
   });
 
   it('runs the controller against an in-memory API server with --serve, even when KUBECONFIG is set', () => {
-    const expected = { mode: 'serve', metricsPort: 0, metricsHost: '127.0.0.1', verbose: false, statusPage: true };
+    const expected = { mode: 'serve', metricsPort: 0, metricsHost: '127.0.0.1', verbose: false, trace: false, statusPage: true };
     expect(parseCliArgs(['--serve'], {})).toEqual(expected);
     expect(parseCliArgs(['--serve', '--in-memory'], { KUBECONFIG: '/k/config' })).toEqual(expected);
     expect(parseCliArgs(['--serve', '--metrics-port', '9100', '--verbose'], {})).toEqual({ ...expected, metricsPort: 9100, verbose: true });
@@ -51,9 +53,19 @@ describe('parseCliArgs', () => {
       metricsHost: '0.0.0.0',
       stepTimeoutMs: 2500,
       verbose: false,
+      trace: false,
       statusPage: true,
       hold: false,
     });
+  });
+
+  it('records spans with --trace in every mode but --replicas', () => {
+    expect(parseCliArgs(['--trace'], {})).toMatchObject({ mode: 'demo', trace: true });
+    expect(parseCliArgs(['--serve', '--trace'], {})).toMatchObject({ mode: 'serve', trace: true });
+    expect(parseCliArgs(['--kubeconfig', 'k', '--trace'], {})).toMatchObject({ mode: 'cluster', trace: true });
+    expect(() => parseCliArgs(['--replicas', '3', '--trace'], {})).toThrow(
+      new UsageError('--trace applies to one controller in this process; it excludes --replicas'),
+    );
   });
 
   it('holds the scripted demo with --hold, and turns the status page off with --no-status-page in every mode that serves metrics', () => {

@@ -40,6 +40,9 @@ Options:
                            watches, queue, explain); it shows object names,
                            labels and errors to whoever reaches the port
   --verbose                controller logs at debug level (pino JSON on stderr)
+  --trace                  OpenTelemetry spans of every pass: exported by OTLP
+                           when OTEL_EXPORTER_OTLP_ENDPOINT is set, else printed
+                           as a compact span tree per pass (not with --replicas)
   -h, --help               print this help
 
 Exit codes: 0 success, 1 failure, 2 bad arguments.`;
@@ -53,6 +56,8 @@ export type CliCommand =
       readonly metricsHost: string;
       readonly stepTimeoutMs: number;
       readonly verbose: boolean;
+      /** Record OpenTelemetry spans (printed, or exported by OTLP). */
+      readonly trace: boolean;
       /** Serve the status page on the metrics port. */
       readonly statusPage: boolean;
       /** After the scenario, keep running (WebApp registered again) until stopped. */
@@ -65,6 +70,7 @@ export type CliCommand =
       readonly metricsPort: number;
       readonly metricsHost: string;
       readonly verbose: boolean;
+      readonly trace: boolean;
       readonly statusPage: boolean;
     }
   | {
@@ -80,6 +86,7 @@ export type CliCommand =
       readonly metricsPort: number;
       readonly metricsHost: string;
       readonly verbose: boolean;
+      readonly trace: boolean;
       readonly statusPage: boolean;
     };
 
@@ -89,7 +96,7 @@ export class UsageError extends Error {
 }
 
 const VALUE_OPTIONS = new Set(['--kubeconfig', '--metrics-port', '--metrics-host', '--step-timeout-ms', '--replicas']);
-const FLAG_OPTIONS = new Set(['--in-memory', '--serve', '--verbose', '--hold', '--no-status-page', '--help', '-h']);
+const FLAG_OPTIONS = new Set(['--in-memory', '--serve', '--verbose', '--trace', '--hold', '--no-status-page', '--help', '-h']);
 
 /**
  * Parses the command line (`--name value` or `--name=value`). A bare `--`
@@ -125,7 +132,11 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
   const inMemory = flags.has('--in-memory');
   if (inMemory && kubeconfig !== undefined) throw new UsageError('--in-memory and --kubeconfig exclude each other');
   const verbose = flags.has('--verbose');
-  if (values.has('--replicas')) return replicasCommand(values, flags, verbose);
+  if (values.has('--replicas')) {
+    if (flags.has('--trace')) throw new UsageError('--trace applies to one controller in this process; it excludes --replicas');
+    return replicasCommand(values, flags, verbose);
+  }
+  const trace = flags.has('--trace');
   const statusPage = !flags.has('--no-status-page');
   const hold = flags.has('--hold');
   if (flags.has('--serve')) {
@@ -137,6 +148,7 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
       metricsPort: integer(values, '--metrics-port', 0, 0, 65535),
       metricsHost: values.get('--metrics-host') ?? '127.0.0.1',
       verbose,
+      trace,
       statusPage,
     };
   }
@@ -146,10 +158,10 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
   if (cluster) {
     if (values.has('--step-timeout-ms')) throw new UsageError('--step-timeout-ms applies to the in-memory scenario only');
     if (hold) throw new UsageError('--hold applies to the scripted scenario; a cluster run lasts until Ctrl-C anyway');
-    return { mode: 'cluster', kubeconfig, metricsPort, metricsHost, verbose, statusPage };
+    return { mode: 'cluster', kubeconfig, metricsPort, metricsHost, verbose, trace, statusPage };
   }
   const stepTimeoutMs = integer(values, '--step-timeout-ms', 10_000, 1, 600_000);
-  return { mode: 'demo', metricsPort, metricsHost, stepTimeoutMs, verbose, statusPage, hold };
+  return { mode: 'demo', metricsPort, metricsHost, stepTimeoutMs, verbose, trace, statusPage, hold };
 }
 
 /** The sharding demo needs a replica to kill and one to take over; it has 12 namespaces to share. */

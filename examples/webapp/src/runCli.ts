@@ -47,6 +47,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     { level, base: { app: 'protean-webapp-example' } },
     io.logDestination ?? pino.destination({ dest: 2, sync: true }),
   );
+  // Registered before the controller starts, so its first passes are traced; flushed and unregistered at the end.
+  // The SDK is loaded only for --trace.
+  const tracing =
+    command.mode === 'replicas' || !command.trace ? undefined : (await import('./demoTracing.js')).startDemoTracing(io.env, io.out);
   try {
     // The demos (and the in-memory API server) use client-node's generated API: loaded only when one runs, so the
     // controller against a cluster never loads @kubernetes/client-node.
@@ -127,6 +131,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     // The line above says what failed; the stack is there for --verbose.
     logger.debug({ err }, 'run failed');
     return 1;
+  } finally {
+    await tracing?.stop();
   }
 }
 

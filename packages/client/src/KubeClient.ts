@@ -1,4 +1,12 @@
-import { assertStillValid, noteWrite, validateObjectName, type CachedObject, type GroupVersionResource } from '@protean/core';
+import {
+  assertStillValid,
+  noteWrite,
+  tracing,
+  validateObjectName,
+  type CachedObject,
+  type GroupVersionResource,
+  type TraceSpan,
+} from '@protean/core';
 import pRetry from 'p-retry';
 import { ApplyConflictError } from './ApplyConflictError.js';
 import { isConflict } from './errorPredicates.js';
@@ -19,6 +27,7 @@ import { MissingNamespaceError } from './MissingNamespaceError.js';
 import type { KubeObject, ObjectKey, Stored } from './KubeObject.js';
 import type { KubeHttpRequest, KubeTransport } from './KubeTransport.js';
 import { objectPath } from './objectPath.js';
+import { startRequestSpan } from './requestSpan.js';
 import { ResourceScopes } from './ResourceScopes.js';
 import { resolveRetryOptions, type ResolvedRetryOptions } from './RetryOptions.js';
 import { retryRequest } from './retryRequest.js';
@@ -406,12 +415,31 @@ export class KubeClient {
       const action = `${description.method} ${description.target}`;
       request = { ...request, beforeSend: () => assertStillValid(call.signal, action) };
     }
-    const result = await retryRequest(
+    const headers = { ...request.headers };
+    const span = startRequestSpan(description, call.gvr, call.signal, headers);
+    if (span !== undefined) request = { ...request, headers };
+    try {
+      const result = await this.attempts<T>(call, request, description, span);
+      // A delete's answer is the object before it went (or a Status): `delete` notes it. Dry runs store nothing.
+      if (call.method !== 'GET' && call.method !== 'DELETE' && call.query?.has('dryRun') !== true)
+        this.noteWritten(call.gvr, result, call.signal);
+      return result;
+    } catch (err) {
+      tracing.fail(span, err);
+      throw err;
+    } finally {
+      span?.end();
+    }
+  }
+
+  private attempts<T>(call: Call, request: KubeHttpRequest, description: RequestDescription, span: TraceSpan | undefined): Promise<T> {
+    return retryRequest(
       async () => {
         // A write made with a pass's ctx.signal is sent only while the lease the pass runs under is valid, checked
         // right here (each attempt): after a freeze the handler's continuation runs before the lease's timers.
         if (call.method !== 'GET') assertStillValid(call.signal, `${description.method} ${description.target}`);
         const res = await this.transport.send(request);
+        span?.setAttribute('http.response.status_code', res.status);
         if (res.status >= 200 && res.status < 300) return (res.body.trim() === '' ? {} : JSON.parse(res.body)) as T;
         const error = KubeApiError.fromResponse(description, res);
         if (ApplyConflictError.isApplyConflict(res.status, error.body)) {
@@ -423,10 +451,6 @@ export class KubeClient {
       call.idempotent,
       call.signal,
     );
-    // A delete's answer is the object before it went (or a Status): `delete` notes it. Dry runs store nothing.
-    if (call.method !== 'GET' && call.method !== 'DELETE' && call.query?.has('dryRun') !== true)
-      this.noteWritten(call.gvr, result, call.signal);
-    return result;
   }
 
   /**

@@ -1,6 +1,7 @@
 import {
   gvrKey,
   namespacedNameKey,
+  tracing,
   type EnqueueFunc,
   type WatchCoordinator,
   type DeclaredWatch,
@@ -23,6 +24,7 @@ import { declaredWatch, entryMiss } from './explainWatch.js';
 import { GvrOwnership } from './GvrOwnership.js';
 import { InstanceRemovedError } from './InstanceRemovedError.js';
 import { InstanceState } from './InstanceState.js';
+import { RouteTrigger } from './RouteTrigger.js';
 import { ScopedInstanceWatcher, type WatcherHost } from './ScopedInstanceWatcher.js';
 import { validateWatchRequest } from './validateWatchRequest.js';
 import { createWatchEntry, type WatchEntry } from './WatchEntry.js';
@@ -149,11 +151,14 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
     }
     const outer = this.routing;
     this.routing = true;
+    // While tracing is on, each instance's next pass links to this routing, with the watches the event matched.
+    const trigger = tracing.enabled ? new RouteTrigger(event, matched.length) : undefined;
     try {
       // Enqueue after matching so a re-entrant or throwing callback cannot disturb the walk.
       for (const state of matched) {
         try {
-          this.enqueue(state.parentGVR, state.instance);
+          if (trigger === undefined) this.enqueue(state.parentGVR, state.instance);
+          else this.enqueue(state.parentGVR, state.instance, trigger.for(state));
         } catch (err) {
           this.log.error({ err, parent: state.parentKey, instance: state.instanceKey }, 'enqueue failed');
         }

@@ -1,4 +1,5 @@
 import type { GroupVersionResource, NamespacedName } from './gvr.js';
+import type { PassTrigger } from './tracing/PassTrigger.js';
 
 /** The kind of change that produced a {@link WatchEvent}. */
 export type EventType = 'add' | 'update' | 'delete';
@@ -26,6 +27,8 @@ export interface WatchEvent {
    * collection watch uses them to notice an object leaving its selector.
    */
   readonly oldLabels?: Readonly<Record<string, string>>;
+  /** `metadata.resourceVersion` of the object, when known (a tombstone without its object has none). */
+  readonly resourceVersion?: string;
   /** `metadata.generation` of the object, when the server reported one. */
   readonly generation?: number;
   /** `metadata.generation` of the previous version, on update events only. */
@@ -50,6 +53,8 @@ export type EventHandler = (event: WatchEvent) => void;
 
 /**
  * Asks for an instance of `parentGVR` to be reconciled again; the
- * coordinator calls it when one of the instance's watched resources changes.
+ * coordinator calls it when one of the instance's watched resources changes,
+ * with the event and the watches it matched as `trigger` while tracing is on
+ * (`tracing.enabled`), which the instance's next pass links to.
  */
-export type EnqueueFunc = (parentGVR: GroupVersionResource, instance: NamespacedName) => void;
+export type EnqueueFunc = (parentGVR: GroupVersionResource, instance: NamespacedName, trigger?: PassTrigger) => void;

@@ -58,6 +58,17 @@ export { ReconcileTimeoutError } from './controller/ReconcileTimeoutError.js';
 export { ShutdownTimeoutError } from './controller/ShutdownTimeoutError.js';
 export { workItemKey } from './controller/workItemKey.js';
 export { coreModule } from './coreModule.js';
+export { PASS_SPAN_NAME, type PassTraceIds } from './controller/PassTrace.js';
+export { EVENT_SPAN_NAME, recordEventSpan, triggerEventOf } from './tracing/eventSpan.js';
+export {
+  type TraceAttributes,
+  type TraceAttributeValue,
+  type TraceLink,
+  type TraceSpan,
+  type TraceSpanContext,
+} from './tracing/otelApi.js';
+export { PASS_TRIGGER_LIMIT, type PassTrigger, type PassTriggers, type TriggerEvent } from './tracing/PassTrigger.js';
+export { ProteanTracing, type SpanParent, type StartSpanOptions, TRACER_NAME, tracing } from './tracing/tracing.js';
 export { DynamicController } from './controller/DynamicController.js';
 export { messageWithCauses, type SerializedError, serializeError } from './errorSerializer.js';
 export { type EnqueueFunc, type EventHandler, type EventType, type WatchEvent } from './events.js';

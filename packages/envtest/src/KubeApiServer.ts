@@ -9,6 +9,13 @@ export interface KubeApiServerOptions {
    * right after {@link KubeApiServer.compact}. Default true.
    */
   watchCache?: boolean;
+  /**
+   * Turns on kube-apiserver's OpenTelemetry tracing: its spans go by OTLP/gRPC
+   * to `endpoint` (`host:port`, e.g. `127.0.0.1:4317`), sampled at
+   * `samplingRatePerMillion` (default 1000000: every request). It continues
+   * a W3C `traceparent` it receives.
+   */
+  tracing?: { readonly endpoint: string; readonly samplingRatePerMillion?: number };
   /** More kube-apiserver flags, appended after the harness's (a later flag wins). */
   extraArgs?: readonly string[];
   /** Directory holding `kube-apiserver` and `etcd`; default: see `findKubeBinaries`. */

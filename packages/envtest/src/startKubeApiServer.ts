@@ -275,6 +275,7 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
     const pkiDir = join(dir, 'pki');
     await mkdir(pkiDir);
     const pki = await TestPki.create(pkiDir);
+    const tracingArgs = opts.tracing === undefined ? [] : [`--tracing-config-file=${await writeTracingConfig(dir, opts.tracing)}`];
     const etcdLog = new LogRing(LOG_LINES);
     const started = await startEtcd(bins.etcd, dir, etcdLog, deadline);
     etcd = started.proc;
@@ -288,7 +289,7 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
         etcd,
         apiLog,
         port,
-        opts.extraArgs ?? [],
+        [...tracingArgs, ...(opts.extraArgs ?? [])],
         opts.watchCache ?? true,
         startTimeoutMs,
         started.port,
@@ -315,4 +316,19 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
     }
     throw err;
   }
+}
+
+/** Writes kube-apiserver's TracingConfiguration into `dir`; returns its path. */
+async function writeTracingConfig(dir: string, tracing: NonNullable<KubeApiServerOptions['tracing']>): Promise<string> {
+  const path = join(dir, 'tracing-config.yaml');
+  const rate = tracing.samplingRatePerMillion ?? 1_000_000;
+  const text = [
+    'apiVersion: apiserver.config.k8s.io/v1',
+    'kind: TracingConfiguration',
+    `endpoint: ${JSON.stringify(tracing.endpoint)}`,
+    `samplingRatePerMillion: ${rate}`,
+    '',
+  ].join('\n');
+  await writeFile(path, text);
+  return path;
 }

@@ -257,9 +257,9 @@ function countingWatchCoordinator(
   let matched = false;
   const inner = factory({
     ...deps,
-    enqueue: (parent, instance) => {
+    enqueue: (parent, instance, trigger) => {
       matched = true;
-      deps.enqueue(parent, instance);
+      deps.enqueue(parent, instance, trigger);
     },
   });
   return forwardEveryMember<WatchCoordinator>({

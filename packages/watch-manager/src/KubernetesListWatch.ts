@@ -17,6 +17,7 @@ import {
 import { fullObjectDecoder } from './decodeFullObject.js';
 import { decodeWatchLine, type ObjectDecoder } from './decodeWatchLine.js';
 import { InformerHealthTracker } from './InformerHealthTracker.js';
+import { inInformerSpan } from './informerSpan.js';
 import { KubeRequest } from './KubeRequest.js';
 import {
   LIST_ACCEPT,
@@ -185,8 +186,14 @@ export class KubernetesListWatch implements ListWatch {
       const streaming = this.needList && this.streams() && !this.listOnce;
       this.listOnce = false;
       try {
-        if (this.needList && !streaming) await this.listAndReplace();
-        delayMs = await this.watch(streaming);
+        if (this.needList && !streaming) {
+          await inInformerSpan('list', this.gvr, { 'protean.informer.relist': this.listedOnce }, () => this.listAndReplace());
+        }
+        const watchAttributes = {
+          'protean.informer.streaming_list': streaming && this.needList,
+          'protean.informer.from': this.lastSyncRV || undefined,
+        };
+        delayMs = await inInformerSpan('watch', this.gvr, watchAttributes, () => this.watch(streaming));
       } catch (err) {
         if (this.stopped) break;
         const failure = asRequestError(err, this.gvr, this.needList && !streaming ? 'LIST' : 'WATCH');

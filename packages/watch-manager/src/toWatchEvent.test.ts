@@ -30,6 +30,11 @@ describe('toWatchEvent', () => {
 
   it('never flags a delete, even from a tombstone', () => {
     const event = toWatchEvent(cms, 'delete', new DeletedFinalStateUnknown('ns/a', obj('a', '3')));
-    expect(event).toEqual({ type: 'delete', gvr: cms, name: 'a', namespace: 'ns', labels: {} });
+    expect(event).toEqual({ type: 'delete', gvr: cms, name: 'a', namespace: 'ns', labels: {}, resourceVersion: '3' });
+  });
+
+  it("carries the object's resourceVersion, and none for a tombstone without its object", () => {
+    expect(toWatchEvent(cms, 'add', obj('a', '7')).resourceVersion).toBe('7');
+    expect(toWatchEvent(cms, 'delete', new DeletedFinalStateUnknown('ns/a', undefined))).not.toHaveProperty('resourceVersion');
   });
 });

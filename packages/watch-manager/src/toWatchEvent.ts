@@ -41,6 +41,7 @@ export function toWatchEvent(
     namespace: meta.namespace ?? '',
     labels: copyLabels(meta.labels),
   };
+  if (meta.resourceVersion !== undefined) event.resourceVersion = meta.resourceVersion;
   if (meta.generation !== undefined) event.generation = meta.generation;
   if (type === 'add' && isInInitialList) event.initialList = true;
   if (type === 'update' && oldObj !== undefined) {

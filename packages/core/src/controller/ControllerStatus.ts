@@ -34,6 +34,10 @@ export interface InFlightPass {
   readonly startedAt: string;
   /** Milliseconds since the pass started, on the controller's clock. */
   readonly ageMs: number;
+  /** The pass's OpenTelemetry trace id (32 hex digits), while tracing is on. */
+  readonly traceId?: string;
+  /** The pass's span id (16 hex digits), while tracing is on. */
+  readonly spanId?: string;
 }
 
 /** The last failed pass of an item, in {@link QueueStatus.recentFailures}. */
@@ -53,6 +57,10 @@ export interface RecentFailure {
   readonly nextRetryAt?: string;
   /** True when this failure used the last retry (`queueMaxRetries`) and the item was dropped. */
   readonly dropped: boolean;
+  /** The failed pass's OpenTelemetry trace id, while tracing is on. */
+  readonly traceId?: string;
+  /** The failed pass's span id, while tracing is on. */
+  readonly spanId?: string;
 }
 
 /** The work queue and the workers in {@link ControllerStatus}. */

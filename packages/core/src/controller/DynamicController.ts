@@ -20,6 +20,7 @@ import type { Handler } from '../handler.js';
 import type { InformerCache, InformerSource } from '../informer.js';
 import { createLogger, type Logger } from '../logger.js';
 import { TOKENS } from '../tokens.js';
+import { tracing } from '../tracing/tracing.js';
 
 /** Owner id of a parent watch in the watch manager (children use the coordinator's ids). */
 function parentOwnerId(gvr: GroupVersionResource): string {
@@ -130,6 +131,8 @@ export class DynamicController {
     if (typeof signal?.addEventListener !== 'function') {
       throw new TypeError(`DynamicController.start: signal must be an AbortSignal, got ${String(signal)}`);
     }
+    // Whether an OpenTelemetry SDK is registered, for the events routed before the first pass.
+    tracing.refresh();
     this.state = 'running';
     const leadership = this.leadership;
     // With a leadership the workers run only in the terms it leads; the informers sync either way (a warm standby).
@@ -172,6 +175,7 @@ export class DynamicController {
     // Before anything else: a bad GVR must not become a URL, an informer or a handler.
     validateGroupVersionResource(parent);
     const key = gvrKey(parent);
+    tracing.refresh();
     // The parent's own cache last: its instances are enqueued as it syncs, and their passes read the others.
     const requests = ObjectCaches.requestsOf(parent, options).sort((a, b) => Number(gvrKey(a.gvr) === key) - Number(gvrKey(b.gvr) === key));
     if (this.state !== 'running') {

@@ -2,10 +2,13 @@ import { errorMessage } from '../apiStatus.js';
 import type { RateLimitingQueue, Validity, WatchManager } from '../contracts/index.js';
 import type { ObjectIdentifiers } from '../gvr.js';
 import type { Logger } from '../logger.js';
+import { tracing } from '../tracing/tracing.js';
 import type { ControllerObserver } from './ControllerObserver.js';
 import type { ParentRegistry } from './ParentRegistry.js';
 import { TermQueues } from './TermQueues.js';
+import type { TriggerLog } from './TriggerLog.js';
 import type { WorkerPool } from './WorkerPool.js';
+import { workItemKey } from './workItemKey.js';
 
 /** What {@link LeadershipTerms} works with; all of it owned by the controller. */
 export interface LeadershipTermsDeps {
@@ -21,6 +24,8 @@ export interface LeadershipTermsDeps {
   readonly isRunning: () => boolean;
   readonly log: Logger;
   readonly notify: (call: (observer: ControllerObserver) => void) => void;
+  /** Where each takeover enqueue is recorded while tracing is on. */
+  readonly triggers: TriggerLog;
 }
 
 /**
@@ -102,11 +107,22 @@ export class LeadershipTerms {
   }
 
   private enqueueCached(): void {
-    const { queue, parents, watchManager } = this.deps;
+    const { queue, parents, watchManager, triggers } = this.deps;
+    // While tracing is on, one span for the takeover, which the passes it enqueued link to.
+    const span = tracing.refresh()
+      ? tracing.startSpan('protean.takeover', { parent: 'root', attributes: { 'protean.identity': this.deps.identity } })
+      : undefined;
+    const trigger = span === undefined ? undefined : { source: 'takeover' as const, span: span.spanContext() };
+    let count = 0;
     for (const gvr of parents.gvrs()) {
       for (const obj of watchManager.getInformer(gvr)?.list() ?? []) {
-        queue.add({ gvr, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name }, 'takeover');
+        const item = { gvr, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name };
+        queue.add(item, 'takeover');
+        if (trigger !== undefined) triggers.record(workItemKey(item), trigger);
+        count++;
       }
     }
+    span?.setAttribute('protean.takeover.instances', count);
+    span?.end();
   }
 }

@@ -3,9 +3,12 @@ import type { EnqueueSource, RateLimitingQueue, WatchCoordinator } from '../cont
 import type { WatchEvent } from '../events.js';
 import { gvrKey, type ObjectIdentifiers } from '../gvr.js';
 import type { Logger } from '../logger.js';
+import { recordEventSpan, triggerEventOf } from '../tracing/eventSpan.js';
+import { tracing } from '../tracing/tracing.js';
 import type { ControllerObserver } from './ControllerObserver.js';
 import type { ParentRegistry } from './ParentRegistry.js';
 import { PassCancelledError } from './PassCancelledError.js';
+import type { TriggerLog } from './TriggerLog.js';
 import type { WorkerActivity } from './WorkerActivity.js';
 import { workItemKey } from './workItemKey.js';
 
@@ -16,6 +19,8 @@ export interface ParentEventsDeps {
   readonly activity: WorkerActivity;
   readonly log: Logger;
   readonly notify: (call: (observer: ControllerObserver) => void) => void;
+  /** Where each enqueue is recorded while tracing is on. */
+  readonly triggers: TriggerLog;
 }
 
 /**
@@ -49,7 +54,12 @@ export class ParentEvents {
     this.deps.notify((o) => o.onParentEvent?.(event.gvr, event.type));
     if (event.type === 'update' && !updateNeedsReconcile(event)) return;
     if (event.type === 'delete') this.forgetDeleted(event);
-    this.deps.queue.add({ gvr: event.gvr, namespace: event.namespace, name: event.name }, sourceOf(event));
+    const item = { gvr: event.gvr, namespace: event.namespace, name: event.name };
+    const source = sourceOf(event);
+    this.deps.queue.add(item, source);
+    if (tracing.enabled) {
+      this.deps.triggers.record(workItemKey(item), { source, event: triggerEventOf(event), span: recordEventSpan(event, source, 1) });
+    }
   }
 
   /**

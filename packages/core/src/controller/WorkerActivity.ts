@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import { gvrKey, type ObjectIdentifiers } from '../gvr.js';
 import { RECENT_FAILURES_LIMIT } from './ControllerStatus.js';
 import type { PassCancelledError } from './PassCancelledError.js';
+import type { PassTraceIds } from './PassTrace.js';
 import { workItemKey } from './workItemKey.js';
 
 /** A pass whose handler runs now, on the controller's clock. */
@@ -9,6 +10,8 @@ export interface PassStart {
   readonly item: ObjectIdentifiers;
   /** `clock.now()` when the pass started. */
   readonly startedAtMs: number;
+  /** The pass's trace, while tracing is on. */
+  readonly trace?: PassTraceIds | undefined;
 }
 
 /** An item's last failed pass, on the controller's clock. */
@@ -21,6 +24,8 @@ export interface FailureRecord {
   /** `clock.now()`-based time it is queued again, when known. */
   readonly nextRetryAtMs: number | undefined;
   readonly dropped: boolean;
+  /** The failed pass's trace, while tracing is on. */
+  readonly trace?: PassTraceIds | undefined;
 }
 
 /**
@@ -47,8 +52,8 @@ export class WorkerActivity {
     private readonly failureLimit = RECENT_FAILURES_LIMIT,
   ) {}
 
-  begin(key: string, item: ObjectIdentifiers): void {
-    this.running.set(key, { item, startedAtMs: this.clock.now() });
+  begin(key: string, item: ObjectIdentifiers, trace?: PassTraceIds): void {
+    this.running.set(key, trace === undefined ? { item, startedAtMs: this.clock.now() } : { item, startedAtMs: this.clock.now(), trace });
   }
 
   end(key: string): void {

@@ -12,8 +12,11 @@ import { networkErrorCause } from '../networkErrorCause.js';
 import { classifyHandlerError } from './classifyHandlerError.js';
 import type { ControllerObserver, ReconcileOutcome } from './ControllerObserver.js';
 import { notifyObserver } from './notifyObserver.js';
+import { PassTrace } from './PassTrace.js';
 import { passCancellationOf, type PassCancelledError, type PassCancelReason } from './PassCancelledError.js';
 import { createPassSignal } from './passSignal.js';
+import { tracing } from '../tracing/tracing.js';
+import { TriggerLog } from './TriggerLog.js';
 import { WorkerActivity } from './WorkerActivity.js';
 import { workItemKey } from './workItemKey.js';
 
@@ -62,6 +65,8 @@ export interface WorkerPoolDeps {
   readonly networkLog?: LogSummarizer;
   /** Serves `ctx.get`/`ctx.list` and records the writes made with `ctx.signal`. Default: none (cached reads reject with `ObjectNotCachedError`). */
   readonly reads?: ObjectReads;
+  /** What enqueued each item since its last pass (recorded while tracing is on); shared with derived pools. Default: a new one. */
+  readonly triggers?: TriggerLog;
 }
 
 /**
@@ -79,7 +84,11 @@ export interface WorkerPoolDeps {
  * stays "processing" forever and is never handed out again.
  */
 export class WorkerPool {
-  private readonly deps: WorkerPoolDeps & { readonly activity: WorkerActivity; readonly networkLog: LogSummarizer };
+  private readonly deps: WorkerPoolDeps & {
+    readonly activity: WorkerActivity;
+    readonly networkLog: LogSummarizer;
+    readonly triggers: TriggerLog;
+  };
   // The event loop's time, not the controller's: a fake clock does not stop microtask chains starving it.
   // eslint-disable-next-line no-restricted-properties
   private lastYield = performance.now();
@@ -89,6 +98,7 @@ export class WorkerPool {
       ...deps,
       activity: deps.activity ?? new WorkerActivity(deps.clock),
       networkLog: deps.networkLog ?? new LogSummarizer({ logger: deps.logger, clock: deps.clock }),
+      triggers: deps.triggers ?? new TriggerLog(),
     };
   }
 
@@ -162,6 +172,8 @@ export class WorkerPool {
     const { queue, logger } = this.deps;
     const key = workItemKey(item);
     let began = false;
+    // Taken even when no pass runs, so a released or dropped item keeps nothing.
+    const triggers = this.deps.triggers.take(key);
     try {
       // kro-diff: items still queued at shutdown are released without running a handler whose signal is aborted
       // (the next controller to start reconciles them); kro would start them with an aborted context.
@@ -176,10 +188,11 @@ export class WorkerPool {
         this.notify((o) => o.onReconcile?.(item.gvr, 0, 'dropped'));
         return;
       }
-      this.deps.activity.begin(key, item);
+      const trace = PassTrace.begin(parent.gvr, item, queue.numRequeues(item) + 1, triggers);
+      this.deps.activity.begin(key, item, trace?.ids);
       began = true;
       const startedAt = this.deps.clock.now();
-      const outcome = await this.reconcile(parent, item, key);
+      const outcome = await this.reconcile(parent, item, key, trace);
       const durationMs = this.deps.clock.now() - startedAt;
       this.notify((o) => o.onReconcile?.(parent.gvr, durationMs, outcome));
       // Deleted while its handler ran, or deregistered (which cleaned the watch coordinator before this handler
@@ -210,13 +223,20 @@ export class WorkerPool {
     return this.deps.watchManager.getInformer(item.gvr)?.get(item) !== undefined;
   }
 
-  private async reconcile(parent: ParentHandler, item: ObjectIdentifiers, key: string): Promise<ReconcileOutcome> {
+  private async reconcile(
+    parent: ParentHandler,
+    item: ObjectIdentifiers,
+    key: string,
+    trace: PassTrace | undefined,
+  ): Promise<ReconcileOutcome> {
     let watcher: InstancePass;
     try {
       watcher = this.deps.watchCoordinator.beginPass(item.gvr, item);
     } catch (err) {
       // No pass to settle; the item is retried with backoff like a failed handler, so it is not lost.
-      return this.handleFailure(parent, item, key, { err, thrownSync: true });
+      const outcome = this.handleFailure(parent, item, key, { err, thrownSync: true, trace });
+      trace?.end(outcome, err);
+      return outcome;
     }
     const base = this.deps.logger;
     let logger: Logger | undefined;
@@ -231,14 +251,16 @@ export class WorkerPool {
     // Deregistering the parent or deleting the instance cuts the pass off through its signal.
     this.deps.activity.onCancel(key, limit.cancel);
     const reads = this.deps.reads;
+    // The client's requests made with ctx.signal are children of the pass's span.
+    tracing.bindSignal(limit.signal, trace?.span);
     const ctx: ReconcileContext = {
       signal: limit.signal,
       // Built on first use: most handlers never log, and a pino child per item is not free.
       get logger() {
-        return (logger ??= base.child({ gvr: gvrKey(parent.gvr), instance: namespacedNameKey(item) }));
+        return (logger ??= base.child({ gvr: gvrKey(parent.gvr), instance: namespacedNameKey(item), ...traceFields(trace) }));
       },
       gvr: parent.gvr,
-      watcher,
+      watcher: trace === undefined ? watcher : trace.watching(watcher),
       get: (gvr, namespace, name) => {
         if (reads === undefined) return Promise.reject(new ObjectNotCachedError(gvr));
         return reads.get(gvr, namespace, name, limit.signal);
@@ -251,8 +273,11 @@ export class WorkerPool {
     if (reads !== undefined) bindWriteRecorder(limit.signal, reads);
     let thrownSync = true;
     let outcome: ReconcileOutcome;
+    let failure: unknown;
     try {
-      const pending = parent.handler({ namespace: item.namespace, name: item.name }, ctx);
+      const instance = { namespace: item.namespace, name: item.name };
+      const pending =
+        trace === undefined ? parent.handler(instance, ctx) : tracing.withSpan(trace.span, () => parent.handler(instance, ctx));
       thrownSync = false;
       await pending;
       // A pass that outlived its limit failed, even if the handler swallowed the abort.
@@ -262,11 +287,13 @@ export class WorkerPool {
       this.deps.activity.clearFailure(key);
       outcome = 'success';
     } catch (err) {
-      outcome = this.handleFailure(parent, item, key, { err: limit.timedOut() ?? err, thrownSync, cutBy: limit.cancelledBy() });
+      failure = limit.timedOut() ?? err;
+      outcome = this.handleFailure(parent, item, key, { err: failure, thrownSync, cutBy: limit.cancelledBy(), trace });
     } finally {
       limit.dispose();
     }
     this.settle(item, watcher, outcome);
+    trace?.end(outcome, failure);
     return outcome;
   }
 
@@ -295,7 +322,7 @@ export class WorkerPool {
    */
   private handleFailure(parent: ParentHandler, item: ObjectIdentifiers, key: string, failed: PassFailure): ReconcileOutcome {
     const { queue, queueMaxRetries, logger, activity } = this.deps;
-    const { err, thrownSync, cutBy } = failed;
+    const { err, thrownSync, cutBy, trace } = failed;
     const verdict = classifyHandlerError(err);
     switch (verdict.kind) {
       case 'no_requeue':
@@ -316,6 +343,7 @@ export class WorkerPool {
         return verdict.kind;
       case 'requeue':
         queue.add(item, 'requeue');
+        this.againAfter(key, trace, 'requeue');
         activity.clearFailure(key);
         return 'requeue';
       case 'requeue_after':
@@ -323,6 +351,7 @@ export class WorkerPool {
         // external state is not a failing one; kro does not reset it.
         this.forget(item, key);
         queue.addAfter(item, verdict.delayMs, 'requeue');
+        this.againAfter(key, trace, 'requeue', verdict.delayMs);
         activity.clearFailure(key);
         return 'requeue_after';
       case 'error':
@@ -345,13 +374,14 @@ export class WorkerPool {
     // Once per failure: the log line, its fields and the failed-items record share it.
     const summary = summarizeError(err);
     const status = apiStatusOf(err);
-    const fields = errorFields(err, summary, status);
+    const fields = { ...errorFields(err, summary, status), ...traceFields(trace) };
     const retries = queue.numRequeues(item);
     const failure = {
       item,
       error: summary,
       reason: status !== undefined ? status.reason : err instanceof Error ? err.name : undefined,
       failures: retries + 1,
+      trace: trace?.ids,
     };
     if (logger.isLevelEnabled('debug')) logger.debug({ err, item: key }, 'handler error in full');
     const network = networkErrorCause(err);
@@ -362,18 +392,19 @@ export class WorkerPool {
         // One line without a stack, and a burst of one cause (an API server outage) summarized per interval.
         this.deps.networkLog.log(
           network,
-          { error: summary, item: key, retries },
+          { error: summary, item: key, retries, ...traceFields(trace) },
           `handler failed on a network error (${network}); retrying with backoff: ${summary}`,
         );
       }
       queue.addRateLimited(item, 'retry');
+      this.againAfter(key, trace, 'retry');
       activity.markBackingOff(key, item);
       activity.recordFailure(key, { ...failure, nextRetryAtMs: queue.readyAt?.(item), dropped: false });
       return 'error';
     }
     this.forget(item, key);
     logger.error(
-      { ...(network === undefined ? fields : { error: summary, cause: network }), item: key, retries, thrownSync },
+      { ...(network === undefined ? fields : { error: summary, cause: network, ...traceFields(trace) }), item: key, retries, thrownSync },
       `handler failed after queueMaxRetries=${queueMaxRetries} retries; dropping ${key}: ${summary}`,
     );
     activity.recordFailure(key, { ...failure, nextRetryAtMs: undefined, dropped: true });
@@ -393,6 +424,13 @@ export class WorkerPool {
     return passCancellationOf(err)?.reason;
   }
 
+  /** The item runs again because of this pass: the next pass links to it. */
+  private againAfter(key: string, trace: PassTrace | undefined, source: 'requeue' | 'retry', delayMs?: number): void {
+    if (trace === undefined) return;
+    if (source === 'requeue') trace.requeued(delayMs);
+    this.deps.triggers.record(key, { source, span: trace.context() });
+  }
+
   /** Resets the item's failure count and backoff in the queue. */
   private forget(item: ObjectIdentifiers, key: string): void {
     this.deps.queue.forget(item);
@@ -409,6 +447,12 @@ interface PassFailure {
   readonly err: unknown;
   readonly thrownSync: boolean;
   readonly cutBy?: PassCancelledError | undefined;
+  readonly trace?: PassTrace | undefined;
+}
+
+/** A pass's trace and span ids as log fields (OpenTelemetry's log conventions), none while tracing is off. */
+function traceFields(trace: PassTrace | undefined): Record<string, string> {
+  return trace === undefined ? {} : { trace_id: trace.ids.traceId, span_id: trace.ids.spanId };
 }
 
 /** The words of a cut-off pass's log line, by reason. */

@@ -25,12 +25,13 @@ export interface StatusSources {
 export function buildQueueStatus(
   s: Omit<StatusSources, 'parents' | 'watchManager' | 'watchCoordinator' | 'started' | 'leading'>,
 ): QueueStatus {
-  const inFlight: InFlightPass[] = s.activity.inFlight().map(({ item, startedAtMs }) => ({
+  const inFlight: InFlightPass[] = s.activity.inFlight().map(({ item, startedAtMs, trace }) => ({
     parent: gvrKey(item.gvr),
     namespace: item.namespace,
     name: item.name,
     startedAt: s.wallTime(startedAtMs),
     ageMs: Math.max(0, s.nowMs - startedAtMs),
+    ...(trace === undefined ? {} : { traceId: trace.traceId, spanId: trace.spanId }),
   }));
   const recentFailures: RecentFailure[] = s.activity.recentFailures().map((f) => ({
     parent: gvrKey(f.item.gvr),
@@ -42,6 +43,7 @@ export function buildQueueStatus(
     failures: f.failures,
     ...(f.nextRetryAtMs === undefined ? {} : { nextRetryAt: s.wallTime(f.nextRetryAtMs) }),
     dropped: f.dropped,
+    ...(f.trace === undefined ? {} : { traceId: f.trace.traceId, spanId: f.trace.spanId }),
   }));
   const byPriority = s.queue.depthByPriority?.();
   return {

@@ -20,6 +20,7 @@ import { ObjectReads } from './ObjectReads.js';
 import { ParentEvents } from './ParentEvents.js';
 import { ParentRegistry } from './ParentRegistry.js';
 import { StatusView } from './StatusView.js';
+import { TriggerLog } from './TriggerLog.js';
 import { WorkerActivity } from './WorkerActivity.js';
 import { WorkerPool } from './WorkerPool.js';
 import { workItemKey } from './workItemKey.js';
@@ -86,7 +87,8 @@ export function buildControllerParts(deps: ControllerPartsDeps): ControllerParts
       burst: config.burstLimit,
     },
   });
-  const events = new ParentEvents({ parents, queue, activity, log, notify: deps.notify });
+  const triggers = new TriggerLog();
+  const events = new ParentEvents({ parents, queue, activity, log, notify: deps.notify, triggers });
   const watchManager = deps.watchManagerFactory({
     source: deps.informerSource,
     resyncPeriodMs: config.resyncPeriodMs,
@@ -97,8 +99,10 @@ export function buildControllerParts(deps: ControllerPartsDeps): ControllerParts
   events.reads = reads;
   const coordinator = deps.watchCoordinatorFactory({
     watchManager,
-    enqueue: (parentGVR, instance) => {
-      queue.add({ gvr: parentGVR, namespace: instance.namespace, name: instance.name }, 'live');
+    enqueue: (parentGVR, instance, trigger) => {
+      const item = { gvr: parentGVR, namespace: instance.namespace, name: instance.name };
+      queue.add(item, 'live');
+      if (trigger !== undefined) triggers.record(workItemKey(item), trigger);
     },
     logger: deps.logger,
   });
@@ -119,6 +123,7 @@ export function buildControllerParts(deps: ControllerPartsDeps): ControllerParts
     activity,
     networkLog,
     reads,
+    triggers,
   });
   const terms = new LeadershipTerms({
     identity: deps.leadership?.identity ?? '',
@@ -131,6 +136,7 @@ export function buildControllerParts(deps: ControllerPartsDeps): ControllerParts
     isRunning: deps.isRunning,
     log,
     notify: deps.notify,
+    triggers,
   });
   const statusView = new StatusView({
     clock,

@@ -1,0 +1,30 @@
+import { gvrKey, tracing, type GroupVersionResource, type TraceAttributes } from '@protean/core';
+
+/** The span names of an informer's requests: a LIST (with its pages) and a watch, from its request to its end. */
+export type InformerSpanKind = 'list' | 'watch';
+
+/**
+ * Runs one list or one watch of an informer in a span of its own
+ * (`protean.informer.list`, `protean.informer.watch`), while tracing is on:
+ * one span per request, never per event. A failure marks the span an error.
+ */
+export async function inInformerSpan<T>(
+  kind: InformerSpanKind,
+  gvr: GroupVersionResource,
+  attributes: TraceAttributes,
+  run: () => Promise<T>,
+): Promise<T> {
+  if (!tracing.refresh()) return run();
+  const span = tracing.startSpan(`protean.informer.${kind}`, {
+    parent: 'root',
+    attributes: { 'protean.informer.gvr': gvrKey(gvr), ...attributes },
+  });
+  try {
+    return await run();
+  } catch (err) {
+    tracing.fail(span, err);
+    throw err;
+  } finally {
+    span?.end();
+  }
+}
