@@ -2,21 +2,40 @@
 // costs about 80 MiB of RSS). A child process records every module Node loads, through a module load hook.
 import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 
+/** A module-load hook, for `module.register` (Node.js 20.6+; `registerHooks` is 22.15+): appends every URL loaded to a file. */
+const HOOKS = `import { appendFileSync } from 'node:fs';
+let out;
+export function initialize(data) { out = data.out; }
+export async function load(url, context, next) { appendFileSync(out, url + '\\n'); return next(url, context); }
+`;
+
 /** The URLs of every module a fresh Node process loaded while running `code` (which may use `t`, this package's build). */
 function loadedBy(code: string): string[] {
-  const script = `
-import { registerHooks } from 'node:module';
-const loaded = [];
-registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+  const dir = mkdtempSync(join(tmpdir(), 'protean-loads-'));
+  try {
+    const out = join(dir, 'loaded.txt');
+    const hooks = join(dir, 'hooks.mjs');
+    writeFileSync(hooks, HOOKS);
+    writeFileSync(out, '');
+    const script = `
+import { register } from 'node:module';
+register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: { out: ${JSON.stringify(out)} } });
 const t = await import(${JSON.stringify(dist)});
-${code}
-process.stdout.write(JSON.stringify(loaded));`;
-  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as string[];
+${code}`;
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    return readFileSync(out, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const clientNode = (urls: readonly string[]): string[] => urls.filter((u) => u.includes('/@kubernetes/client-node/'));
