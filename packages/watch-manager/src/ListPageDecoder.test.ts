@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { GroupVersionResource } from '@protean/core';
 import { decodeListPageByParse } from './decodeListPage.js';
 import { KubernetesRequestError } from './KubernetesRequestError.js';
+import { fastParseListItem } from './fastParseWatchLine.js';
 import { ListPageDecoder } from './ListPageDecoder.js';
 import { prng, randomJson, randomMap, randomString } from './randomJson.testkit.js';
 import { LAST_APPLIED_ANNOTATION } from './trimMetadata.js';
@@ -26,7 +27,7 @@ const byParse = (bytes: Buffer): unknown => outcome(() => decodeListPageByParse(
 function streamed(bytes: Buffer, rand: () => number): unknown {
   const decoder = new ListPageDecoder(GVR, intern);
   return outcome(() => {
-    for (let at = 0; at < bytes.length; ) {
+    for (let at = 0; at < bytes.length;) {
       const size = 1 + Math.floor(rand() * (rand() < 0.5 ? 8 : 2000));
       decoder.push(bytes.subarray(at, at + size));
       at += size;
@@ -143,6 +144,19 @@ describe('ListPageDecoder', () => {
       const edited = Buffer.concat([bytes.subarray(0, at), Buffer.from(inserted), bytes.subarray(at)]);
       expect({ at, got: streamed(edited, rand) }).toEqual({ at, got: byParse(edited) });
     }
+  });
+
+  it('decodes single random and randomly edited items, most on the fast path, exactly as the whole-body parse (differential)', () => {
+    const rand = prng(27);
+    let fastPathTaken = 0;
+    for (let i = 0; i < 4000; i++) {
+      let item = randomItem(rand);
+      if (rand() < 0.5) item = mutate(item, rand);
+      const bytes = Buffer.from(`{"metadata":{"resourceVersion":"1"},"items":[${item}]}`, 'utf8');
+      expect({ item, got: streamed(bytes, rand) }).toEqual({ item, got: byParse(bytes) });
+      if (fastParseListItem(item) !== undefined) fastPathTaken++;
+    }
+    expect(fastPathTaken).toBeGreaterThan(1500);
   });
 
   const cases: Array<[string, string]> = [

@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { GroupVersionResource, PartialObjectMetadata } from '@protean/core';
+import { fastParseListItem } from './fastParseWatchLine.js';
 import { decodeListPageByParse, notJson, type DecodedListPage, type ListPageMetadata } from './decodeListPage.js';
 import { trimMetadata } from './trimMetadata.js';
 
@@ -44,6 +45,9 @@ function isWhitespace(c: number): boolean {
  * `items`, each key and each element of `items` is cut out by tracking
  * strings, escapes and depth, then `JSON.parse`d on its own, and an item
  * is trimmed at once: at most one item's text is held (plus the chunk).
+ * An item of the exact form kube-apiserver writes for a metadata-only list
+ * has only its metadata parsed, without `managedFields`
+ * (`fastParseListItem`, the watch lines' fast path).
  *
  * The body is JSON exactly when every piece parses and the scanner's own
  * grammar (braces, keys, colons, commas between pieces) holds; on the first
@@ -252,13 +256,17 @@ export class ListPageDecoder {
 
   /** Parses one complete value and applies it by its role; false (and failed) if it is not JSON. */
   private finish(value: string): boolean {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(value);
-    } catch (err) {
-      this.failure = err instanceof Error ? err : new SyntaxError(String(err));
-      this.parts.length = 0;
-      return false;
+    const item = this.state !== FIRST_KEY && this.state !== KEY && this.state !== VALUE;
+    // An item as kube-apiserver writes it has its metadata parsed without managedFields; any other piece is parsed whole.
+    let parsed: unknown = item ? fastParseListItem(value) : undefined;
+    if (parsed === undefined) {
+      try {
+        parsed = JSON.parse(value);
+      } catch (err) {
+        this.failure = err instanceof Error ? err : new SyntaxError(String(err));
+        this.parts.length = 0;
+        return false;
+      }
     }
     switch (this.state) {
       case FIRST_KEY:

@@ -62,4 +62,3 @@ export function randomMap(rand: () => number): Record<string, string> {
   for (let i = Math.floor(rand() * 4); i > 0; i--) m[rand() < 0.3 ? randomString(rand) : `k${i}`] = randomString(rand);
   return m;
 }
-
