@@ -14,7 +14,9 @@
 //     feature on), 'client-go-paged' runs with KUBE_FEATURE_WatchListClient=false;
 //   - Protean: lib/anchor.protean.mjs (InformerWatchManager over a
 //     KubernetesInformerSource, one shared connection pool), 'protean' with
-//     streamingList 'auto' (the default), 'protean-paged' with 'never'.
+//     streamingList 'auto' (streaming lists), 'protean-paged' with 'never'
+//     (paged LISTs, the default); 'protean-paged-small-windows' (only when
+//     named in --contenders) pages with smaller HTTP/2 windows.
 // Before every run kube-apiserver is restarted (same etcd data) and the
 // bench waits until every kind's watch cache is ready (a WATCH from
 // resourceVersion 0 answers 200, not 429), so each run meets a fresh server
@@ -66,10 +68,20 @@ if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds must be a
 const CONTENDERS = {
   'client-go': { label: 'client-go streaming (default)', side: 'client-go', env: { KUBE_FEATURE_WatchListClient: undefined } },
   'client-go-paged': { label: 'client-go paged', side: 'client-go', env: { KUBE_FEATURE_WatchListClient: 'false' } },
-  protean: { label: 'Protean default (auto)', side: 'protean', streamingList: 'auto' },
-  'protean-paged': { label: 'Protean paged (never)', side: 'protean', streamingList: 'never' },
+  protean: { label: 'Protean streaming (auto)', side: 'protean', streamingList: 'auto' },
+  'protean-paged': { label: 'Protean paged (never, the default)', side: 'protean', streamingList: 'never' },
+  // Not run unless named in --contenders: paged with 1 MiB stream and 4 MiB connection windows (the pool's are 4 and 32 MiB).
+  'protean-paged-small-windows': {
+    label: 'Protean paged, windows 1/4 MiB',
+    side: 'protean',
+    streamingList: 'never',
+    args: ['--stream-window=1048576', '--connection-window=4194304'],
+  },
 };
-const contenders = typeof flags.contenders === 'string' ? flags.contenders.split(',').filter((c) => c !== '') : Object.keys(CONTENDERS);
+const contenders =
+  typeof flags.contenders === 'string'
+    ? flags.contenders.split(',').filter((c) => c !== '')
+    : ['client-go', 'client-go-paged', 'protean', 'protean-paged'];
 const unknown = contenders.filter((c) => !(c in CONTENDERS));
 if (unknown.length > 0) throw new Error(`--contenders: unknown ${unknown.join(', ')}; known: ${Object.keys(CONTENDERS).join(', ')}`);
 /** Ratio columns: Protean / client-go in the same list mode family. */
@@ -185,6 +197,7 @@ function commandOf(name, files, apiPid, goBinary) {
       `--kubeconfig=${files.kubeconfig}`,
       `--resources=${files.resources}`,
       `--streaming-list=${contender.streamingList}`,
+      ...(contender.args ?? []),
       ...pidArgs,
     ],
   };

@@ -7,11 +7,14 @@
 //
 //   node --expose-gc lib/anchor.protean.mjs --kubeconfig=FILE --resources=FILE
 //        [--apiserver-pid=PID] [--streaming-list=auto|never]
+//        [--stream-window=BYTES --connection-window=BYTES]
 //
 // rssStartBytes is read before anything is imported; rssBeforeBytes once the
 // packages are loaded and the source and watch manager are built, before any
 // informer starts. The library is used only through its public API:
-// constructing the source and the manager, ensureWatch and health().
+// constructing the source and the manager, ensureWatch and health(). With
+// --stream-window/--connection-window the source gets a connection pool of its
+// own with those HTTP/2 flow-control windows (else the shared pool's defaults).
 const rssStart = process.memoryUsage.rss();
 
 const { readFileSync } = await import('node:fs');
@@ -20,8 +23,16 @@ const { cpuMsOf } = await import('./procfs.mjs');
 const { createLogger } = await import('@protean/core');
 const { ProteanKubeConfig } = await import('@protean/transport');
 const { InformerWatchManager, KubernetesInformerSource } = await import('@protean/watch-manager');
+const { KubeConnectionPool } = await import('@protean/transport');
 
-const flags = parseArgs(process.argv.slice(2), ['kubeconfig', 'resources', 'apiserver-pid', 'streaming-list']);
+const flags = parseArgs(process.argv.slice(2), [
+  'kubeconfig',
+  'resources',
+  'apiserver-pid',
+  'streaming-list',
+  'stream-window',
+  'connection-window',
+]);
 if (typeof flags.kubeconfig !== 'string' || typeof flags.resources !== 'string') {
   throw new Error('anchor.protean.mjs: --kubeconfig=FILE and --resources=FILE are required');
 }
@@ -56,7 +67,11 @@ async function collect() {
 const kubeConfig = new ProteanKubeConfig();
 kubeConfig.loadFromFile(flags.kubeconfig);
 const logger = createLogger({ level: 'warn' }, process.stderr);
-const source = new KubernetesInformerSource({ kubeConfig, logger, streamingList });
+const windows = {};
+if (flags['stream-window'] !== undefined) windows.streamWindowBytes = Number(flags['stream-window']);
+if (flags['connection-window'] !== undefined) windows.connectionWindowBytes = Number(flags['connection-window']);
+const connectionPool = Object.keys(windows).length === 0 ? undefined : new KubeConnectionPool(kubeConfig, windows);
+const source = new KubernetesInformerSource({ kubeConfig, logger, streamingList, connectionPool });
 let objects = 0;
 const onEvent = (event) => {
   if (event.type === 'add') objects++;

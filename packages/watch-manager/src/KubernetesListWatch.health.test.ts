@@ -35,6 +35,7 @@ function run(options: Partial<KubernetesInformerOptions> = {}): { informer: Kube
     clock,
     backoff: { initialMs: BACKOFF_MS, maxMs: 8 * BACKOFF_MS, jitter: 0 },
     shortWatchMs: SHORT_WATCH_MS,
+    streamingList: 'auto',
     ...options,
   });
   const informer = new KubeTestInformer(listWatch, {}, { clock });

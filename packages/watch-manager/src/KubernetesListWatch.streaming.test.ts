@@ -66,6 +66,7 @@ function source(options: Partial<KubernetesInformerSourceOptions> = {}): Kuberne
     clock,
     logger: logs.logger,
     backoff: { initialMs: BACKOFF_MS, maxMs: 8 * BACKOFF_MS, jitter: 0 },
+    streamingList: 'auto',
     streamingListTimeoutMs: STREAM_TIMEOUT_MS,
     ...options,
   });
@@ -200,6 +201,16 @@ describe('KubernetesListWatch: streaming lists', () => {
     expect(streams()).toHaveLength(2);
     expect(lists()).toEqual([]);
     expect(logs.find(FALLBACK_LOG)).toEqual([]);
+  });
+
+  it('pages LISTs by default (streamingList unset), where the server streams too', async () => {
+    await startServer();
+    createConfigMap('a');
+    const r = run(new KubernetesInformerSource({ kubeConfig: server!.kubeConfig(), clock, logger: logs.logger }));
+    await synced(r);
+    expect(streams()).toEqual([]);
+    expect(lists()).toHaveLength(1);
+    expect(r.informer.health().listMode).toBe('paginated');
   });
 
   it('never streams with streamingList: never', async () => {

@@ -28,7 +28,9 @@ import {
 } from './KubernetesInformerOptions.js';
 import { KubernetesRequestError, type RequestVerb } from './KubernetesRequestError.js';
 import { LineSplitter } from './LineSplitter.js';
-import { listAll, type ListPage } from './listAll.js';
+import type { DecodedListPage } from './decodeListPage.js';
+import { listAll } from './listAll.js';
+import { ListPageDecoder } from './ListPageDecoder.js';
 import { resourcePath } from './resourcePath.js';
 import { INFORMER_LOG_SUMMARY_INTERVAL_MS, RetryPolicy } from './RetryPolicy.js';
 import { refusesStreamingList } from './refusesStreamingList.js';
@@ -256,10 +258,10 @@ export class KubernetesListWatch implements ListWatch {
     const rv = this.rvUnavailable ? '' : this.listedOnce ? this.lastSyncRV : '0';
     // As client-go: a "not older than" relist is served from the watch cache unpaginated, unless the server paginated before.
     const limit = rv === '' || rv === '0' || this.paginatedResult ? this.settings.pageSize : 0;
-    const fetchPage = (q: URLSearchParams): Promise<ListPage> => this.fetchJson<ListPage>('LIST', q, this.listAccept);
+    const fetchPage = (q: URLSearchParams): Promise<DecodedListPage> => this.fetchPage(q);
     const sink = this.sink!;
     const target = { begin: () => sink.beginList(), add: (obj: PartialObjectMetadata) => sink.upsert(obj) };
-    const { resourceVersion, pages } = await listAll(fetchPage, rv, limit, this.intern, this.log, target, this.decodeObject);
+    const { resourceVersion, pages } = await listAll(fetchPage, rv, limit, this.log, target);
     if (this.stopped) return;
     this.rvUnavailable = false;
     this.listedOnce = true;
@@ -386,18 +388,14 @@ export class KubernetesListWatch implements ListWatch {
     if (!this.initial && obj.metadata.resourceVersion !== undefined) this.lastSyncRV = obj.metadata.resourceVersion;
   };
 
-  private async fetchJson<T>(verb: RequestVerb, q: URLSearchParams, accept: string): Promise<T> {
-    const req = this.open(verb, q, accept);
+  /** One LIST page, decoded as its body arrives (see `ListPageDecoder`): the body is never held whole. */
+  private async fetchPage(q: URLSearchParams): Promise<DecodedListPage> {
+    const req = this.open('LIST', q, this.listAccept);
     try {
-      const text = await req.readText(await req.send());
-      try {
-        return JSON.parse(text) as T;
-      } catch (err) {
-        throw new KubernetesRequestError(this.gvr, verb, `response is not JSON: ${text.slice(0, 100)}`, {
-          reason: 'InvalidResponse',
-          cause: err,
-        });
-      }
+      const res = await req.send();
+      const decoder = new ListPageDecoder(this.gvr, this.intern, this.decodeObject);
+      await req.consume(res, (chunk) => decoder.push(chunk));
+      return decoder.end();
     } finally {
       this.closeCurrent(req);
     }

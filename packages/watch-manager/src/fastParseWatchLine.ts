@@ -41,7 +41,30 @@ export function fastParseWatchLine(s: string, start = 0, end = s.length): FastPa
   let e = end;
   while (e > metaStart && isWhitespace(s.charCodeAt(e - 1))) e--;
   if (e - metaStart < 4 || s.charCodeAt(e - 1) !== CLOSE_BRACE || s.charCodeAt(e - 2) !== CLOSE_BRACE) return undefined;
-  const metaEnd = e - 2;
+  const metadata = parseMetadata(s, metaStart, e - 2);
+  return metadata === undefined ? undefined : { type: TYPES[type] as FastParsedLine['type'], metadata: metadata.value };
+}
+
+/** What kube-apiserver writes before the metadata of each item of a metadata-only LIST. */
+const ITEM_PREFIX = '{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":';
+
+/**
+ * The fast path for one element of a metadata-only LIST's `items`, as
+ * kube-apiserver writes them: `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":M}`
+ * (nothing around it): `metadata` = `JSON.parse(M)` but for `managedFields`,
+ * read as {@link fastParseWatchLine} reads M. `undefined` whenever the item
+ * is not of that form or the parse fails: the caller then parses it whole.
+ */
+export function fastParseListItem(s: string): { readonly metadata: unknown } | undefined {
+  const end = s.length;
+  if (end < ITEM_PREFIX.length + 3 || s.charCodeAt(end - 1) !== CLOSE_BRACE || s.slice(0, ITEM_PREFIX.length) !== ITEM_PREFIX)
+    return undefined;
+  const metadata = parseMetadata(s, ITEM_PREFIX.length, end - 1);
+  return metadata === undefined ? undefined : { metadata: metadata.value };
+}
+
+/** `JSON.parse` of M (`s` from `metaStart` to `metaEnd`) but for a last member `managedFields`, or undefined if it fails. */
+function parseMetadata(s: string, metaStart: number, metaEnd: number): { value: unknown } | undefined {
   let text: string | undefined;
   // M ends in ']}': perhaps with managedFields.
   if (s.charCodeAt(metaEnd - 1) === CLOSE_BRACE && s.charCodeAt(metaEnd - 2) === CLOSE_BRACKET) {
@@ -52,13 +75,11 @@ export function fastParseWatchLine(s: string, start = 0, end = s.length): FastPa
       if (before !== OPEN_BRACE && !isWhitespace(before)) text = `${s.slice(metaStart, comma)}}`;
     }
   }
-  let metadata: unknown;
   try {
-    metadata = JSON.parse(text ?? s.slice(metaStart, metaEnd));
+    return { value: JSON.parse(text ?? s.slice(metaStart, metaEnd)) };
   } catch {
     return undefined;
   }
-  return { type: TYPES[type] as FastParsedLine['type'], metadata };
 }
 
 /** Which of {@link PREFIXES} the line starts with, or -1. */

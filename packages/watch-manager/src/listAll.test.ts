@@ -1,8 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { silentLogger, type PartialObjectMetadata } from '@protean/core';
 import { KubernetesRequestError } from './KubernetesRequestError.js';
-import { listAll, type ListPage } from './listAll.js';
+import type { DecodedListPage } from './decodeListPage.js';
+import { listAll } from './listAll.js';
 import { MetadataStore } from './MetadataStore.js';
+import { trimMetadata } from './trimMetadata.js';
 
 const gvr = { group: '', version: 'v1', resource: 'configmaps' };
 const item = (name: string) => ({ metadata: { name, namespace: 'ns', resourceVersion: '1', managedFields: [{}] } });
@@ -10,14 +12,14 @@ const item = (name: string) => ({ metadata: { name, namespace: 'ns', resourceVer
 /** A server of `total` items in pages, recording the queries it got; `fail` may throw for a query. */
 function pager(total: number, fail?: (q: URLSearchParams, call: number) => Error | undefined) {
   const queries: URLSearchParams[] = [];
-  const fetchPage = async (q: URLSearchParams): Promise<ListPage> => {
+  const fetchPage = async (q: URLSearchParams): Promise<DecodedListPage> => {
     queries.push(q);
     const err = fail?.(q, queries.length);
     if (err !== undefined) throw err;
     const start = Number(q.get('continue') ?? '0');
     const limit = Number(q.get('limit') ?? '0') || total;
     const end = Math.min(total, start + limit);
-    const items = Array.from({ length: end - start }, (_, i) => item(`o-${start + i}`));
+    const items = Array.from({ length: end - start }, (_, i) => trimMetadata(item(`o-${start + i}`))!);
     return { items, metadata: end < total ? { resourceVersion: '77', continue: String(end) } : { resourceVersion: '77' } };
   };
   return { fetchPage, queries };
@@ -42,7 +44,7 @@ describe('listAll', () => {
   it('pages with limit and continue, asking for the resourceVersion on the first page only', async () => {
     const { fetchPage, queries } = pager(1200);
     const target = collect();
-    const r = await listAll(fetchPage, '0', 500, (s) => s, silentLogger(), target);
+    const r = await listAll(fetchPage, '0', 500, silentLogger(), target);
     expect(target.store.size).toBe(1200);
     expect(r.pages).toBe(3);
     expect(r.resourceVersion).toBe('77');
@@ -54,7 +56,7 @@ describe('listAll', () => {
     const expired = KubernetesRequestError.fromResponse(gvr, 'LIST', 410, undefined, '{"code":410,"reason":"Expired"}');
     const { fetchPage, queries } = pager(1200, (q, call) => (call === 2 && q.has('continue') ? expired : undefined));
     const target = collect();
-    await listAll(fetchPage, '0', 500, (s) => s, silentLogger(), target);
+    await listAll(fetchPage, '0', 500, silentLogger(), target);
     expect(target.store.size).toBe(1200);
     expect(target.begins()).toBe(2);
     expect(queries[2]!.toString()).toBe('limit=500');
@@ -63,6 +65,6 @@ describe('listAll', () => {
   it('passes other failures on', async () => {
     const boom = new Error('boom');
     const { fetchPage } = pager(10, () => boom);
-    await expect(listAll(fetchPage, '', 500, (s) => s, silentLogger(), collect())).rejects.toBe(boom);
+    await expect(listAll(fetchPage, '', 500, silentLogger(), collect())).rejects.toBe(boom);
   });
 });

@@ -1,12 +1,6 @@
 import type { Logger, PartialObjectMetadata } from '@protean/core';
+import type { DecodedListPage } from './decodeListPage.js';
 import { KubernetesRequestError } from './KubernetesRequestError.js';
-import { trimMetadata } from './trimMetadata.js';
-
-/** One page of a LIST response, as far as the informer reads it. */
-export interface ListPage {
-  readonly items?: unknown[];
-  readonly metadata?: { readonly resourceVersion?: string; readonly continue?: string };
-}
 
 /** Where {@link listAll} puts the objects it reads. */
 export interface ListTarget {
@@ -25,23 +19,20 @@ export interface ListResult {
 const MAX_RESTARTS = 3;
 
 /**
- * Lists a collection page by page (`limit` + `continue`) into `target`,
- * as trimmed objects. The first page asks for `resourceVersion`
+ * Lists a collection page by page (`limit` + `continue`) into `target`;
+ * `fetchPage` gives each page's items already trimmed. The first page asks for `resourceVersion`
  * (`""` = most recent, `"0"` = any), later pages only for their
  * `continue` token, as the API requires. If a continue token expires
  * (410) mid-list, the list starts over from `""` (`target.begin()`
  * again), at most three times.
- * `limit` 0 asks for everything at once. `decode` turns each item into
- * what is cached (default: `trimMetadata`).
+ * `limit` 0 asks for everything at once.
  */
 export async function listAll(
-  fetchPage: (query: URLSearchParams) => Promise<ListPage>,
+  fetchPage: (query: URLSearchParams) => Promise<DecodedListPage>,
   resourceVersion: string,
   limit: number,
-  intern: (s: string) => string,
   log: Logger,
   target: ListTarget,
-  decode: (raw: unknown) => PartialObjectMetadata | undefined = (raw) => trimMetadata(raw, intern),
 ): Promise<ListResult> {
   target.begin();
   let rv = resourceVersion;
@@ -53,7 +44,7 @@ export async function listAll(
     if (limit > 0) q.set('limit', String(limit));
     if (cont !== undefined) q.set('continue', cont);
     else if (rv !== '') q.set('resourceVersion', rv);
-    let page: ListPage;
+    let page: DecodedListPage;
     try {
       page = await fetchPage(q);
     } catch (err) {
@@ -68,10 +59,7 @@ export async function listAll(
       throw err;
     }
     pages++;
-    for (const item of Array.isArray(page.items) ? page.items : []) {
-      const obj = decode(item);
-      if (obj !== undefined) target.add(obj);
-    }
+    for (const obj of page.items) target.add(obj);
     cont = page.metadata?.continue || undefined;
     if (cont === undefined) return { resourceVersion: page.metadata?.resourceVersion ?? '', pages };
   }

@@ -16,7 +16,7 @@ async function withInformer(
   logs: LogRecorder,
   body: (informer: InformerCache) => Promise<void>,
 ): Promise<void> {
-  const source = new KubernetesInformerSource({ kubeConfig: ctx.kc, namespace: ns, logger: logs.logger });
+  const source = new KubernetesInformerSource({ kubeConfig: ctx.kc, namespace: ns, logger: logs.logger, streamingList: 'auto' });
   const abort = new AbortController();
   const informer = runInformer(source.createListWatch(CONFIGMAPS), {}, abort.signal);
   try {

@@ -77,8 +77,8 @@ describe('a controller whose user may not list a GVR', () => {
     expect(first).toBeInstanceOf(ParentSyncError);
     expect((first as Error).message).toContain(`cannot register parent ${key}`);
     expect((first as Error).message).toContain('403');
-    // The informer lists through a streaming watch (sendInitialEvents), so the refusal names the watch verb.
-    expect((first as Error).message).toContain(`cannot watch resource "${GADGETS.gvr.resource}"`);
+    // The informer pages a LIST first (the default list mode), so the refusal names the list verb.
+    expect((first as Error).message).toContain(`cannot list resource "${GADGETS.gvr.resource}"`);
     expect(isNotFound(first)).toBe(false);
     expect(statusesInChain(first)).toContain(403);
     const refusal = causeChain(first).find((e): e is WatchError => e instanceof WatchError);

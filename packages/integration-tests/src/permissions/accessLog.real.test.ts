@@ -174,13 +174,13 @@ describe('a controller instrumented with its connection pool, against kube-apise
     const lines = (): (string | undefined)[] =>
       logs.records.filter((r) => logs.bindingsOf(r)['component'] === 'permissions').map((r) => `${r.level} ${r.msg}`);
 
-    // The user may watch Secrets in demo only: the parent's cluster-wide streaming list is refused.
+    // The user may watch Secrets in demo only: the parent's cluster-wide LIST (informers page by default) is refused.
     const err = await rc.controller.register(secrets, async () => {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ParentSyncError);
     const [status, body] = await readyz();
     expect(status).toBe(503);
-    expect(body).toContain('[-]permissions failed: forbidden: watch secrets cluster-wide (403)');
-    expect(lines()).toEqual(['40 forbidden: watch secrets cluster-wide (403)']);
+    expect(body).toContain('[-]permissions failed: forbidden: list secrets cluster-wide (403)');
+    expect(lines()).toEqual(['40 forbidden: list secrets cluster-wide (403)']);
 
     const rbac = api.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
     await rbac.createClusterRole({
@@ -206,6 +206,6 @@ describe('a controller instrumented with its connection pool, against kube-apise
       { timeoutMs: 30_000, intervalMs: 500, message: 'the secrets parent to register once the ClusterRole is bound' },
     );
     expect(await readyz()).toEqual([200, expect.stringContaining('[+]permissions ok')]);
-    expect(lines()).toEqual(['40 forbidden: watch secrets cluster-wide (403)', '30 allowed again: watch secrets cluster-wide']);
+    expect(lines()).toEqual(['40 forbidden: list secrets cluster-wide (403)', '30 allowed again: list secrets cluster-wide']);
   }, 60_000);
 });

@@ -91,14 +91,16 @@ describe('observed permissions, from the connection to the RBAC', () => {
     ]);
 
     // What it used: the parent and child informers cluster-wide, apply (patch, and create: the apply created it) in demo.
+    // Each informer's watch follows its LIST: wait until both watches were answered.
+    await t.waitFor(() => permissionsUsed(kubeConfig).resources.every((r) => r.verbs.some((v) => v.verb === 'watch')));
     const used = permissionsUsed(kubeConfig);
     expect(used.resources).toEqual([
       {
         group: '',
         resource: 'configmaps',
         verbs: [
-          // Streamed lists are watches; list is what a LIST fallback needs.
-          { verb: 'list', namespaces: [''], denied: [], impliedBy: 'watch' },
+          // The informers page LISTs (the default), then watch.
+          { verb: 'list', namespaces: [''], denied: [] },
           { verb: 'watch', namespaces: [''], denied: [] },
           { verb: 'create', namespaces: ['demo'], denied: [] },
           { verb: 'patch', namespaces: ['demo'], denied: [] },
@@ -108,7 +110,7 @@ describe('observed permissions, from the connection to the RBAC', () => {
         group: '',
         resource: 'secrets',
         verbs: [
-          { verb: 'list', namespaces: [''], denied: [], impliedBy: 'watch' },
+          { verb: 'list', namespaces: [''], denied: [] },
           { verb: 'watch', namespaces: [''], denied: [] },
         ],
       },

@@ -1,0 +1,318 @@
+import { StringDecoder } from 'node:string_decoder';
+import type { GroupVersionResource, PartialObjectMetadata } from '@protean/core';
+import { fastParseListItem } from './fastParseWatchLine.js';
+import { decodeListPageByParse, notJson, type DecodedListPage, type ListPageMetadata } from './decodeListPage.js';
+import type { ObjectDecoder } from './decodeWatchLine.js';
+import { trimMetadata } from './trimMetadata.js';
+
+// Where the scanner is in the top-level object (outside any value it is reading).
+const START = 0;
+const FIRST_KEY = 1;
+const KEY = 2;
+const COLON = 3;
+const VALUE = 4;
+const AFTER_MEMBER = 5;
+const ITEMS_FIRST = 6;
+const ITEMS_NEXT = 7;
+const ITEMS_AFTER = 8;
+const DONE = 9;
+
+// What a value being read is (its role in the top-level grammar) and how it is delimited.
+const NONE = 0;
+const NESTED = 1;
+const SCALAR = 2;
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const COLON_CHAR = 58;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+
+const HEAD_CHARS = 100;
+
+function isWhitespace(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9;
+}
+
+/**
+ * Decodes a LIST response body as it arrives, chunk by chunk, into what
+ * {@link decodeListPageByParse} gives for the whole body: the trimmed
+ * metadata of every item of `items` and the list's `metadata` (before or
+ * after `items`, the last one if repeated), without holding the body. A
+ * byte-level scanner walks the top-level object; each member value but
+ * `items`, each key and each element of `items` is cut out by tracking
+ * strings, escapes and depth, then `JSON.parse`d on its own, and an item
+ * is trimmed at once: at most one item's text is held (plus the chunk).
+ * An item of the exact form kube-apiserver writes for a metadata-only list
+ * has only its metadata parsed, without `managedFields`
+ * (`fastParseListItem`, the watch lines' fast path).
+ *
+ * The body is JSON exactly when every piece parses and the scanner's own
+ * grammar (braces, keys, colons, commas between pieces) holds; on the first
+ * fault the decoder stops reading and {@link end} throws the same
+ * `InvalidResponse` error as the whole-body parse (same message; the
+ * `cause` says where it stopped). A body whose first token is not `{` is
+ * kept whole and decoded by {@link decodeListPageByParse} (it is no list).
+ * Easy to get wrong: a fault does not throw from {@link push}: the body is
+ * read to its end first, as the whole-body path did, so a broken
+ * connection still surfaces as such.
+ */
+export class ListPageDecoder {
+  private readonly decoder = new StringDecoder('utf8');
+  private head = '';
+  private state = START;
+  /** The kind of value being read (NONE between values), and its scanning state. */
+  private mode = NONE;
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  /** The text of the value being read from earlier chunks. */
+  private readonly parts: string[] = [];
+  /** The key of the member being read, once its key is parsed. */
+  private key = '';
+  private items: PartialObjectMetadata[] = [];
+  private metadata: ListPageMetadata | undefined;
+  private failure: Error | undefined;
+  /** The whole body, once it is known not to be an object (or the whitespace before its first token). */
+  private whole: string[] | undefined = [];
+
+  constructor(
+    private readonly gvr: GroupVersionResource,
+    private readonly intern: (s: string) => string,
+    /** Full objects (the object cache): how each item is decoded; unset: metadata only, through the fast path. */
+    private readonly decodeObject?: ObjectDecoder,
+  ) {}
+
+  /** Feeds one chunk of the body. */
+  push(chunk: Buffer | string): void {
+    this.take(typeof chunk === 'string' ? chunk : this.decoder.write(chunk));
+  }
+
+  /** The body ended: the decoded page, or the error of a body that is not JSON. */
+  end(): DecodedListPage {
+    this.take(this.decoder.end());
+    if (this.failure !== undefined) throw notJson(this.gvr, this.head, this.failure);
+    if (this.whole !== undefined) return decodeListPageByParse(this.whole.join(''), this.gvr, this.intern, this.decodeObject);
+    if (this.state !== DONE) throw notJson(this.gvr, this.head, new SyntaxError('Unexpected end of JSON input'));
+    return { items: this.items, metadata: this.metadata };
+  }
+
+  private take(text: string): void {
+    if (text === '') return;
+    if (this.head.length < HEAD_CHARS) this.head += text.slice(0, HEAD_CHARS - this.head.length);
+    if (this.failure !== undefined) return;
+    if (this.whole !== undefined) {
+      this.whole.push(text);
+      if (this.state !== START) return;
+    }
+    this.scan(text);
+  }
+
+  private scan(text: string): void {
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      if (this.mode !== NONE) {
+        i = this.read(text, i, i);
+        if (i < 0) return;
+        continue;
+      }
+      const c = text.charCodeAt(i);
+      if (isWhitespace(c)) {
+        i++;
+        continue;
+      }
+      switch (this.state) {
+        case START:
+          if (c !== OPEN_BRACE) {
+            // Not an object, so no list: the whole body (kept in `whole`) goes to the plain parse.
+            this.state = DONE;
+            return;
+          }
+          this.whole = undefined;
+          this.state = FIRST_KEY;
+          i++;
+          continue;
+        case FIRST_KEY:
+        case AFTER_MEMBER:
+          if (c === CLOSE_BRACE) {
+            this.state = DONE;
+            i++;
+            continue;
+          }
+          if (this.state === AFTER_MEMBER) {
+            if (c !== COMMA) return this.fail(text, i);
+            this.state = KEY;
+            i++;
+            continue;
+          }
+          if (c !== QUOTE) return this.fail(text, i);
+          break;
+        case KEY:
+          if (c !== QUOTE) return this.fail(text, i);
+          break;
+        case COLON:
+          if (c !== COLON_CHAR) return this.fail(text, i);
+          this.state = VALUE;
+          i++;
+          continue;
+        case VALUE:
+          if (c === OPEN_BRACKET && this.key === 'items') {
+            this.items = [];
+            this.state = ITEMS_FIRST;
+            i++;
+            continue;
+          }
+          break;
+        case ITEMS_FIRST:
+        case ITEMS_AFTER:
+          if (c === CLOSE_BRACKET) {
+            this.state = AFTER_MEMBER;
+            i++;
+            continue;
+          }
+          if (this.state === ITEMS_AFTER) {
+            if (c !== COMMA) return this.fail(text, i);
+            this.state = ITEMS_NEXT;
+            i++;
+            continue;
+          }
+          break;
+        case ITEMS_NEXT:
+          break;
+        default:
+          return this.fail(text, i);
+      }
+      // A value (key, member value or item) starts at i.
+      if (c === QUOTE) {
+        this.mode = NESTED;
+        this.depth = 0;
+        this.inString = true;
+        this.escaped = false;
+        i = this.read(text, i, i + 1);
+      } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+        this.mode = NESTED;
+        this.depth = 1;
+        this.inString = false;
+        this.escaped = false;
+        i = this.read(text, i, i + 1);
+      } else {
+        this.mode = SCALAR;
+        i = this.read(text, i, i);
+      }
+      if (i < 0) return;
+    }
+  }
+
+  /**
+   * Reads on in the value that started at `start` (or in an earlier chunk),
+   * from `from`: the index after it once it is complete and applied, or -1
+   * when the chunk ended first (its text kept) or the value is not JSON.
+   */
+  private read(text: string, start: number, from: number): number {
+    const end = this.mode === NESTED ? this.skipNested(text, from) : skipScalar(text, from);
+    if (end < 0) {
+      this.parts.push(start === 0 ? text : text.slice(start));
+      return -1;
+    }
+    let value = text.slice(start, end);
+    if (this.parts.length > 0) {
+      this.parts.push(value);
+      value = this.parts.join('');
+      this.parts.length = 0;
+    }
+    this.mode = NONE;
+    return this.finish(value) ? end : -1;
+  }
+
+  /** The index after the nested value (string, object or array) being read, or -1 if it goes on past the chunk. */
+  private skipNested(text: string, i: number): number {
+    const n = text.length;
+    let depth = this.depth;
+    let inString = this.inString;
+    let escaped = this.escaped;
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === BACKSLASH) escaped = true;
+        else if (c === QUOTE) {
+          inString = false;
+          if (depth === 0) return i + 1;
+        }
+      } else if (c === QUOTE) {
+        inString = true;
+      } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+        depth++;
+      } else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --depth === 0) {
+        return i + 1;
+      }
+    }
+    this.depth = depth;
+    this.inString = inString;
+    this.escaped = escaped;
+    return -1;
+  }
+
+  /** Parses one complete value and applies it by its role; false (and failed) if it is not JSON. */
+  private finish(value: string): boolean {
+    const item = this.state !== FIRST_KEY && this.state !== KEY && this.state !== VALUE;
+    // An item as kube-apiserver writes it has its metadata parsed without managedFields; any other piece is parsed whole.
+    let parsed: unknown = item && this.decodeObject === undefined ? fastParseListItem(value) : undefined;
+    if (parsed === undefined) {
+      try {
+        parsed = JSON.parse(value);
+      } catch (err) {
+        this.failure = err instanceof Error ? err : new SyntaxError(String(err));
+        this.parts.length = 0;
+        return false;
+      }
+    }
+    switch (this.state) {
+      case FIRST_KEY:
+      case KEY:
+        this.key = parsed as string;
+        this.state = COLON;
+        break;
+      case VALUE:
+        if (this.key === 'metadata') this.metadata = parsed as ListPageMetadata;
+        else if (this.key === 'items') this.items = [];
+        this.state = AFTER_MEMBER;
+        break;
+      default: {
+        const obj = this.decodeObject === undefined ? trimMetadata(parsed, this.intern) : this.decodeObject(parsed);
+        if (obj !== undefined) this.items.push(obj);
+        this.state = ITEMS_AFTER;
+      }
+    }
+    return true;
+  }
+
+  private fail(text: string, i: number): void {
+    this.failure = new SyntaxError(`Unexpected token '${text[i] ?? ''}' in the list body`);
+    this.parts.length = 0;
+  }
+}
+
+/** The index after a number, `true`, `false` or `null` starting at `i` (cut at the first character none of them holds), or -1 at the chunk's end. */
+function skipScalar(text: string, i: number): number {
+  const n = text.length;
+  for (; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (
+      isWhitespace(c) ||
+      c === COMMA ||
+      c === CLOSE_BRACE ||
+      c === CLOSE_BRACKET ||
+      c === COLON_CHAR ||
+      c === QUOTE ||
+      c === OPEN_BRACE ||
+      c === OPEN_BRACKET
+    )
+      return i;
+  }
+  return -1;
+}
