@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
 
 /** A module-load hook, for `module.register` (Node.js 20.6+; `registerHooks` is 22.15+): appends every URL loaded to a file. */
 const HOOKS = `import { appendFileSync } from 'node:fs';
@@ -29,7 +30,8 @@ import { register } from 'node:module';
 register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: { out: ${JSON.stringify(out)} } });
 const t = await import(${JSON.stringify(dist)});
 ${code}`;
-    execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    // From this package's directory, where a bare `@kubernetes/client-node` resolves (its dev dependency).
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: packageDir });
     return readFileSync(out, 'utf8')
       .split('\n')
       .filter((line) => line !== '');
