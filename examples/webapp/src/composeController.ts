@@ -1,7 +1,7 @@
 import type { KubeConfigLike } from '@protean/transport';
 import { coordinatorModule } from '@protean/coordinator';
 import { coreModule, DynamicController, gvrKey, TOKENS, type Config, type InformerSource, type Logger } from '@protean/core';
-import { instrumentContainer, type ProteanMetrics } from '@protean/metrics';
+import { instrumentContainer, type ProteanMetrics, type RecentPassesRecorder } from '@protean/metrics';
 import { queueModule } from '@protean/queue';
 import { sharedConnectionPool } from '@protean/transport';
 import { watchManagerModule } from '@protean/watch-manager';
@@ -21,6 +21,8 @@ export interface ComposeOptions {
   readonly processMetrics?: boolean;
   /** Serve the status page (`/statusz`) with the metrics (default false; see `InstrumentOptions.statusPage`). */
   readonly statusPage?: boolean;
+  /** The span processor the status page's Recent passes reads (`--trace`); without it the section says how to turn it on. */
+  readonly recentPasses?: RecentPassesRecorder;
   /** Replaces the Kubernetes informer source (a shard's filtered source, for one). */
   readonly informerSource?: InformerSource;
 }
@@ -69,6 +71,7 @@ export function composeController(options: ComposeOptions): ComposedController {
   const metrics = instrumentContainer(container, {
     processMetrics: options.processMetrics ?? true,
     statusPage: options.statusPage ?? false,
+    ...(options.recentPasses === undefined ? {} : { recentPasses: options.recentPasses }),
     // The pool every request of this KubeConfig object goes through (informers, the handler's client):
     // refusals fail /readyz by name, and /statusz/permissions lists what was used.
     connectionPool: sharedConnectionPool(options.kubeConfig),

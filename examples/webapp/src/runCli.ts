@@ -63,6 +63,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         metricsPort: command.metricsPort,
         metricsHost: command.metricsHost,
         statusPage: command.statusPage,
+        ...(tracing === undefined ? {} : { recentPasses: tracing.recentPasses }),
         ...(command.hold ? { hold: io.stop } : {}),
         ...(io.onDemoHold === undefined ? {} : { onHold: io.onDemoHold }),
       });
@@ -93,6 +94,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           metricsPort: command.metricsPort,
           metricsHost: command.metricsHost,
           statusPage: command.statusPage,
+          ...(tracing === undefined ? {} : { recentPasses: tracing.recentPasses }),
           stop: io.stop,
           ...(io.onClusterReady === undefined ? {} : { onReady: io.onClusterReady }),
         });
@@ -122,6 +124,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       metricsPort: command.metricsPort,
       metricsHost: command.metricsHost,
       statusPage: command.statusPage,
+      ...(tracing === undefined ? {} : { recentPasses: tracing.recentPasses }),
       stop: io.stop,
       ...(io.onClusterReady === undefined ? {} : { onReady: io.onClusterReady }),
     });

@@ -1,3 +1,4 @@
+import type { RecentPassesRecorder } from '@protean/metrics';
 import { gvrKey, type Logger } from '@protean/core';
 import type { KubeConfigLike } from '@protean/transport';
 import { composeController } from './composeController.js';
@@ -18,6 +19,8 @@ export interface ClusterOptions {
   readonly metricsHost: string;
   /** Serve the status page at `/statusz` on the metrics port; default true. */
   readonly statusPage?: boolean;
+  /** The span processor the status page's Recent passes reads (`--trace`); without it the section says how to turn it on. */
+  readonly recentPasses?: RecentPassesRecorder;
   /** Aborting it shuts the controller down gracefully (wired to SIGINT/SIGTERM by the CLI). */
   readonly stop: AbortSignal;
   /** Called once WebApp is registered and reconciling; tests wait for it. */
@@ -40,6 +43,7 @@ export async function runCluster(options: ClusterOptions): Promise<void> {
     logger: options.logger,
     onInformerChange: (c) => log.line(`informer ${c.change}: ${gvrKey(c.gvr)} (running: ${c.active})`),
     statusPage: options.statusPage ?? true,
+    ...(options.recentPasses === undefined ? {} : { recentPasses: options.recentPasses }),
   });
   // Our own controller: setup failures stop it even though the caller's signal never fires.
   const stop = new AbortController();

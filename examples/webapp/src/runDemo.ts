@@ -1,3 +1,4 @@
+import type { RecentPassesRecorder } from '@protean/metrics';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { gvrEquals, gvrKey, type DynamicController, type Handler, type Logger } from '@protean/core';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
@@ -25,6 +26,8 @@ export interface DemoOptions {
   readonly metricsHost?: string;
   /** Serve the status page at `/statusz` on the metrics port; default true. */
   readonly statusPage?: boolean;
+  /** The span processor the status page's Recent passes reads (`--trace`); without it the section says how to turn it on. */
+  readonly recentPasses?: RecentPassesRecorder;
   /**
    * Keep running after the scenario until this signal aborts: WebApp is
    * registered again (the scenario ends by deregistering it), so its three
@@ -68,6 +71,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       logger: options.logger,
       onInformerChange: (c) => log.line(`informer ${c.change}: ${gvrKey(c.gvr)} (running: ${c.active})`),
       statusPage,
+      ...(options.recentPasses === undefined ? {} : { recentPasses: options.recentPasses }),
     });
     const metricsServer = await metrics.serve({ port: options.metricsPort ?? 0, host: options.metricsHost ?? '127.0.0.1' });
     log.line(`metrics at ${metricsServer.url}/metrics`);

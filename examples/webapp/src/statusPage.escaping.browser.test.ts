@@ -44,6 +44,39 @@ function hostileStatus(): unknown {
       denied: [HOSTILE],
       rows: [{ resource: HOSTILE, verb: HOSTILE, namespaces: [HOSTILE, ''], denied: [HOSTILE], messages: [HOSTILE] }],
     },
+    recentPasses: {
+      tracing: true,
+      limit: 50,
+      passes: [
+        {
+          traceId: HOSTILE,
+          spanId: HOSTILE,
+          parent: HOSTILE,
+          namespace: HOSTILE,
+          name: HOSTILE,
+          attempt: 1,
+          outcome: HOSTILE,
+          startedAt: at,
+          durationMs: 20,
+          error: HOSTILE,
+          watches: [HOSTILE],
+          triggers: [
+            {
+              source: HOSTILE,
+              gvr: HOSTILE,
+              namespace: HOSTILE,
+              name: HOSTILE,
+              type: HOSTILE,
+              resourceVersion: HOSTILE,
+              watches: [HOSTILE],
+            },
+          ],
+          triggersDropped: 0,
+          spans: [{ name: HOSTILE, spanId: HOSTILE, offsetMs: 5, durationMs: 10, error: HOSTILE }],
+          spansDropped: 0,
+        },
+      ],
+    },
     queue: {
       depth: 0,
       workers: 1,
@@ -142,8 +175,20 @@ describe('status page in Chromium: escaping and polling', () => {
       `${HOSTILE}, cluster-wide`,
       `forbidden in ${HOSTILE}${HOSTILE}`,
     ]);
-    // Next retry, relative to the status's own time (the column before the trace id's).
-    expect(await page.evaluate('document.querySelector("#failures tbody tr").lastChild.previousSibling.textContent')).toBe('in 1.5 s');
+    // The recent pass: its heading, its span bars' labels and its trigger, as text.
+    const pass = await page.evaluate<{ heading: string; labels: string[]; trigger: string }>(`(() => {
+      const p = document.querySelector('#passes > div.pass');
+      return {
+        heading: p.querySelector('.instance').textContent,
+        labels: [...p.querySelectorAll('g.span-row')].map((g) => g.dataset.name),
+        trigger: p.querySelector('ul.triggers li').textContent,
+      };
+    })()`);
+    expect(pass.heading).toBe(`${HOSTILE} ${HOSTILE}/${HOSTILE}`);
+    expect(pass.labels).toEqual(['pass', HOSTILE]);
+    expect(pass.trigger).toContain(`${HOSTILE} · ${HOSTILE}/${HOSTILE} · rv ${HOSTILE} · matched watch ${HOSTILE}`);
+    // Next retry, relative to the status's own time.
+    expect(await page.evaluate('document.querySelector("#failures tbody tr td:nth-child(7)").textContent')).toBe('in 1.5 s');
     await page.screenshot(join(screenshotDir(), 'status-page-escaping.png'));
     expect(page.problems).toEqual([]);
   });

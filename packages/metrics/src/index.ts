@@ -32,3 +32,12 @@ export {
   type ObservedAccessRecord,
 } from './permissions/AccessLogView.js';
 export { describeRefusal, type PermissionRow, PermissionsMonitor, type PermissionsStatus } from './permissions/PermissionsMonitor.js';
+export type { RecentPass, RecentPassesView, RecentPassSpan, RecentPassTrigger } from './tracing/RecentPass.js';
+export {
+  type RecentPassesRecorderOptions,
+  RecentPassesRecorder,
+  type RecordedSpan,
+  type RecordedSpanContext,
+  type SpanTime,
+  type StartedSpan,
+} from './tracing/RecentPassesRecorder.js';

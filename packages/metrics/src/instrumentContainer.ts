@@ -20,6 +20,7 @@ import { PermissionsMonitor } from './permissions/PermissionsMonitor.js';
 import { PrometheusQueueMetrics } from './PrometheusQueueMetrics.js';
 import { StuckWorkersRule, type StuckWorkersOptions } from './StuckWorkersRule.js';
 import { controllerStatusPage } from './statusPage/controllerStatusPage.js';
+import type { RecentPassesRecorder } from './tracing/RecentPassesRecorder.js';
 
 /** Options of {@link instrumentContainer}. */
 export interface InstrumentOptions {
@@ -56,6 +57,13 @@ export interface InstrumentOptions {
    * Permissions section. Off without it.
    */
   readonly connectionPool?: ConnectionPoolView;
+  /**
+   * The span processor the status page's Recent passes (a waterfall of the
+   * last passes) reads, added by the application to its OpenTelemetry
+   * tracer provider's `spanProcessors`. Without it the section says how to
+   * turn it on.
+   */
+  readonly recentPasses?: RecentPassesRecorder;
 }
 
 /** What {@link instrumentContainer} gives back. */
@@ -241,7 +249,14 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
           ...(permissions === undefined ? {} : { permissions: () => permissions.status() }),
         },
         ...(options.statusPage === true
-          ? { statusPage: controllerStatusPage(controller, informers, permissions === undefined ? undefined : () => permissions.status()) }
+          ? {
+              statusPage: controllerStatusPage(
+                controller,
+                informers,
+                permissions === undefined ? undefined : () => permissions.status(),
+                options.recentPasses,
+              ),
+            }
           : {}),
         ...opts,
       }),

@@ -137,13 +137,31 @@ export class BrowserPage {
     if (!ok) throw new Error(`select: ${selector} has no option ${JSON.stringify(value)}`);
   }
 
-  /** Writes a PNG of the whole page (not only the viewport) to `file`; returns its size in bytes. */
-  async screenshot(file: string): Promise<number> {
-    const { cssContentSize } = (await this.send('Page.getLayoutMetrics')) as { cssContentSize: { width: number; height: number } };
+  /**
+   * Writes a PNG of the whole page (not only the viewport) to `file`, or of
+   * the element `selector` matches, at most `maxHeightPx` of it from its top;
+   * returns its size in bytes.
+   */
+  async screenshot(file: string, part: { selector?: string; maxHeightPx?: number } = {}): Promise<number> {
+    let clip: { x: number; y: number; width: number; height: number };
+    if (part.selector === undefined) {
+      const { cssContentSize } = (await this.send('Page.getLayoutMetrics')) as { cssContentSize: { width: number; height: number } };
+      clip = { x: 0, y: 0, width: cssContentSize.width, height: cssContentSize.height };
+    } else {
+      const box = await this.evaluate<typeof clip | null>(`(() => {
+        const e = document.querySelector(${JSON.stringify(part.selector)});
+        if (e === null) return null;
+        const r = e.getBoundingClientRect();
+        return { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height };
+      })()`);
+      if (box === null) throw new Error(`screenshot: nothing matches ${part.selector}`);
+      clip = box;
+    }
+    const height = Math.min(clip.height, part.maxHeightPx ?? Infinity);
     const { data } = (await this.send('Page.captureScreenshot', {
       format: 'png',
       captureBeyondViewport: true,
-      clip: { x: 0, y: 0, width: Math.ceil(cssContentSize.width), height: Math.ceil(cssContentSize.height), scale: 1 },
+      clip: { x: Math.floor(clip.x), y: Math.floor(clip.y), width: Math.ceil(clip.width), height: Math.ceil(height), scale: 1 },
     })) as { data: string };
     const png = Buffer.from(data, 'base64');
     mkdirSync(dirname(file), { recursive: true });

@@ -1,6 +1,7 @@
 import type { ControllerStatus, DynamicController, InformerStatusEntry } from '@protean/core';
 import type { InformerStatus } from '../InformerHealthRules.js';
 import type { PermissionsStatus } from '../permissions/PermissionsMonitor.js';
+import type { RecentPassesView } from '../tracing/RecentPass.js';
 import type { StatusPageSource } from './StatusPageSource.js';
 
 /**
@@ -21,17 +22,21 @@ export interface StatusPageStatus extends Omit<ControllerStatus, 'informers'> {
   readonly informers: readonly StatusPageInformer[];
   /** The permissions used and refused, when `instrumentContainer` was given the connection pool. */
   readonly permissions?: Pick<PermissionsStatus, 'denied' | 'rows'>;
+  /** The recent passes with their spans and triggers, when `instrumentContainer` was given a `RecentPassesRecorder`. */
+  readonly recentPasses?: RecentPassesView;
 }
 
 /**
  * The status page's source over a composed controller: `status()` is
  * `DynamicController.status()` with the informers' assessed health,
- * `explain()` is `DynamicController.explain()`.
+ * `explain()` is `DynamicController.explain()`; with `recentPasses`, the
+ * status carries its passes (`RecentPassesRecorder.view()`).
  */
 export function controllerStatusPage(
   controller: () => DynamicController | undefined,
   informers: () => readonly InformerStatus[],
   permissions?: () => PermissionsStatus,
+  recentPasses?: { view(): RecentPassesView },
 ): StatusPageSource {
   const composed = (): DynamicController => {
     const c = controller();
@@ -58,6 +63,7 @@ export function controllerStatusPage(
           return { ...entry, state, ...(a?.problem === undefined ? {} : { problem: a.problem }) };
         }),
         ...(permissions === undefined ? {} : { permissions: pageView(permissions()) }),
+        ...(recentPasses === undefined ? {} : { recentPasses: recentPasses.view() }),
       };
     },
     explain: (query) => composed().explain(query),

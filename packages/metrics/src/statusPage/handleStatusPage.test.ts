@@ -98,6 +98,24 @@ describe('MetricsServer status page', () => {
     expect(script).toMatch(/renderInformers\(\);\s+renderPermissions\(\);/);
   });
 
+  it('has a Recent passes section the script draws from status.recentPasses as text and SVG, saying how to turn tracing on', async () => {
+    const url = await start(source);
+    const html = await (await fetch(`${url}/statusz`)).text();
+    expect(html).toMatch(/<h2>Recent passes<\/h2>\s*<p id="passes-summary" class="muted"><\/p>\s*<div id="passes"><\/div>/);
+    const script = /<script>([\s\S]*?)<\/script>/.exec(html)?.[1] ?? '';
+    const render = /function renderPasses\(\) \{([\s\S]*?)\n {8}\}/.exec(script)?.[1] ?? '';
+    const waterfall = /function passWaterfall\(p\) \{([\s\S]*?)\n {8}\}/.exec(script)?.[1] ?? '';
+    expect(render).toContain('status.recentPasses');
+    expect(render).toContain('No OpenTelemetry SDK is registered');
+    expect(script).toContain('add a RecentPassesRecorder to your OpenTelemetry tracer provider');
+    // Each pass: one bar for the pass and one per child span, offset from the pass's start, and its triggers as list items.
+    expect(waterfall).toMatch(/svg\('rect', \{\s+class: 'bar'/);
+    expect(waterfall).toContain('r.offsetMs');
+    expect(waterfall).toContain('describeTrigger(t)');
+    for (const body of [render, waterfall]) expect(body).not.toMatch(/innerHTML|insertAdjacentHTML|textContent =.*\+.*</);
+    expect(script).toMatch(/renderQueue\(\);\s+renderPasses\(\);/);
+  });
+
   it('serves the source status as JSON', async () => {
     const url = await start(source);
     const res = await fetch(`${url}/statusz/status.json`);
