@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -69,8 +70,8 @@ func stripManagedFields(obj interface{}) (interface{}, error) {
 	return obj, nil
 }
 
-// runFull runs one typed full-object informer of resource and prints a fullReport.
-func runFull(config *rest.Config, resource string, strip bool, timeout time.Duration) {
+// runFull runs one typed full-object informer of resource (the objects matching the label selector) and prints a fullReport.
+func runFull(config *rest.Config, resource string, selector string, strip bool, timeout time.Duration) {
 	gvr, err := parseGVR(resource)
 	if err != nil {
 		fail("%v", err)
@@ -80,7 +81,8 @@ func runFull(config *rest.Config, resource string, strip bool, timeout time.Dura
 	if err != nil {
 		fail("clientset: %v", err)
 	}
-	factory := informers.NewSharedInformerFactory(client, 0)
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
 	generic, err := factory.ForResource(gvr)
 	if err != nil {
 		fail("no typed informer for %s: %v", resource, err)

@@ -7,7 +7,7 @@
 // Usage:
 //
 //	client-go-anchor -kubeconfig FILE -resources FILE [-apiserver-pid PID]
-//	client-go-anchor -kubeconfig FILE -full /v1/configmaps [-strip-managed-fields]
+//	client-go-anchor -kubeconfig FILE -full /v1/configmaps [-selector app=bench] [-strip-managed-fields]
 //
 // The second form is the full-object mode of the memory benchmark
 // (bench/memory.mjs, see full.go).
@@ -181,6 +181,7 @@ func main() {
 	apiServerPid := flag.Int("apiserver-pid", 0, "pid of the kube-apiserver whose CPU during the sync is reported (0: not reported)")
 	timeout := flag.Duration("timeout", 15*time.Minute, "how long to wait for every informer to sync")
 	full := flag.String("full", "", "full-object mode: one typed informer of this group/version/resource (\"/v1/configmaps\"); reports heap before and after its sync")
+	selector := flag.String("selector", "", "full-object mode: a label selector the informer lists and watches with")
 	strip := flag.Bool("strip-managed-fields", false, "full-object mode: drop metadata.managedFields with an informer transform")
 	flag.Parse()
 	if *full != "" {
@@ -191,7 +192,7 @@ func main() {
 		if err != nil {
 			fail("loading %s: %v", *kubeconfig, err)
 		}
-		runFull(config, *full, *strip, *timeout)
+		runFull(config, *full, *selector, *strip, *timeout)
 		return
 	}
 	if *kubeconfig == "" || *resourcesFile == "" {

@@ -2,7 +2,8 @@
 // (startKubeApiServer from @protean/envtest) filled with the same ConfigMaps
 // as the in-memory server (lib/memoryConfigMap.mjs), and the Go program in
 // client-go-anchor/ in its full-object mode (-full /v1/configmaps), a fresh
-// process per run: one typed client-go informer, with or without the
+// process per run: one typed client-go informer (label selector app=bench,
+// so the server's own kube-root-ca.crt ConfigMaps are left out), with or without the
 // transform that drops metadata.managedFields. Heap bytes per object =
 // (HeapAlloc after the sync - HeapAlloc before the informer started) /
 // objects, each read after runtime.GC, 1 s and debug.FreeOSMemory.
@@ -25,7 +26,15 @@ export const CLIENT_GO_CONTENDERS = [
 ];
 
 function runGo(binary, kubeconfig, strip, objects) {
-  const args = ['-kubeconfig', kubeconfig, '-full', '/v1/configmaps', ...(strip ? ['-strip-managed-fields'] : [])];
+  const args = [
+    '-kubeconfig',
+    kubeconfig,
+    '-full',
+    '/v1/configmaps',
+    '-selector',
+    'app=bench',
+    ...(strip ? ['-strip-managed-fields'] : []),
+  ];
   return new Promise((resolve, reject) => {
     execFile(binary, args, { maxBuffer: 1 << 20 }, (err, stdout) => {
       if (err) return reject(new Error(`client-go-anchor ${args.join(' ')} failed: ${err.message}`, { cause: err }));
