@@ -18,15 +18,30 @@
 // per object, unlike timings. Also reported: the process RSS after the
 // warm-up (after GC), which includes the API-server worker and its 500
 // Secrets, before any ConfigMap exists.
+//
+// With --client-go, also client-go's typed full informer, without and with
+// the transform that drops managedFields (controller-runtime's default), on
+// a real kube-apiserver filled with the same ConfigMaps (lib/memoryClientGo.mjs;
+// needs Go and the kube binaries, PROTEAN_KUBE_BIN_DIR). Its objects differ
+// from the in-memory server's only in what the server writes: uid,
+// resourceVersion, creationTimestamp and one managedFields entry each.
+// Median of --rounds runs (default 3), the two interleaved, a fresh process
+// each.
+//
+//   node --expose-gc memory.mjs --quick --client-go --rounds=3
 import { Worker } from 'node:worker_threads';
 import { CoreV1Api, KubeConfig, makeInformer } from '@kubernetes/client-node';
 import { KubernetesInformerSource, runInformer } from '@protean/watch-manager';
 import { parseArgs } from './lib/args.mjs';
+import { CLIENT_GO_CONTENDERS, measureClientGo } from './lib/memoryClientGo.mjs';
 import { emitResult, progress } from './lib/report.mjs';
 import { sleep, tick } from './lib/stats.mjs';
 
-const flags = parseArgs(process.argv.slice(2), ['quick', 'out']);
+const flags = parseArgs(process.argv.slice(2), ['quick', 'out', 'client-go', 'rounds']);
 const quick = flags.quick === true;
+const withClientGo = flags['client-go'] === true;
+const ROUNDS = flags.rounds === undefined ? 3 : Number(flags.rounds);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds must be an integer >= 1, got ${JSON.stringify(flags.rounds)}`);
 const SIZES = quick ? [2_000, 10_000] : [10_000, 100_000];
 // client-node's informer at 100,000 full objects takes about 300 MB here; lower
 // this (e.g. BENCH_CLIENT_NODE_MAX=50000) on a machine where that is too much.
@@ -131,7 +146,17 @@ try {
       details.push({ informer: inf.measure, objects: n, ...r });
     }
   }
-  for (const inf of informers) {
+  if (withClientGo) {
+    const goResults = await measureClientGo(SIZES, ROUNDS);
+    for (const c of CLIENT_GO_CONTENDERS) {
+      for (const n of SIZES) {
+        const r = goResults.get(`${c.measure}@${n}`);
+        results.set(`${c.measure}@${n}`, r);
+        for (const run of r.runs) details.push({ informer: c.measure, objects: n, ...run });
+      }
+    }
+  }
+  for (const inf of [...informers, ...(withClientGo ? CLIENT_GO_CONTENDERS : [])]) {
     for (const n of SIZES) {
       const r = results.get(`${inf.measure}@${n}`);
       if (r !== undefined)
@@ -203,6 +228,11 @@ emitResult(flags, {
   rows,
   notes: [
     '(heapUsed after sync - before) / objects after forced full GCs, one run per figure after a warm-up of each informer; API server in a worker thread',
+    ...(withClientGo
+      ? [
+          `client-go (v0.36.3, typed informer, full objects): median of ${ROUNDS} runs, a fresh process each, on a real kube-apiserver with the same ConfigMaps; HeapAlloc after GC (sync) - before the informer started`,
+        ]
+      : []),
     ...(skipped.length > 0 ? [`client-node not run at ${skipped.join(', ')} objects (BENCH_CLIENT_NODE_MAX=${CLIENT_NODE_MAX})`] : []),
   ],
   details,

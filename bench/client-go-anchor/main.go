@@ -7,6 +7,10 @@
 // Usage:
 //
 //	client-go-anchor -kubeconfig FILE -resources FILE [-apiserver-pid PID]
+//	client-go-anchor -kubeconfig FILE -full /v1/configmaps [-selector app=bench] [-strip-managed-fields]
+//
+// The second form is the full-object mode of the memory benchmark
+// (bench/memory.mjs, see full.go).
 //
 // The resources file holds one group/version/resource a line ("/v1/configmaps"
 // for the core group). Which initial list client-go uses is its own choice:
@@ -176,7 +180,21 @@ func main() {
 	resourcesFile := flag.String("resources", "", "file of group/version/resource lines, one informer each")
 	apiServerPid := flag.Int("apiserver-pid", 0, "pid of the kube-apiserver whose CPU during the sync is reported (0: not reported)")
 	timeout := flag.Duration("timeout", 15*time.Minute, "how long to wait for every informer to sync")
+	full := flag.String("full", "", "full-object mode: one typed informer of this group/version/resource (\"/v1/configmaps\"); reports heap before and after its sync")
+	selector := flag.String("selector", "", "full-object mode: a label selector the informer lists and watches with")
+	strip := flag.Bool("strip-managed-fields", false, "full-object mode: drop metadata.managedFields with an informer transform")
 	flag.Parse()
+	if *full != "" {
+		if *kubeconfig == "" {
+			fail("-kubeconfig is required")
+		}
+		config, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+		if err != nil {
+			fail("loading %s: %v", *kubeconfig, err)
+		}
+		runFull(config, *full, *selector, *strip, *timeout)
+		return
+	}
 	if *kubeconfig == "" || *resourcesFile == "" {
 		fail("-kubeconfig and -resources are required")
 	}

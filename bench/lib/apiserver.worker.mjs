@@ -2,24 +2,11 @@
 // that its heap (which holds every full object) is not the heap we measure.
 import { parentPort } from 'node:worker_threads';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
+import { configMap } from './memoryConfigMap.mjs';
 
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' };
 const SECRETS = { group: '', version: 'v1', resource: 'secrets' };
-const PAYLOAD = 'x'.repeat(1024);
-
 const server = await InMemoryApiServer.start({ historyWindow: 100 });
-
-function configMap(i) {
-  return {
-    metadata: {
-      name: `bench-${String(i).padStart(6, '0')}`,
-      namespace: `ns-${i % 10}`,
-      labels: { app: 'bench', tier: i % 2 === 0 ? 'web' : 'api', shard: String(i % 16) },
-      annotations: { 'bench.protean.dev/owner': `team-${i % 5}`, 'bench.protean.dev/note': 'created by the memory benchmark' },
-    },
-    data: { payload: PAYLOAD },
-  };
-}
 
 parentPort.on('message', async (msg) => {
   if (msg.type === 'populate') {
