@@ -47,6 +47,9 @@ describe('a shared connection that goes silent (real kube-apiserver)', () => {
       kubeConfig,
       connectionPool: pool,
       inactivityTimeoutMs: 600_000,
+      // Streaming lists: each watch's response is open when the silence starts, so each breaks as ConnectionReset
+      // (a paged informer's watch that has not had its response headers yet fails as NetworkError instead).
+      streamingList: 'auto',
       backoff: { initialMs: 100, maxMs: 1000, jitter: 0 },
     });
     const errors: Error[] = [];
