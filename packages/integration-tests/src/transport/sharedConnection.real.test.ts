@@ -151,6 +151,8 @@ describe(`${GVRS} informers over the shared connection`, () => {
       intervalMs: 50,
       message: 'every informer to report itself healthy',
     });
+    // A paged informer has synced once its LIST is in; its watch opens right after.
+    await waitFor(() => pool.stats().activeStreams >= GVRS, { timeoutMs: 30_000, intervalMs: 50, message: 'every watch to be open again' });
 
     const osAfter = tcpConnectionsTo(port);
     const statsAfter = pool.stats();
