@@ -254,6 +254,8 @@ async function runOnce(server, client, gvrs, name, files, goBinary) {
 /** The figures compared, each read from a run. */
 const MEASURES = [
   { key: 'rssAfter', label: 'RSS after sync + GC', unit: 'MiB', digits: 0, of: (r) => r.rssAfterBytes / MiB },
+  { key: 'rssSynced', label: 'RSS once synced, no forced GC', unit: 'MiB', digits: 0, of: (r) => r.rssSyncedBytes / MiB },
+  { key: 'rssIdle', label: 'RSS 10 s after sync, no forced GC', unit: 'MiB', digits: 0, of: (r) => r.rssIdleBytes / MiB },
   { key: 'rssBefore', label: 'RSS before any informer starts', unit: 'MiB', digits: 0, of: (r) => r.rssBeforeBytes / MiB },
   { key: 'rssStart', label: 'RSS at process start', unit: 'MiB', digits: 0, of: (r) => r.rssStartBytes / MiB },
   { key: 'heap', label: 'heap after GC (Go HeapAlloc, Node heapUsed)', unit: 'MiB', digits: 1, of: (r) => r.heapUsedBytes / MiB },
@@ -359,7 +361,8 @@ try {
         progress(
           'anchor',
           `  synced in ${(run.syncMs / 1000).toFixed(2)} s (${run.listMode}), RSS ${(run.rssBeforeBytes / MiB).toFixed(0)} → ` +
-            `${(run.rssAfterBytes / MiB).toFixed(0)} MiB, heap ${(run.heapUsedBytes / MiB).toFixed(1)} MiB, CPU ${run.cpuMs.toFixed(0)} ms, ` +
+            `${(run.rssSyncedBytes / MiB).toFixed(0)} synced, ${(run.rssIdleBytes / MiB).toFixed(0)} idle 10 s, ` +
+            `${(run.rssAfterBytes / MiB).toFixed(0)} MiB after GC, heap ${(run.heapUsedBytes / MiB).toFixed(1)} MiB, CPU ${run.cpuMs.toFixed(0)} ms, ` +
             `API server CPU ${run.apiServerCpuMs ?? 'n/a'} ms, connections peak ${run.connectionsPeak}`,
         );
       }

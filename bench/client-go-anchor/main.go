@@ -51,6 +51,8 @@ type report struct {
 	SyncMs          float64 `json:"syncMs"`
 	RssStartBytes   uint64  `json:"rssStartBytes"`
 	RssBeforeBytes  uint64  `json:"rssBeforeBytes"`
+	RssSyncedBytes  uint64  `json:"rssSyncedBytes"`
+	RssIdleBytes    uint64  `json:"rssIdleBytes"`
 	RssAfterBytes   uint64  `json:"rssAfterBytes"`
 	HeapUsedBytes   uint64  `json:"heapUsedBytes"`
 	HeapTotalBytes  uint64  `json:"heapTotalBytes"`
@@ -109,6 +111,10 @@ func statusBytes(pid string, field string) (uint64, error) {
 	}
 	return 0, fmt.Errorf("no %s in /proc/%s/status", field, pid)
 }
+
+// idleWait is how long both sides wait, once synced, before reading the RSS an operator would see with nobody
+// forcing a collection.
+const idleWait = 10 * time.Second
 
 // clockTicksPerSecond is USER_HZ, the unit of utime and stime in /proc/<pid>/stat (100 on Linux).
 const clockTicksPerSecond = 100
@@ -279,6 +285,16 @@ func main() {
 	for _, informer := range informers {
 		objects += len(informer.GetStore().ListKeys())
 	}
+	// What an operator would see with nobody forcing a collection: RSS once synced, and 10 s later.
+	rssSynced, err := statusBytes("self", "VmRSS")
+	if err != nil {
+		fail("%v", err)
+	}
+	time.Sleep(idleWait)
+	rssIdle, err := statusBytes("self", "VmRSS")
+	if err != nil {
+		fail("%v", err)
+	}
 	// Settle as the Node side does: collect, give the scavenger a second, return free memory to the OS.
 	runtime.GC()
 	time.Sleep(time.Second)
@@ -297,6 +313,8 @@ func main() {
 		SyncMs:          syncMs,
 		RssStartBytes:   rssStart,
 		RssBeforeBytes:  rssBefore,
+		RssSyncedBytes:  rssSynced,
+		RssIdleBytes:    rssIdle,
 		RssAfterBytes:   rssAfter,
 		HeapUsedBytes:   mem.HeapAlloc,
 		HeapTotalBytes:  mem.HeapInuse,
