@@ -84,8 +84,9 @@ const contenders =
     : ['client-go', 'client-go-paged', 'protean', 'protean-paged'];
 const unknown = contenders.filter((c) => !(c in CONTENDERS));
 if (unknown.length > 0) throw new Error(`--contenders: unknown ${unknown.join(', ')}; known: ${Object.keys(CONTENDERS).join(', ')}`);
-/** Ratio columns: Protean / client-go in the same list mode family. */
+/** Ratio columns: each side's default against the other's, then Protean / client-go in the same list mode. */
 const RATIOS = [
+  ['protean-paged', 'client-go'],
   ['protean', 'client-go'],
   ['protean-paged', 'client-go-paged'],
 ].filter(([a, b]) => contenders.includes(a) && contenders.includes(b));
