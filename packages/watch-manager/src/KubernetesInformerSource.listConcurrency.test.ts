@@ -49,7 +49,11 @@ afterEach(async () => {
 });
 
 function start(listConcurrency: number | ListLimiter | undefined): Array<Promise<void>> {
-  const source = new KubernetesInformerSource({ kubeConfig: server.kubeConfig(), listConcurrency, pageSize: 2 });
+  const source = new KubernetesInformerSource({
+    kubeConfig: server.kubeConfig(),
+    pageSize: 2,
+    ...(listConcurrency === undefined ? {} : { listConcurrency }),
+  });
   manager = new InformerWatchManager(source, 0, () => {}, silentLogger());
   return Array.from({ length: KINDS }, (_, i) => manager!.ensureWatch(gvrOf(i), 'test'));
 }
