@@ -70,6 +70,13 @@ const CONTENDERS = {
   'client-go-paged': { label: 'client-go paged', side: 'client-go', env: { KUBE_FEATURE_WatchListClient: 'false' } },
   protean: { label: 'Protean streaming (auto)', side: 'protean', streamingList: 'auto' },
   'protean-paged': { label: 'Protean paged (never, the default)', side: 'protean', streamingList: 'never' },
+  // Not run unless named in --contenders: paged with at most 16 LISTs at once (listConcurrency; the default has no cap).
+  'protean-paged-cap16': {
+    label: 'Protean paged, 16 LISTs at once',
+    side: 'protean',
+    streamingList: 'never',
+    args: ['--list-concurrency=16'],
+  },
   // Not run unless named in --contenders: paged with 1 MiB stream and 4 MiB connection windows (the pool's are 4 and 32 MiB).
   'protean-paged-small-windows': {
     label: 'Protean paged, windows 1/4 MiB',

@@ -7,7 +7,7 @@
 //
 //   node --expose-gc lib/anchor.protean.mjs --kubeconfig=FILE --resources=FILE
 //        [--apiserver-pid=PID] [--streaming-list=auto|never]
-//        [--stream-window=BYTES --connection-window=BYTES]
+//        [--stream-window=BYTES --connection-window=BYTES] [--list-concurrency=N]
 //
 // rssStartBytes is read before anything is imported; rssBeforeBytes once the
 // packages are loaded and the source and watch manager are built, before any
@@ -32,6 +32,7 @@ const flags = parseArgs(process.argv.slice(2), [
   'streaming-list',
   'stream-window',
   'connection-window',
+  'list-concurrency',
 ]);
 if (typeof flags.kubeconfig !== 'string' || typeof flags.resources !== 'string') {
   throw new Error('anchor.protean.mjs: --kubeconfig=FILE and --resources=FILE are required');
@@ -78,7 +79,8 @@ const windows = {};
 if (flags['stream-window'] !== undefined) windows.streamWindowBytes = Number(flags['stream-window']);
 if (flags['connection-window'] !== undefined) windows.connectionWindowBytes = Number(flags['connection-window']);
 const connectionPool = Object.keys(windows).length === 0 ? undefined : new KubeConnectionPool(kubeConfig, windows);
-const source = new KubernetesInformerSource({ kubeConfig, logger, streamingList, connectionPool });
+const listConcurrency = flags['list-concurrency'] === undefined ? undefined : Number(flags['list-concurrency']);
+const source = new KubernetesInformerSource({ kubeConfig, logger, streamingList, connectionPool, listConcurrency });
 let objects = 0;
 const onEvent = (event) => {
   if (event.type === 'add') objects++;

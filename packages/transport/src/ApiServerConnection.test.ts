@@ -1,3 +1,4 @@
+import * as http2 from 'node:http2';
 import * as net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { waitFor } from '@protean/core/testing';
@@ -99,6 +100,33 @@ describe('ApiServerConnection protocol', () => {
     s.releaseHeld();
     for (const r of held) expect(await text(r.body)).toBe('released\n');
     await waitFor(() => h.connection.stats().activeStreams === 0, { message: 'every stream to end' });
+  });
+
+  it('cancels nothing when the signal aborts after the response was read to its end: the stream closes with no RST_STREAM', async () => {
+    const s = await server('h2');
+    const h = connect(s.url);
+    const abort = new AbortController();
+    const res = await h.request({ ...get('/done'), signal: abort.signal });
+    const stream = res.body as http2.ClientHttp2Stream;
+    await text(res.body);
+    abort.abort(new Error('request closed'));
+    if (!stream.closed) await new Promise((resolve) => stream.once('close', resolve));
+    expect(stream.rstCode).toBe(http2.constants.NGHTTP2_NO_ERROR);
+    expect(stream.destroyed).toBe(true);
+  });
+
+  it('cancels a stream whose response is still coming when the signal aborts (RST_STREAM CANCEL)', async () => {
+    const s = await server('h2');
+    const h = connect(s.url);
+    const abort = new AbortController();
+    const res = await h.request({ ...get('/hold'), signal: abort.signal });
+    expect(await firstChunk(res.body)).toBe('held\n');
+    const stream = res.body as http2.ClientHttp2Stream;
+    res.body.on('error', () => {});
+    abort.abort(new Error('request closed'));
+    if (!stream.closed) await new Promise((resolve) => stream.once('close', resolve));
+    expect(stream.rstCode).toBe(http2.constants.NGHTTP2_CANCEL);
+    s.releaseHeld();
   });
 
   it('falls back to an HTTP/1.1 keep-alive agent when the server does not choose h2, after one probe connection', async () => {

@@ -208,7 +208,8 @@ export class ApiServerConnection {
       const onAbort = (): void => {
         const reason: unknown = signal?.reason;
         fail(reason);
-        if (!stream.destroyed) {
+        // A response read to its end leaves nothing to cancel: its stream closes on its own, with no RST_STREAM.
+        if (!stream.destroyed && !stream.readableEnded) {
           stream.close(http2.constants.NGHTTP2_CANCEL);
           stream.destroy(reason instanceof Error ? reason : new Error(String(reason)));
         }

@@ -2,6 +2,7 @@ import type { KubeConfigLike } from '@protean/transport';
 import type { Logger, LogSummarizer } from '@protean/core';
 import { sharedConnectionPool, type KubeConnectionPool } from '@protean/transport';
 import type { RetryPolicyOptions } from './RetryPolicy.js';
+import { ListLimiter } from './ListLimiter.js';
 import { StreamingListSupport } from './StreamingListSupport.js';
 
 /** `Accept` of a metadata-only LIST (full objects as the fallback). */
@@ -53,6 +54,12 @@ export interface KubernetesInformerOptions extends RetryPolicyOptions {
    * new one per informer.
    */
   readonly streamingListSupport?: StreamingListSupport;
+  /**
+   * How many paginated LISTs may run at once. A `KubernetesInformerSource`
+   * shares one cap between its informers (a number here; or bring a
+   * {@link ListLimiter} to share one between sources). Default: no cap.
+   */
+  readonly listConcurrency?: number | ListLimiter;
   /**
    * Sent as the `shardSelector` parameter of every LIST and WATCH (KEP-5866,
    * gate `ShardedListAndWatch`), e.g.
@@ -107,6 +114,7 @@ export interface InformerSettings {
   readonly streamingList: StreamingListMode;
   readonly streamingListTimeoutMs: number;
   readonly streamingListSupport: StreamingListSupport;
+  readonly listLimiter: ListLimiter;
   /** `undefined` = no `shardSelector` parameter. */
   readonly shardSelector: string | undefined;
   /** The pool requests are streams of; `undefined` = a connection per request (`connection: 'per-request'`). */
@@ -127,9 +135,16 @@ export function resolveInformerSettings(options: KubernetesInformerOptions): Inf
     streamingList: options.streamingList ?? 'never',
     streamingListTimeoutMs: options.streamingListTimeoutMs ?? 60_000,
     streamingListSupport: options.streamingListSupport ?? new StreamingListSupport(),
+    listLimiter: listLimiterOf(options.listConcurrency),
     shardSelector: options.shardSelector === '' ? undefined : options.shardSelector,
     connectionPool: resolveConnectionPool(options),
   };
+}
+
+/** The limiter `listConcurrency` names: the one given, else a new one (no cap when unset). */
+export function listLimiterOf(listConcurrency: number | ListLimiter | undefined): ListLimiter {
+  if (listConcurrency instanceof ListLimiter) return listConcurrency;
+  return new ListLimiter(listConcurrency ?? Infinity);
 }
 
 function resolveConnectionPool(options: KubernetesInformerOptions): KubeConnectionPool | undefined {

@@ -8,7 +8,7 @@ import {
   type ListWatchOptions,
 } from '@protean/core';
 import { KubernetesListWatch } from './KubernetesListWatch.js';
-import type { KubernetesInformerOptions } from './KubernetesInformerOptions.js';
+import { listLimiterOf, type KubernetesInformerOptions } from './KubernetesInformerOptions.js';
 import { INFORMER_LOG_SUMMARY_INTERVAL_MS } from './RetryPolicy.js';
 import { StreamingListSupport } from './StreamingListSupport.js';
 
@@ -50,7 +50,12 @@ export class KubernetesInformerSource implements InformerSource {
         clock: options.clock ?? realClock,
         intervalMs: INFORMER_LOG_SUMMARY_INTERVAL_MS,
       });
-    this.options = { ...options, streamingListSupport: options.streamingListSupport ?? new StreamingListSupport(), logSummarizer };
+    this.options = {
+      ...options,
+      streamingListSupport: options.streamingListSupport ?? new StreamingListSupport(),
+      listConcurrency: listLimiterOf(options.listConcurrency),
+      logSummarizer,
+    };
   }
 
   createListWatch(gvr: GroupVersionResource, options?: ListWatchOptions): KubernetesListWatch {

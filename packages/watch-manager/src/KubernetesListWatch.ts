@@ -261,7 +261,9 @@ export class KubernetesListWatch implements ListWatch {
     const fetchPage = (q: URLSearchParams): Promise<DecodedListPage> => this.fetchPage(q);
     const sink = this.sink!;
     const target = { begin: () => sink.beginList(), add: (obj: PartialObjectMetadata) => sink.upsert(obj) };
-    const { resourceVersion, pages } = await listAll(fetchPage, rv, limit, this.log, target);
+    const { resourceVersion, pages } = await this.settings.listLimiter.run(() =>
+      this.stopped ? Promise.resolve({ resourceVersion: '', pages: 0 }) : listAll(fetchPage, rv, limit, this.log, target),
+    );
     if (this.stopped) return;
     this.rvUnavailable = false;
     this.listedOnce = true;

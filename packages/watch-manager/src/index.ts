@@ -14,6 +14,7 @@ export { KubernetesInformerSource, type KubernetesInformerSourceOptions } from '
 export { KubernetesRequestError, type KubeStatus, type RequestVerb } from './KubernetesRequestError.js';
 export { resourcePath } from './resourcePath.js';
 export { StreamingListSupport } from './StreamingListSupport.js';
+export { ListLimiter } from './ListLimiter.js';
 export { toWatchEvent } from './toWatchEvent.js';
 export { LAST_APPLIED_ANNOTATION, trimMetadata } from './trimMetadata.js';
 export { ResourceNotAllowedError, WatchError, type WatchErrorReason } from './WatchError.js';
