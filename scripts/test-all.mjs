@@ -8,8 +8,9 @@
 // The kube binaries build (kube-build, CPU-heavy, ~13 min cold on 2 cores) runs
 // in the background from the start, at a lower CPU priority, while the other
 // steps run one after another; Jaeger's (jaeger-build) follows it there, so the
-// kube build has every spare cycle. `real` waits for the kube build only; the one
-// test that needs Jaeger (`real-tracing`) runs last, waiting for jaeger-build.
+// kube build has every spare cycle. `real` (two test files at a time) waits for
+// the kube build only; `real-alone`, the test that needs Jaeger and the freeze
+// test, one at a time, runs last, waiting for jaeger-build too.
 // Usage: node scripts/test-all.mjs [--quick] [--only=<step>[,<step>...]]
 //   --quick  typecheck, api, lint, format, docs, deps and unit only (`pnpm test:quick`)
 // PROTEAN_SKIP_BROWSER=1 skips the browser step (and so the apt-get install of Chromium).
@@ -38,8 +39,8 @@ const realTierConfigs = readdirSync(join(root, 'packages'))
   .concat([join(root, 'docs/guide/jest.real.config.js')])
   .filter((file) => existsSync(file));
 
-/** The real-tier test that needs Jaeger (a path pattern). */
-const JAEGER_TEST = '/src/tracing/jaegerTrace\\.real\\.test\\.ts$';
+/** The real-tier test files that run alone (path patterns): the one that needs Jaeger, and the freeze test. */
+const RUN_ALONE = ['/src/tracing/jaegerTrace\\.real\\.test\\.ts$', '/src/freeze/freeze\\.real\\.test\\.ts$'];
 
 /**
  * Each step is a check (must exit 0) or a Jest run whose counts are summed.
@@ -105,7 +106,7 @@ const steps = [
   { name: 'node20-compat', summary: true, cmd: [process.execPath, [join(root, 'scripts/node20-compat.mjs')]] },
   // The real-cluster tier: every *.real.test.ts against kube-apiserver + etcd (kube-build), two files at a time
   // (each starts its own servers on free ports; most of a file's time is spent waiting on leases and timers),
-  // but for the test that needs Jaeger.
+  // but for those that run alone in real-alone.
   {
     name: 'real',
     waitFor: 'kube-build',
@@ -118,19 +119,20 @@ const steps = [
         '--maxWorkers=2',
         '--testPathIgnorePatterns',
         '/node_modules/',
-        JAEGER_TEST,
+        ...RUN_ALONE,
         '--projects',
         ...realTierConfigs,
       ],
     ],
   },
-  // The real tier's tracing test, against Jaeger (jaeger-build) on its fixed ports: last, so a cold Jaeger build
-  // overlaps the rest of the real tier.
+  // The rest of the real tier, one file at a time and last: the tracing test against Jaeger (jaeger-build) on its
+  // fixed ports, so a cold Jaeger build overlaps the files before it, and the freeze test, whose SIGSTOPped leader
+  // must not also be starved of CPU by a second test file.
   {
-    name: 'real-tracing',
+    name: 'real-alone',
     waitFor: ['kube-build', 'jaeger-build'],
     jest: true,
-    cmd: ['node', [...nodeFlags, jestBin, '--runInBand', '--testPathPatterns', JAEGER_TEST, '--projects', ...realTierConfigs]],
+    cmd: ['node', [...nodeFlags, jestBin, '--runInBand', '--testPathPatterns', ...RUN_ALONE, '--projects', ...realTierConfigs]],
   },
 ];
 
