@@ -3,8 +3,8 @@
 // line of totals across all packages ("N passed, N failed, N skipped").
 // The default runtime is Node 24 (fetched once from the npm registry, cached;
 // scripts/with-node.mjs) with the workspace's @kubernetes/client-node 2.x;
-// `node20-compat` runs the consumer test and the unit tests of the packages
-// that use client-node on Node 20 with client-node 1.4.
+// `node20-compat` runs the consumer test and the unit tests that load
+// client-node on Node 20 with client-node 1.4.
 // The kube binaries build (kube-build, CPU-heavy, ~13 min cold on 2 cores) runs
 // in the background from the start, at a lower CPU priority, while the other
 // steps run one after another; Jaeger's (jaeger-build) follows it there, so the
@@ -102,7 +102,7 @@ const steps = [
   // tarballs, tested, typechecked and built.
   { name: 'consumer', summary: true, cmd: ['node', [join(root, 'scripts/consumer-test.mjs')]] },
   // Node 20 + @kubernetes/client-node 1.4, what a Node 20 user runs: the consumer test, the typecheck, and the unit
-  // tests of the packages whose code uses client-node.
+  // tests that load client-node, themselves or through a workspace module (scripts/clientNodeTests.mjs).
   { name: 'node20-compat', summary: true, cmd: [process.execPath, [join(root, 'scripts/node20-compat.mjs')]] },
   // The real-cluster tier: every *.real.test.ts against kube-apiserver + etcd (kube-build), two files at a time
   // (each starts its own servers on free ports; most of a file's time is spent waiting on leases and timers),
