@@ -59,7 +59,7 @@ const steps = [
     cmd: ['bash', [join(root, 'tools/kube-apiserver/build.sh')]],
     captureLastLine: 'PROTEAN_KUBE_BIN_DIR',
   },
-  // Jaeger v2, the trace store of the real tier's tracing test, built from Go modules the same way (~6-8 min cold),
+  // Jaeger v2, the trace store of the real tier's tracing test, built from Go modules the same way (cold: ~18 CPU-minutes),
   // started when kube-build ends: the real tier needs only the kube binaries, and the two builds would share the
   // same spare cycles.
   {
