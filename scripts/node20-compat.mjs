@@ -4,9 +4,10 @@
 // client-node 2.x). What a Node 20 user runs: the consumer test there with
 // `@kubernetes/client-node@1.4` installed, then, in a copy of the workspace
 // whose catalog pins client-node 1.4 and @types/node 20, the typecheck and the
-// unit tests of the projects whose code imports @kubernetes/client-node (the
-// others do not depend on Node 20 or client-node 1.4 beyond what the Node 24
-// run covers; `--all-packages` runs every project's).
+// unit tests that load @kubernetes/client-node, themselves or through any
+// workspace module they import (scripts/clientNodeTests.mjs; the others never
+// touch client-node, so they run no client-node 1.4 code path; `--all-packages`
+// runs every project's every test).
 //
 // Node 20 is the Node running this script when it is 20.19+ (CI's system
 // Node), else `--node-version` fetched from the npm registry (cached).
@@ -15,9 +16,10 @@
 //                                       [--node-version 20.20.2] [--client-node 1.4.0] [--types-node 20.19.43]
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { testsLoadingClientNode } from './clientNodeTests.mjs';
 import { CheckList } from './consumer/CheckList.mjs';
 import { copyWorkspace } from './consumer/copyWorkspace.mjs';
 import { obtainNode } from './consumer/obtainNode.mjs';
@@ -165,12 +167,19 @@ async function unitTests(node, env) {
       .flatMap((parent) => (existsSync(join(copy, parent)) ? readdirSync(join(copy, parent)).map((name) => `${parent}/${name}`) : []))
       .concat(['docs/guide'])
       .filter((dir) => existsSync(join(copy, dir, 'jest.config.js')));
-    const projects = args['all-packages'] ? all : all.filter((dir) => importsClientNode(join(copy, dir, 'src')));
+    const tests = args['all-packages'] ? undefined : testsLoadingClientNode(copy, all);
+    const projects = tests === undefined ? all : all.filter((dir) => tests.some((file) => file.startsWith(join(copy, dir, 'src') + sep)));
     const left = all.filter((dir) => !projects.includes(dir));
-    console.log(`  unit tests of ${projects.join(', ')}${left.length > 0 ? ` (not ${left.join(', ')}: no import of client-node)` : ''}`);
+    console.log(
+      tests === undefined
+        ? `  unit tests of ${projects.join(', ')}`
+        : `  the ${tests.length} unit-test files that load client-node, in ${projects.join(', ')}${left.length > 0 ? ` (none in ${left.join(', ')})` : ''}`,
+    );
     const out = join(work, 'jest.json');
     const jestArgs = ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', join(copy, 'node_modules/jest/bin/jest.js')];
-    const res = run(node, [...jestArgs, '--maxWorkers=2', '--json', `--outputFile=${out}`, '--projects', ...projects], {
+    // One pattern matching exactly those files' paths.
+    const only = tests === undefined ? [] : ['--testPathPatterns', `^(?:${tests.map(escapeRegExp).join('|')})$`];
+    const res = run(node, [...jestArgs, '--maxWorkers=2', ...only, '--json', `--outputFile=${out}`, '--projects', ...projects], {
       cwd: copy,
       env,
       inherit: true,
@@ -199,13 +208,8 @@ async function unitTests(node, env) {
   });
 }
 
-/** True when a .ts file under `dir` imports `@kubernetes/client-node` (a value or a type). */
-function importsClientNode(dir) {
-  if (!existsSync(dir)) return false;
-  const pattern = /\bfrom\s+'@kubernetes\/client-node'|\bimport\(\s*'@kubernetes\/client-node'\s*\)/;
-  return readdirSync(dir, { recursive: true }).some(
-    (file) => String(file).endsWith('.ts') && pattern.test(readFileSync(join(dir, String(file)), 'utf8')),
-  );
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function summarize() {

@@ -3,16 +3,19 @@
 // line of totals across all packages ("N passed, N failed, N skipped").
 // The default runtime is Node 24 (fetched once from the npm registry, cached;
 // scripts/with-node.mjs) with the workspace's @kubernetes/client-node 2.x;
-// `node20-compat` runs the consumer test and the unit tests of the packages
-// that use client-node on Node 20 with client-node 1.4.
+// `node20-compat` runs the consumer test and the unit tests that load
+// client-node on Node 20 with client-node 1.4.
 // The kube binaries build (kube-build, CPU-heavy, ~13 min cold on 2 cores) runs
 // in the background from the start, at a lower CPU priority, while the other
-// steps run one after another, and so does Jaeger's (jaeger-build); `real` waits for both.
+// steps run one after another; Jaeger's (jaeger-build) follows it there, so the
+// kube build has every spare cycle. `real` (two test files at a time) waits for
+// the kube build only; `real-alone`, the test that needs Jaeger and the freeze
+// test, one at a time, runs last, waiting for jaeger-build too.
 // Usage: node scripts/test-all.mjs [--quick] [--only=<step>[,<step>...]]
 //   --quick  typecheck, api, lint, format, docs, deps and unit only (`pnpm test:quick`)
 // PROTEAN_SKIP_BROWSER=1 skips the browser step (and so the apt-get install of Chromium).
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureChromium } from './chromium.mjs';
@@ -36,12 +39,16 @@ const realTierConfigs = readdirSync(join(root, 'packages'))
   .concat([join(root, 'docs/guide/jest.real.config.js')])
   .filter((file) => existsSync(file));
 
+/** The real-tier test files that run alone (path patterns): the one that needs Jaeger, and the freeze test. */
+const RUN_ALONE = ['/src/tracing/jaegerTrace\\.real\\.test\\.ts$', '/src/freeze/freeze\\.real\\.test\\.ts$'];
+
 /**
  * Each step is a check (must exit 0) or a Jest run whose counts are summed.
  * `cmd[0] === 'node'` runs on Node NODE_VERSION, with it first on PATH for
  * anything the step spawns; `process.execPath` runs on the Node that runs this script.
- * `quick` steps make up `--quick`; a `background` step starts with the run and
- * is reported when the step naming it in `waitFor` (a name or a list) comes up (or at the end).
+ * `quick` steps make up `--quick`; a `background` step starts with the run (or, with `after`, when the
+ * background step it names has ended) and is reported when the step naming it in `waitFor` (a name or a list)
+ * comes up (or at the end).
  */
 const steps = [
   // The kube binaries for the real tier, built from Go modules (or reused from the cache): started first, in the
@@ -52,10 +59,13 @@ const steps = [
     cmd: ['bash', [join(root, 'tools/kube-apiserver/build.sh')]],
     captureLastLine: 'PROTEAN_KUBE_BIN_DIR',
   },
-  // Jaeger v2, the trace store of the real tier's tracing test, built from Go modules the same way (~6-8 min cold).
+  // Jaeger v2, the trace store of the real tier's tracing test, built from Go modules the same way (cold: ~18 CPU-minutes),
+  // started when kube-build ends: the real tier needs only the kube binaries, and the two builds would share the
+  // same spare cycles.
   {
     name: 'jaeger-build',
     background: true,
+    after: 'kube-build',
     cmd: ['bash', [join(root, 'tools/jaeger/build.sh')]],
     captureLastLine: 'PROTEAN_JAEGER_BIN_DIR',
   },
@@ -92,14 +102,37 @@ const steps = [
   // tarballs, tested, typechecked and built.
   { name: 'consumer', summary: true, cmd: ['node', [join(root, 'scripts/consumer-test.mjs')]] },
   // Node 20 + @kubernetes/client-node 1.4, what a Node 20 user runs: the consumer test, the typecheck, and the unit
-  // tests of the packages whose code uses client-node.
+  // tests that load client-node, themselves or through a workspace module (scripts/clientNodeTests.mjs).
   { name: 'node20-compat', summary: true, cmd: [process.execPath, [join(root, 'scripts/node20-compat.mjs')]] },
-  // The real-cluster tier: every *.real.test.ts against kube-apiserver + etcd (kube-build), one file at a time.
+  // The real-cluster tier: every *.real.test.ts against kube-apiserver + etcd (kube-build), two files at a time
+  // (each starts its own servers on free ports; most of a file's time is spent waiting on leases and timers),
+  // but for those that run alone in real-alone.
   {
     name: 'real',
+    waitFor: 'kube-build',
+    jest: true,
+    cmd: [
+      'node',
+      [
+        ...nodeFlags,
+        jestBin,
+        '--maxWorkers=2',
+        '--testPathIgnorePatterns',
+        '/node_modules/',
+        ...RUN_ALONE,
+        '--projects',
+        ...realTierConfigs,
+      ],
+    ],
+  },
+  // The rest of the real tier, one file at a time and last: the tracing test against Jaeger (jaeger-build) on its
+  // fixed ports, so a cold Jaeger build overlaps the files before it, and the freeze test, whose SIGSTOPped leader
+  // must not also be starved of CPU by a second test file.
+  {
+    name: 'real-alone',
     waitFor: ['kube-build', 'jaeger-build'],
     jest: true,
-    cmd: ['node', [...nodeFlags, jestBin, '--runInBand', '--projects', ...realTierConfigs]],
+    cmd: ['node', [...nodeFlags, jestBin, '--runInBand', '--testPathPatterns', ...RUN_ALONE, '--projects', ...realTierConfigs]],
   },
 ];
 
@@ -129,8 +162,9 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
-// Background steps start now, before anything else.
-const background = new Map(selected.filter((step) => step.background).map((step) => [step.name, startBackground(step)]));
+// Background steps start now, before anything else (or when the one they come `after` has ended).
+const background = new Map();
+for (const step of selected.filter((s) => s.background)) background.set(step.name, startBackground(step, background.get(step.after)));
 
 // One Node binary for every 'node' step, fetched before the first of them.
 let node24;
@@ -144,7 +178,7 @@ if (selected.some((step) => step.cmd[0] === 'node')) {
     );
   } catch (err) {
     console.log(`node v${NODE_VERSION}: FAILED to obtain: ${err instanceof Error ? err.message : String(err)}`);
-    for (const bg of background.values()) bg.child.kill();
+    for (const bg of background.values()) bg.stop();
     console.log(`0 passed, 1 failed, 0 skipped`);
     process.exit(1);
   }
@@ -172,10 +206,10 @@ for (const step of selected) {
     ok = false;
     continue;
   }
-  const res = spawnSync(bin, fullArgs, {
+  // Not spawnSync: the event loop stays free to start a background step when the one before it ends.
+  const res = await runForeground(bin, fullArgs, {
     cwd: root,
     stdio: step.captureLastLine ? ['ignore', 'pipe', 'inherit'] : 'inherit',
-    encoding: 'utf8',
     env: { ...process.env, ...sharedEnv, ...(onNode24 ? node24Env() : {}), ...prepared.env },
   });
   if (step.captureLastLine && res.status === 0) {
@@ -218,27 +252,55 @@ function minutes(seconds) {
   return `${Math.floor(seconds / 60)}m${String(Math.round(seconds % 60)).padStart(2, '0')}s`;
 }
 
+/** Runs a foreground step's command to its end: `{ status, signal, stdout }` (stdout when piped). */
+function runForeground(bin, args, options) {
+  return new Promise((resolve) => {
+    const child = spawn(bin, args, options);
+    let stdout = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+    child.on('error', (err) => resolve({ status: null, signal: null, stdout, error: err }));
+    child.on('close', (status, signal) => resolve({ status, signal, stdout }));
+  });
+}
+
 /**
  * Starts a background step with its stdout and stderr in
  * `.test-results/<name>.out` and `.log` (the foreground steps own the terminal),
- * niced where `nice` exists. Returns `{ child, started, exited, outFile, logFile }`.
+ * niced where `nice` exists; with `predecessor` (another background step's record),
+ * once that one has ended, whatever its outcome.
+ * Returns `{ step, started, exited, outFile, logFile, stop }`.
  */
-function startBackground(step) {
+function startBackground(step, predecessor) {
   const [bin, args] = step.cmd;
   const outFile = join(resultsDir, `${step.name}.out`);
   const logFile = join(resultsDir, `${step.name}.log`);
-  const [out, log] = [openSync(outFile, 'w'), openSync(logFile, 'w')];
   const niced = process.platform !== 'win32' && spawnSync('nice', ['true']).status === 0;
   const [cmd, cmdArgs] = niced ? ['nice', ['-n', '10', bin, ...args]] : [bin, args];
-  console.log(`=== ${step.name}: started in the background${niced ? ' (nice 10)' : ''}: ${bin} ${args.join(' ')} (log: ${logFile})`);
-  const child = spawn(cmd, cmdArgs, { cwd: root, stdio: ['ignore', out, log], env: { ...process.env } });
-  closeSync(out);
-  closeSync(log);
-  const exited = new Promise((resolve) => {
-    child.on('error', (err) => resolve({ status: null, signal: null, error: err }));
-    child.on('exit', (status, signal) => resolve({ status, signal }));
-  });
-  return { step, child, started: Date.now(), exited, outFile, logFile };
+  const record = { step, started: Date.now(), outFile, logFile, child: undefined, stopped: false };
+  const launch = () => {
+    if (record.stopped) return Promise.resolve({ status: null, signal: 'SIGTERM' });
+    const [out, log] = [openSync(outFile, 'w'), openSync(logFile, 'w')];
+    console.log(`=== ${step.name}: started in the background${niced ? ' (nice 10)' : ''}: ${bin} ${args.join(' ')} (log: ${logFile})`);
+    record.started = Date.now();
+    const child = spawn(cmd, cmdArgs, { cwd: root, stdio: ['ignore', out, log], env: { ...process.env } });
+    record.child = child;
+    closeSync(out);
+    closeSync(log);
+    return new Promise((resolve) => {
+      child.on('error', (err) => resolve({ status: null, signal: null, error: err }));
+      child.on('exit', (status, signal) => {
+        record.ended = Date.now();
+        resolve({ status, signal });
+      });
+    });
+  };
+  if (predecessor !== undefined) console.log(`=== ${step.name}: starts in the background when ${predecessor.step.name} has ended`);
+  record.exited = predecessor === undefined ? launch() : predecessor.exited.then(launch);
+  record.stop = () => {
+    record.stopped = true;
+    record.child?.kill();
+  };
+  return record;
 }
 
 /** Waits for a background step (once) and reports it like a foreground step. */
@@ -249,9 +311,7 @@ async function finishBackground(name) {
   const waitStarted = Date.now();
   const res = await bg.exited;
   const waitedSeconds = (Date.now() - waitStarted) / 1000;
-  // The event loop may have been busy in a synchronous step when it ended: the files' last write is its end.
-  const ended = Math.min(Date.now(), Math.max(...[bg.outFile, bg.logFile].map((f) => statSync(f).mtimeMs)));
-  const seconds = ((ended - bg.started) / 1000).toFixed(1);
+  const seconds = (((bg.ended ?? Date.now()) - bg.started) / 1000).toFixed(1);
   const passedStep = res.status === 0;
   if (bg.step.captureLastLine && passedStep) {
     const last = readFileSync(bg.outFile, 'utf8').trim().split('\n').pop();
