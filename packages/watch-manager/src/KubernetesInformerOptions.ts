@@ -37,8 +37,9 @@ export interface KubernetesInformerOptions extends RetryPolicyOptions {
    * `streamingListTimeoutMs`), or, for that list only, when the server times
    * out on it in the stream (504 "Too large resource version"); `'always'`
    * only streams (a refusal is retried as any failure). Paged is the
-   * default because it synced faster and cost kube-apiserver less CPU at
-   * every size measured, for the same memory (`bench/README.md`, `anchor`).
+   * default: with a few large collections it cost kube-apiserver and the
+   * client less CPU; with many small ones streaming costs less (half the
+   * requests): measure yours (`bench/README.md`, `anchor`).
    */
   readonly streamingList?: StreamingListMode;
   /**
