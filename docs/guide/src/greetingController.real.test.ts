@@ -24,6 +24,8 @@ describe('the first-controller guide on a real kube-apiserver', () => {
   let client: KubeClient;
   const abort = new AbortController();
   let running: Promise<void>;
+  let passesInFlight = 0;
+  let lastPassEndedMs = 0;
 
   beforeAll(async () => {
     server = await startKubeApiServer({ controllers: ['garbagecollector'] });
@@ -58,7 +60,21 @@ describe('the first-controller guide on a real kube-apiserver', () => {
     );
     controller = composeController(server.kubeConfig, silentLogger());
     running = controller.start(abort.signal);
-    await controller.register(greetings, greetingHandler(server.kubeConfig), greetingRegisterOptions);
+    // The guide's handler, counted: the test deletes the Greeting only once no pass has run for a second.
+    const handler = greetingHandler(server.kubeConfig);
+    await controller.register(
+      greetings,
+      async (key, ctx) => {
+        passesInFlight++;
+        try {
+          await handler(key, ctx);
+        } finally {
+          passesInFlight--;
+          lastPassEndedMs = Date.now();
+        }
+      },
+      greetingRegisterOptions,
+    );
   });
 
   afterAll(async () => {
@@ -106,7 +122,14 @@ describe('the first-controller guide on a real kube-apiserver', () => {
     await client.delete(configmaps, { namespace: 'default', name: 'hi-greeting' });
     await waitUntil(async () => (await text()) === 'bonjour', 'the deleted ConfigMap to be re-created', 20_000);
 
-    // Deleting the Greeting lets the garbage collector delete the ConfigMap it owns.
+    // Deleting the Greeting lets the garbage collector delete the ConfigMap it owns. First the controller settles:
+    // a pass that read the Greeting before its deletion would apply the ConfigMap again after the collector
+    // removed it (the controller's race, not what this test is about).
+    await waitUntil(
+      async () => passesInFlight === 0 && Date.now() - lastPassEndedMs >= 1000,
+      'no pass for a second after the ConfigMap came back',
+      20_000,
+    );
     await client.delete(greetings, { namespace: 'default', name: 'hi' });
     await waitUntil(async () => (await text()) === undefined, 'the garbage collector to delete the ConfigMap', 30_000);
   });
