@@ -19,8 +19,10 @@
 //     named in --contenders) pages with smaller HTTP/2 windows.
 // Before every run kube-apiserver is restarted (same etcd data) and the
 // bench waits until every kind's watch cache is ready (a WATCH from
-// resourceVersion 0 answers 200, not 429), so each run meets a fresh server
-// process with its watch caches built.
+// resourceVersion 0 answers 200, not 429) and then until the server is idle
+// (under 10% of a core for 2 s in a row: with 1,000 CRDs it stays busy for
+// about half a minute after its caches are ready), so each run meets a fresh
+// server process with its watch caches built and nothing else to do.
 //
 // Per run: time from the start of the informers until all synced; the
 // process's RSS when it started, before any informer started and after the
@@ -43,7 +45,7 @@ import { startKubeApiServer } from '@protean/envtest';
 import { parseArgs } from './lib/args.mjs';
 import { clientGoAnchorBinary } from './lib/clientGoAnchor.mjs';
 import { createAll, crdManifest, keepAliveClient, kubeBinDir } from './lib/cluster.mjs';
-import { findPid, tcpConnectionsTo } from './lib/procfs.mjs';
+import { cpuMsOf, findPid, tcpConnectionsTo } from './lib/procfs.mjs';
 import { emitResult, progress } from './lib/report.mjs';
 import { median, sleep } from './lib/stats.mjs';
 
@@ -217,7 +219,7 @@ async function runOnce(server, client, gvrs, name, files, goBinary) {
   const port = Number(new URL(server.url).port);
   const apiPid = findPid(['kube-apiserver', `--secure-port=${port}`]);
   await prime(server.kubeConfig, gvrs);
-  await sleep(2000);
+  const settledMs = await settle(apiPid);
   const { file, args } = commandOf(name, files, apiPid, goBinary);
   const env = { ...process.env };
   for (const [k, v] of Object.entries(CONTENDERS[name].env ?? {})) {
@@ -256,7 +258,44 @@ async function runOnce(server, client, gvrs, name, files, goBinary) {
   }
   const expected = gvrs.length * files.objectsPerKind;
   if (report.objects !== expected) throw new Error(`${name} cached ${report.objects} objects, expected ${expected}`);
-  return { contender: name, ...report, connectionsPeak, connectionsSynced, loadAverage: { before: loadBefore, after: loadavg() } };
+  return {
+    contender: name,
+    ...report,
+    connectionsPeak,
+    connectionsSynced,
+    settledMs,
+    loadAverage: { before: loadBefore, after: loadavg() },
+  };
+}
+
+/** kube-apiserver counts as settled once it used less than this share of one core in each of SETTLE_SECONDS seconds in a row. */
+const SETTLE_CPU_SHARE = 0.1;
+const SETTLE_SECONDS = 2;
+const SETTLE_MAX_MS = 180_000;
+
+/**
+ * Waits until the restarted kube-apiserver is idle: once its watch caches
+ * are ready it is still busy for a while (with 1,000 CRDs, about half a
+ * minute of both cores building their OpenAPI and discovery documents), and
+ * a contender started into that would share the cores with it. Returns how
+ * long it waited (at most SETTLE_MAX_MS; never less than SETTLE_SECONDS).
+ */
+async function settle(apiPid) {
+  const started = performance.now();
+  if (apiPid === undefined) {
+    await sleep(2000);
+    return performance.now() - started;
+  }
+  let quiet = 0;
+  let last = cpuMsOf(apiPid);
+  while (quiet < SETTLE_SECONDS && performance.now() - started < SETTLE_MAX_MS) {
+    await sleep(1000);
+    const now = cpuMsOf(apiPid);
+    if (now === undefined || last === undefined) break;
+    quiet = now - last < SETTLE_CPU_SHARE * 1000 ? quiet + 1 : 0;
+    last = now;
+  }
+  return performance.now() - started;
 }
 
 /** The figures compared, each read from a run. */
@@ -371,7 +410,8 @@ try {
           `  synced in ${(run.syncMs / 1000).toFixed(2)} s (${run.listMode}), RSS ${(run.rssBeforeBytes / MiB).toFixed(0)} → ` +
             `${(run.rssSyncedBytes / MiB).toFixed(0)} synced, ${(run.rssIdleBytes / MiB).toFixed(0)} idle 10 s, ` +
             `${(run.rssAfterBytes / MiB).toFixed(0)} MiB after GC, heap ${(run.heapUsedBytes / MiB).toFixed(1)} MiB, CPU ${run.cpuMs.toFixed(0)} ms, ` +
-            `API server CPU ${run.apiServerCpuMs ?? 'n/a'} ms, connections peak ${run.connectionsPeak}`,
+            `API server CPU ${run.apiServerCpuMs ?? 'n/a'} ms, connections peak ${run.connectionsPeak} ` +
+            `(API server settled ${(run.settledMs / 1000).toFixed(0)} s after its restart)`,
         );
       }
     }

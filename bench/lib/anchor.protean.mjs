@@ -8,6 +8,7 @@
 //   node --expose-gc lib/anchor.protean.mjs --kubeconfig=FILE --resources=FILE
 //        [--apiserver-pid=PID] [--streaming-list=auto|never]
 //        [--stream-window=BYTES --connection-window=BYTES] [--list-concurrency=N]
+//        [--page-size=N]
 //
 // rssStartBytes is read before anything is imported; rssBeforeBytes once the
 // packages are loaded and the source and watch manager are built, before any
@@ -33,6 +34,7 @@ const flags = parseArgs(process.argv.slice(2), [
   'stream-window',
   'connection-window',
   'list-concurrency',
+  'page-size',
 ]);
 if (typeof flags.kubeconfig !== 'string' || typeof flags.resources !== 'string') {
   throw new Error('anchor.protean.mjs: --kubeconfig=FILE and --resources=FILE are required');
@@ -80,7 +82,8 @@ if (flags['stream-window'] !== undefined) windows.streamWindowBytes = Number(fla
 if (flags['connection-window'] !== undefined) windows.connectionWindowBytes = Number(flags['connection-window']);
 const connectionPool = Object.keys(windows).length === 0 ? undefined : new KubeConnectionPool(kubeConfig, windows);
 const listConcurrency = flags['list-concurrency'] === undefined ? undefined : Number(flags['list-concurrency']);
-const source = new KubernetesInformerSource({ kubeConfig, logger, streamingList, connectionPool, listConcurrency });
+const pageSize = flags['page-size'] === undefined ? undefined : Number(flags['page-size']);
+const source = new KubernetesInformerSource({ kubeConfig, logger, streamingList, connectionPool, listConcurrency, pageSize });
 let objects = 0;
 const onEvent = (event) => {
   if (event.type === 'add') objects++;

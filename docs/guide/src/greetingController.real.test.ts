@@ -3,6 +3,7 @@ import { AlreadyOwnedError, controllerOf, EVENTS, findStatusCondition, KubeClien
 import { silentLogger, type DynamicController, type GroupVersionResource, type ReconcileContext } from '@protean/core';
 import { noObjectCache } from '@protean/core/testing';
 import { startKubeApiServer, waitUntil, type KubeApiServer } from '@protean/envtest';
+import { PassTracker } from '@protean/testing';
 import { composeController, greetingHandler, greetingRegisterOptions, greetings } from './greetingController.js';
 
 const configmaps = { group: '', version: 'v1', resource: 'configmaps' };
@@ -24,8 +25,7 @@ describe('the first-controller guide on a real kube-apiserver', () => {
   let client: KubeClient;
   const abort = new AbortController();
   let running: Promise<void>;
-  let passesInFlight = 0;
-  let lastPassEndedMs = 0;
+  const passes = new PassTracker();
 
   beforeAll(async () => {
     server = await startKubeApiServer({ controllers: ['garbagecollector'] });
@@ -62,19 +62,7 @@ describe('the first-controller guide on a real kube-apiserver', () => {
     running = controller.start(abort.signal);
     // The guide's handler, counted: the test deletes the Greeting only once no pass has run for a second.
     const handler = greetingHandler(server.kubeConfig);
-    await controller.register(
-      greetings,
-      async (key, ctx) => {
-        passesInFlight++;
-        try {
-          await handler(key, ctx);
-        } finally {
-          passesInFlight--;
-          lastPassEndedMs = Date.now();
-        }
-      },
-      greetingRegisterOptions,
-    );
+    await controller.register(greetings, passes.wrap(handler), greetingRegisterOptions);
   });
 
   afterAll(async () => {
@@ -125,11 +113,7 @@ describe('the first-controller guide on a real kube-apiserver', () => {
     // Deleting the Greeting lets the garbage collector delete the ConfigMap it owns. First the controller settles:
     // a pass that read the Greeting before its deletion would apply the ConfigMap again after the collector
     // removed it (the controller's race, not what this test is about).
-    await waitUntil(
-      async () => passesInFlight === 0 && Date.now() - lastPassEndedMs >= 1000,
-      'no pass for a second after the ConfigMap came back',
-      20_000,
-    );
+    await waitUntil(() => passes.quietFor(1000), 'no pass for a second after the ConfigMap came back', 20_000);
     await client.delete(greetings, { namespace: 'default', name: 'hi' });
     await waitUntil(async () => (await text()) === undefined, 'the garbage collector to delete the ConfigMap', 30_000);
   });

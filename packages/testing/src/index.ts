@@ -8,4 +8,5 @@ export {
   testWaitForTimeoutMs,
 } from './createTestController.js';
 export type { FailedPass } from './FailedPass.js';
+export { PassTracker } from './PassTracker.js';
 export { routesOf, type RoutesOfObject } from './routesOf.js';

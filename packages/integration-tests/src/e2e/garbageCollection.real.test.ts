@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { applyOwned, KubeClient, reconcileFinalizer, type KubeObject } from '@protean/client';
 import type { GroupVersionResource, Handler } from '@protean/core';
 import { startKubeApiServer, waitUntil, type KubeApiServer } from '@protean/envtest';
+import { PassTracker } from '@protean/testing';
 import { defineCrd } from './crdLifecycle.js';
 import type { E2eKind } from './kinds.js';
 import { startRealController, type RealController } from './startRealController.js';
@@ -26,22 +27,12 @@ describe('owned children, finalizers and cascading deletion with a garbage colle
   let client: KubeClient;
   let controller: RealController;
   const cleaned: string[] = [];
-  /** Passes running now, and when the last one ended: the tests delete a Backup only once the controller is quiet. */
-  let passesInFlight = 0;
-  let lastPassEndedMs = 0;
+  /** The Backup passes: the tests delete a Backup only once the controller is quiet. */
+  const passes = new PassTracker();
 
   /** Keeps a ConfigMap `<name>-schedule` per Backup; on deletion records a clean-up, then lets the Backup go. */
   function backupHandler(): Handler {
-    const reconcile = reconcileBackup();
-    return async (key, ctx) => {
-      passesInFlight++;
-      try {
-        await reconcile(key, ctx);
-      } finally {
-        passesInFlight--;
-        lastPassEndedMs = Date.now();
-      }
-    };
+    return passes.wrap(reconcileBackup());
   }
 
   function reconcileBackup(): Handler {
@@ -77,7 +68,7 @@ describe('owned children, finalizers and cascading deletion with a garbage colle
    */
   async function settledWith(child: string): Promise<void> {
     await waitUntil(
-      async () => passesInFlight === 0 && Date.now() - lastPassEndedMs >= 1000 && (await exists(configmaps, 'default', child)),
+      async () => passes.quietFor(1000) && (await exists(configmaps, 'default', child)),
       `the owned ConfigMap ${child}, and a quiet controller`,
       20_000,
     );
