@@ -264,6 +264,7 @@ function shardedSuite(gate: boolean, expected: ShardFilterMode): void {
       const leftAt = performance.now();
       leaver.stop.abort();
       await leaver.running;
+      const releasedAt = performance.now();
       const after = assignShards(MEMBERS.slice(0, 2), NAMESPACES);
       const moved = seeded.filter((o) => inRanges(fnv1a64(o.split('/')[0]!), shares.get(leaver.identity)!));
       await waitFor(
@@ -272,7 +273,9 @@ function shardedSuite(gate: boolean, expected: ShardFilterMode): void {
         { timeoutMs: 30_000, message: "the leaver's share reconciled by its new owners" },
       );
       const takeoverMs = Math.round(performance.now() - leftAt);
-      expect(passes.slice(before).filter((p) => p.member === leaver.identity)).toEqual([]);
+      // A pass already running when replica-2 was told to leave may end after that (it drains before the ranges
+      // are released); none of its passes may start or still run once it has left.
+      expect(passes.filter((p) => p.member === leaver.identity && p.end > releasedAt)).toEqual([]);
       // The audit: no two replicas ever ran a pass of one object at the same time.
       let overlaps = 0;
       for (const a of passes)
