@@ -65,6 +65,7 @@ export class InformerCountProbe {
                   settle(gvr);
                 }
               },
+        whenAvailable: inner.whenAvailable === undefined ? undefined : (refusal, signal) => inner.whenAvailable!(refusal, signal),
         releaseWatch(gvr, ownerId) {
           inner.releaseWatch(gvr, ownerId);
           settle(gvr);

@@ -1,4 +1,4 @@
-import type { GroupVersionResource } from '@protean/core';
+import type { GroupVersionResource, KindUnavailableError } from '@protean/core';
 import { CollectionIndex } from './CollectionIndex.js';
 import { ScalarIndex } from './ScalarIndex.js';
 import type { WatchEntry } from './WatchEntry.js';
@@ -6,10 +6,13 @@ import type { WatchEntry } from './WatchEntry.js';
 /**
  * Where the coordinator stands with the watch manager for one GVR:
  * `idle` (not an owner), `ensuring` (an `ensureWatch` is in flight; every
- * `watch()` of the GVR waits on it) or `owned` (synced; the coordinator is
- * an owner until its last request goes).
+ * `watch()` of the GVR waits on it), `owned` (synced; the coordinator is
+ * an owner until its last request goes) or `waiting` (the kind is not
+ * served or not allowed: the requests stay, not owned, until the watch
+ * manager says the kind may be available; every `watch()` of the GVR is
+ * refused at once meanwhile).
  */
-export type OwnershipPhase = 'idle' | 'ensuring' | 'owned';
+export type OwnershipPhase = 'idle' | 'ensuring' | 'owned' | 'waiting';
 
 /**
  * Every indexed request of one GVR (scalar and collection indexes) plus the
@@ -27,6 +30,10 @@ export class GvrWatches {
   phase: OwnershipPhase = 'idle';
   /** The shared sync every `watch()` of this GVR awaits while `ensuring`. */
   inflight: Promise<void> | undefined;
+  /** Set while the kind is unavailable (from the first refusal until a sync): why. */
+  refusal: KindUnavailableError | undefined;
+  /** While `waiting`: aborts the wait for the kind (the last request went). */
+  parked: AbortController | undefined;
 
   constructor(gvr: GroupVersionResource, key: string) {
     this.gvr = gvr;

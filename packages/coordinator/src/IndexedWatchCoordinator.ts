@@ -22,6 +22,7 @@ import {
 import { CoordinatorPass, type PassHost } from './CoordinatorPass.js';
 import { declaredWatch, entryMiss } from './explainWatch.js';
 import { GvrOwnership } from './GvrOwnership.js';
+import type { GvrWatches } from './GvrWatches.js';
 import { InstanceRemovedError } from './InstanceRemovedError.js';
 import { InstanceState } from './InstanceState.js';
 import { RouteTrigger } from './RouteTrigger.js';
@@ -90,7 +91,13 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
   ) {
     this.ownerId = options.ownerId ?? DEFAULT_COORDINATOR_OWNER_ID;
     this.log = logger.child({ component: 'watch-coordinator' });
-    this.gvrs = new GvrOwnership(watches, this.ownerId, this.log, (entry) => this.dropFailed(entry));
+    this.gvrs = new GvrOwnership(
+      watches,
+      this.ownerId,
+      this.log,
+      (entry) => this.dropFailed(entry),
+      (gvrWatches) => this.wakeParked(gvrWatches),
+    );
   }
 
   /**
@@ -375,6 +382,25 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
     else this.collectionCount--;
     if (--entry.instance.indexedCount === 0) this.activeInstances--;
     if (gvrWatches.entries.size === 0) this.gvrs.retire(gvrWatches);
+  }
+
+  /** The kind of `gvrWatches` is available again: every instance with a request on it runs, once. */
+  private wakeParked(gvrWatches: GvrWatches): void {
+    const stamp = ++this.stamp;
+    const woken: InstanceState[] = [];
+    for (const entry of gvrWatches.entries) {
+      const state = entry.instance;
+      if (state.routedStamp === stamp) continue;
+      state.routedStamp = stamp;
+      woken.push(state);
+    }
+    for (const state of woken) {
+      try {
+        this.enqueue(state.parentGVR, state.instance);
+      } catch (err) {
+        this.log.error({ err, parent: state.parentKey, instance: state.instanceKey }, 'enqueue failed');
+      }
+    }
   }
 
   /** A request whose GVR could not be watched leaves its instance and the indexes. */

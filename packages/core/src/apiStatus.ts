@@ -6,6 +6,8 @@ export interface ApiStatus {
   readonly reason?: string;
   /** The `Status` body's `message`, when the server sent one. */
   readonly message?: string;
+  /** The `Status` body's `details.name`: the object the answer is about (a NotFound names the object not found). */
+  readonly name?: string;
 }
 
 /** How deep the `cause` chain is searched. */
@@ -36,10 +38,13 @@ export function* apiStatusChain(err: unknown): Generator<ApiStatus> {
     if (code !== undefined) {
       const reason = body?.['reason'];
       const message = body?.['message'];
+      const details = body?.['details'];
+      const name = details !== null && typeof details === 'object' ? (details as Record<string, unknown>)['name'] : undefined;
       yield {
         code,
         ...(typeof reason === 'string' && reason !== '' ? { reason } : {}),
         ...(typeof message === 'string' && message !== '' ? { message } : {}),
+        ...(typeof name === 'string' && name !== '' ? { name } : {}),
       };
     }
     e = o['cause'];

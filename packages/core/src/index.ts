@@ -115,6 +115,13 @@ export {
 } from './informer.js';
 export type { InformerFailure, InformerHealth } from './informerHealth.js';
 export { isNotFound } from './isNotFound.js';
+export {
+  type KindRefusalDetails,
+  KindNotServedError,
+  KindUnavailableError,
+  kindUnavailableOf,
+  WatchForbiddenError,
+} from './KindUnavailableError.js';
 export { LeaseExpiredError } from './LeaseExpiredError.js';
 export { createLogger, type Logger, silentLogger } from './logger.js';
 export { LogSummarizer, type LogSummarizerLevel, type LogSummarizerOptions, type LogSummaryLineOptions } from './LogSummarizer.js';

@@ -1,5 +1,6 @@
 import type { GroupVersionResource, NamespacedName } from './gvr.js';
 import type { InformerHealth } from './informerHealth.js';
+import type { KindUnavailableError } from './KindUnavailableError.js';
 
 /** The object metadata an informer keeps (a subset of `metav1.ObjectMeta`). */
 export interface ObjectMeta {
@@ -187,6 +188,15 @@ export interface ListWatch {
  */
 export interface InformerSource {
   createListWatch(gvr: GroupVersionResource, options?: ListWatchOptions): ListWatch;
+  /**
+   * Optional: resolves once the kind that `refusal` refused may be
+   * available again (its CRD was created or changed, RBAC now grants the
+   * verb), or when `signal` aborts; it never rejects. Resolving early is
+   * harmless (the caller tries again and may be refused again); resolving
+   * only on a change is what keeps the caller from polling the server.
+   * Absent: the watch manager tries again on a timer.
+   */
+  whenAvailable?(refusal: KindUnavailableError, signal: AbortSignal): Promise<void>;
 }
 
 /** Options of {@link InformerSource.createListWatch}; a source may ignore what it cannot honour. */

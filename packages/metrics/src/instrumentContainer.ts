@@ -312,6 +312,7 @@ function timedWatchManager(inner: WatchManager, metrics: ControllerMetrics): Wat
             await inner.ensureObjects!(gvr, ownerId, options);
             if (fresh) metrics.observeInformerSync(gvr, performance.now() - started);
           },
+    whenAvailable: inner.whenAvailable === undefined ? undefined : (refusal, signal) => inner.whenAvailable!(refusal, signal),
     releaseWatch: (gvr, ownerId) => inner.releaseWatch(gvr, ownerId),
     getInformer: (gvr) => inner.getInformer(gvr),
     activeWatchCount: () => inner.activeWatchCount(),

@@ -1,4 +1,5 @@
 import {
+  type KindUnavailableError,
   gvrKey,
   namespacedNameKey,
   type GroupVersionResource,
@@ -66,6 +67,8 @@ export class ShardedInformerSource implements InformerSource {
   private readonly hashes = new Map<string, bigint>();
   private readonly factory: RangeInformerSourceFactory | undefined;
   private inner: InformerSource | undefined;
+  /** The inner source's word on when a refused kind may be available again; absent where the inner source has none. */
+  whenAvailable?(refusal: KindUnavailableError, signal: AbortSignal): Promise<void>;
 
   constructor(inner: InformerSource | RangeInformerSourceFactory, options: ShardedInformerSourceOptions) {
     if (options?.key !== 'namespace' && options?.key !== 'uid') {
@@ -77,6 +80,11 @@ export class ShardedInformerSource implements InformerSource {
     this.current = freeze(ranges);
     if (typeof inner === 'function') this.factory = inner;
     else this.inner = inner;
+    // The inner source's word on when a refused kind may be available again; absent where it has none (a factory
+    // builds Kubernetes sources, which have it).
+    if (this.inner === undefined || this.inner.whenAvailable !== undefined) {
+      this.whenAvailable = (refusal, signal) => this.source().whenAvailable?.(refusal, signal) ?? Promise.resolve();
+    }
   }
 
   /** True when list/watches are rebuilt from a factory on a range change (the server-side mode). */

@@ -91,7 +91,7 @@ describe('createTestController: a failing handler shows in the test output', () 
     );
   });
 
-  it('does not count requeue signals and NotFound as failed passes', async () => {
+  it('does not count requeue signals and the NotFound of a deleted instance as failed passes', async () => {
     const lines: string[] = [];
     t = createTestController({ logFailures: (line) => lines.push(line) });
     t.source.add(webapps, { name: 'requeued', namespace: 'prod' });
@@ -100,7 +100,8 @@ describe('createTestController: a failing handler shows in the test output', () 
     await t.start();
     await t.register(webapps, (req) => {
       passes.push(req.name);
-      if (req.name === 'gone') throw new FakeStatusError(404);
+      // Deleted before its informer heard of it: its read of the instance is a 404 naming it.
+      if (req.name === 'gone') throw new FakeStatusError(404, 'webapps.demo.protean.dev "gone" not found', 'gone');
       // Only its first pass asks for another.
       if (passes.filter((n) => n === 'requeued').length === 1) throw requeue.needed();
       return Promise.resolve();

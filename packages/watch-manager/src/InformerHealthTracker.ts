@@ -1,5 +1,6 @@
 import type { Clock, InformerFailure, ListWatchHealth } from '@protean/core';
-import type { KubernetesRequestError } from './KubernetesRequestError.js';
+/** What the tracker keeps of a failure: a `KubernetesRequestError`, or the kind refusal it was. */
+export type TrackedFailure = Pick<Error, 'message'> & { readonly status: number | undefined; readonly reason: string | undefined };
 
 /**
  * The bookkeeping behind `KubernetesListWatch.health()`: the current outage
@@ -18,7 +19,7 @@ import type { KubernetesRequestError } from './KubernetesRequestError.js';
 export class InformerHealthTracker {
   private failingSinceMs: number | undefined;
   private consecutive = 0;
-  private lastFailure: KubernetesRequestError | undefined;
+  private lastFailure: TrackedFailure | undefined;
   private retryAtMs: number | undefined;
   private watchOpenedAtMs: number | undefined;
   private lastHeardMs: number | undefined;
@@ -29,7 +30,7 @@ export class InformerHealthTracker {
   ) {}
 
   /** A request failed (or a watch ended at once); the next attempt is `delayMs` away. */
-  failed(err: KubernetesRequestError, delayMs: number): void {
+  failed(err: TrackedFailure, delayMs: number): void {
     const now = this.clock.now();
     this.failingSinceMs ??= now;
     this.consecutive++;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { silentLogger, type GroupVersionResource } from '@protean/core';
+import { silentLogger, WatchForbiddenError, type GroupVersionResource } from '@protean/core';
 import { FakeClock, FakeInformerSource, FakeStatusError, flushMicrotasks, track } from '@protean/core/testing';
 import { InformerWatchManager } from './InformerWatchManager.js';
 import type { InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
@@ -138,16 +138,18 @@ describe('InformerWatchManager fail fast on failures waiting will not fix', () =
     expect(source.informers()).toHaveLength(1);
   });
 
-  it('names the server URL in a 403 refusal', async () => {
+  it('names the server URL and the refused verb in a 403 refusal', async () => {
     const { source, wm } = setup();
     const p = track(wm.ensureWatch(cms, 'a'));
     const forbidden = KubernetesRequestError.fromResponse(cms, 'WATCH', 403, undefined, '{"reason":"Forbidden","message":"nope"}', SERVER);
     source.informer()!.reportWatchError(forbidden);
     await flushMicrotasks();
-    const err = p.error as WatchError;
+    const err = p.error as WatchForbiddenError;
+    expect(err).toBeInstanceOf(WatchForbiddenError);
     expect(err.reason).toBe('Forbidden');
+    expect(err.verb).toBe('watch');
     expect(err.server).toBe(SERVER);
-    expect(err.message).toContain(`the API server at ${SERVER} answered 403`);
+    expect(err.cause).toBe(forbidden);
   });
 
   it('refuses a negative failFastMs and a failFastMinAttempts below 1', () => {

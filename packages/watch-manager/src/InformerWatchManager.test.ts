@@ -1,5 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { InvalidGroupVersionResourceError, type GroupVersionResource, type PartialObjectMetadata, type WatchEvent } from '@protean/core';
+import {
+  InvalidGroupVersionResourceError,
+  isNotFound,
+  KindNotServedError,
+  WatchForbiddenError,
+  type KindUnavailableError,
+  type GroupVersionResource,
+  type PartialObjectMetadata,
+  type WatchEvent,
+} from '@protean/core';
 import {
   FakeClock,
   FakeInformerSource,
@@ -218,7 +227,7 @@ describe('InformerWatchManager sync timeout', () => {
 });
 
 describe('InformerWatchManager refusal and failure memory', () => {
-  it('fails a pending ensureWatch at once on a 404 before sync, with a WatchError carrying GVR, status and cause', async () => {
+  it('fails a pending ensureWatch at once on a 404 before sync, with a KindNotServedError carrying GVR, status and cause', async () => {
     const { source, wm } = setup();
     const p = track(wm.ensureWatch(apps, 'a'));
     const b = track(wm.ensureWatch(apps, 'b'));
@@ -227,18 +236,19 @@ describe('InformerWatchManager refusal and failure memory', () => {
     await flushMicrotasks();
     expect(p.state).toBe('rejected');
     expect(b.state).toBe('rejected');
-    const err = p.error as WatchError;
-    expect(err).toBeInstanceOf(WatchError);
+    const err = p.error as KindNotServedError;
+    expect(err).toBeInstanceOf(KindNotServedError);
     expect(err.reason).toBe('NotFound');
     expect(err.status).toBe(404);
     expect(err.cause).toBe(cause);
     expect(err.gvr).toEqual(apps);
-    expect(err.message).toMatch(/demo\.protean\.dev\/v1\/webapps.*could not find/);
+    expect(err.message).toMatch(/demo\.protean\.dev\/v1\/webapps is not served by the API server \(is the resource served\?/);
+    expect(isNotFound(err)).toBe(true); // a 404 still, for whoever asks; the controller tells it from a deleted instance
     expect(source.informer()!.isStopped()).toBe(true);
     expect(wm.activeWatchCount()).toBe(0);
   });
 
-  it('fails fast on 403 as Forbidden, but keeps waiting through a 500', async () => {
+  it('fails fast on 403 as a WatchForbiddenError naming the verb, but keeps waiting through a 500', async () => {
     const { source, wm } = setup();
     const p = track(wm.ensureWatch(cms, 'a'));
     source.informer()!.reportWatchError(new FakeStatusError(500, 'internal'));
@@ -247,7 +257,58 @@ describe('InformerWatchManager refusal and failure memory', () => {
     source.informer()!.reportWatchError(new FakeStatusError(403, 'configmaps is forbidden'));
     await flushMicrotasks();
     expect(p.state).toBe('rejected');
-    expect((p.error as WatchError).reason).toBe('Forbidden');
+    const err = p.error as WatchForbiddenError;
+    expect(err).toBeInstanceOf(WatchForbiddenError);
+    expect(err.reason).toBe('Forbidden');
+    expect(err.verb).toBe('list');
+    expect(err.message).toBe('forbidden to list configmaps (group "", version v1) at the cluster scope; waiting for RBAC to grant "list"');
+  });
+
+  it('does not remember a kind refusal as a failure: the next caller asks the server again, with no BackingOff', async () => {
+    const { source, wm } = setup();
+    for (const status of [404, 403]) {
+      const p = track(wm.ensureWatch(apps, 'a'));
+      source.informer()!.reportWatchError(new FakeStatusError(status, 'refused'));
+      await flushMicrotasks();
+      expect(p.state).toBe('rejected');
+    }
+    const next = track(wm.ensureWatch(apps, 'b'));
+    expect(source.informers()).toHaveLength(3);
+    source.informer()!.markSynced();
+    await flushMicrotasks();
+    expect(next.state).toBe('resolved');
+  });
+
+  it('whenAvailable asks the source when it can tell, else waits kindRecheckMs on its clock; shutdown ends the wait', async () => {
+    const { clock, wm } = setup({ kindRecheckMs: 2000 });
+    const refusal = new KindNotServedError(apps);
+    const waited = track(wm.whenAvailable(refusal, new AbortController().signal));
+    await clock.advanceAsync(1999);
+    expect(waited.state).toBe('pending');
+    await clock.advanceAsync(1);
+    expect(waited.state).toBe('resolved');
+
+    const told: KindUnavailableError[] = [];
+    let answer!: () => void;
+    const source = Object.assign(new FakeInformerSource(), {
+      whenAvailable: (r: KindUnavailableError) => {
+        told.push(r);
+        return new Promise<void>((resolve) => (answer = resolve));
+      },
+    });
+    const asks = new InformerWatchManager(source, 0, () => {}, new LogRecorder('debug').logger, { clock });
+    const viaSource = track(asks.whenAvailable(refusal, new AbortController().signal));
+    await clock.advanceAsync(60_000);
+    expect(viaSource.state).toBe('pending');
+    expect(told).toEqual([refusal]);
+    answer();
+    await flushMicrotasks();
+    expect(viaSource.state).toBe('resolved');
+
+    const cut = track(wm.whenAvailable(refusal, new AbortController().signal));
+    wm.shutdown();
+    await flushMicrotasks();
+    expect(cut.state).toBe('resolved');
   });
 
   it('ignores informer errors after the first sync (the informer retries on its own)', async () => {
@@ -260,7 +321,7 @@ describe('InformerWatchManager refusal and failure memory', () => {
 
   it('rejects later callers at once with the remembered cause, doubling the window per consecutive failure', async () => {
     const { clock, source, wm } = setup();
-    const notFound = new FakeStatusError(404, 'not served');
+    const notFound = new FakeStatusError(401, 'not served');
     const first = track(wm.ensureWatch(apps, 'a'));
     source.informer()!.reportWatchError(notFound);
     await flushMicrotasks();
@@ -268,7 +329,7 @@ describe('InformerWatchManager refusal and failure memory', () => {
 
     const fast = (await wm.ensureWatch(apps, 'b').catch((e: unknown) => e)) as WatchError;
     expect(fast.reason).toBe('BackingOff');
-    expect(fast.status).toBe(404);
+    expect(fast.status).toBe(401);
     expect(fast.message).toContain('not served');
     expect(source.informers()).toHaveLength(1);
 
@@ -293,7 +354,7 @@ describe('InformerWatchManager refusal and failure memory', () => {
     const { clock, source, wm } = setup({ failureBackoff: { initialMs: 1000, maxMs: 60_000 } });
     for (let i = 0; i < 3; i++) {
       const p = track(wm.ensureWatch(apps, 'a'));
-      source.informer()!.reportWatchError(new FakeStatusError(404, 'not served'));
+      source.informer()!.reportWatchError(new FakeStatusError(401, 'not served'));
       await flushMicrotasks();
       expect(p.state).toBe('rejected');
       await clock.advanceAsync(60_000);
@@ -303,7 +364,7 @@ describe('InformerWatchManager refusal and failure memory', () => {
     wm.releaseWatch(apps, 'a');
     source.setAutoSync(apps, false);
     const p = track(wm.ensureWatch(apps, 'a'));
-    source.informer()!.reportWatchError(new FakeStatusError(404, 'not served'));
+    source.informer()!.reportWatchError(new FakeStatusError(401, 'not served'));
     await flushMicrotasks();
     expect(p.state).toBe('rejected');
     await clock.advanceAsync(1000);

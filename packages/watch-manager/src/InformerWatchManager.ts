@@ -3,6 +3,7 @@ import {
   errorMessage,
   gvrKey,
   realClock,
+  sleepOrWake,
   type Clock,
   type DeletedFinalStateUnknown,
   type EventHandler,
@@ -10,13 +11,13 @@ import {
   type GroupVersionResource,
   type InformerCache,
   type InformerSource,
+  type KindUnavailableError,
   type Logger,
   type ObjectCacheOptions,
   type PartialObjectMetadata,
   type TimerHandle,
   type WatchHealth,
   type WatchManager,
-  UNSERVED_RESOURCE_HINT,
   validateGroupVersionResource,
 } from '@protean/core';
 import { Informer } from './Informer.js';
@@ -25,25 +26,20 @@ import { UnfixableStreak } from './UnfixableStreak.js';
 import { serverOf } from './unfixableFailure.js';
 import { toWatchEvent } from './toWatchEvent.js';
 import { ResourceAllowList } from './ResourceAllowList.js';
-import { ResourceNotAllowedError, WatchError, type WatchErrorReason } from './WatchError.js';
+import { kindRefusalOf } from './kindRefusal.js';
+import { ResourceNotAllowedError, WatchError } from './WatchError.js';
 import type { InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
 
 const DEFAULT_SYNC_TIMEOUT_MS = 30_000;
 const DEFAULT_FAIL_FAST_MS = 3000;
-
-/** Statuses that fail a pending `ensureWatch` at once instead of at the sync deadline. */
-const FAIL_FAST: ReadonlyMap<number, WatchErrorReason> = new Map([
-  [401, 'Unauthorized'],
-  [403, 'Forbidden'],
-  [404, 'NotFound'],
-]);
+const DEFAULT_KIND_RECHECK_MS = 5000;
 
 interface SyncWaiter {
   readonly ownerId: string;
   /** Resolves only once the informer holds full objects. */
   readonly objects: boolean;
   readonly resolve: () => void;
-  readonly reject: (err: WatchError) => void;
+  readonly reject: (err: Error) => void;
   deadline: TimerHandle | undefined;
 }
 
@@ -80,8 +76,11 @@ interface ManagedInformer {
  * informer; so a `releaseWatch` while the owner's `ensureWatch` is still
  * waiting rejects that promise (`reason: 'Released'`).
  *
- * A GVR the server refuses (401/403/404 before the first sync) fails its
- * pending callers at once; an informer whose every attempt fails TLS
+ * A GVR the server does not serve (404) or forbids (403) before the first
+ * sync fails its pending callers at once with core's `KindNotServedError`
+ * or `WatchForbiddenError`, and is not remembered as a failure:
+ * {@link whenAvailable} tells when to try again. A 401 fails them at once
+ * too (`reason: 'Unauthorized'`); an informer whose every attempt fails TLS
  * verification or is refused a connection fails them after `failFastMs`
  * (3 s); and a GVR that failed to sync turns later callers
  * away at once (`reason: 'BackingOff'`) until its failure window (1 s
@@ -95,10 +94,13 @@ export class InformerWatchManager implements WatchManager {
   private readonly clock: Clock;
   private readonly failFastMs: number;
   private readonly failFastMinAttempts: number;
+  private readonly kindRecheckMs: number;
   private readonly log: Logger;
   /** `allowedResources`, compiled; undefined: every GVR is allowed. */
   private readonly allowList: ResourceAllowList | undefined;
   private isShutdown = false;
+  /** Aborted by `shutdown`: ends every `whenAvailable` wait. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly source: InformerSource,
@@ -118,6 +120,9 @@ export class InformerWatchManager implements WatchManager {
     if (!(this.failFastMinAttempts >= 1) || !Number.isInteger(this.failFastMinAttempts)) {
       throw new RangeError(`InformerWatchManager: failFastMinAttempts must be an integer >= 1, got ${String(this.failFastMinAttempts)}`);
     }
+    this.kindRecheckMs = options.kindRecheckMs ?? DEFAULT_KIND_RECHECK_MS;
+    if (!(this.kindRecheckMs > 0))
+      throw new RangeError(`InformerWatchManager: kindRecheckMs must be > 0, got ${String(this.kindRecheckMs)}`);
     this.allowList = options.allowedResources === undefined ? undefined : new ResourceAllowList(options.allowedResources);
     this.failures = new SyncFailureMemory(this.clock, options.failureBackoff?.initialMs, options.failureBackoff?.maxMs);
     this.log = logger.child({ component: 'watch-manager' });
@@ -197,6 +202,18 @@ export class InformerWatchManager implements WatchManager {
     });
   }
 
+  /**
+   * Resolves once the kind `refusal` refused may be available again (the
+   * informer source's word: a CRD created or changed, RBAC granting the
+   * verb), or when `signal` aborts; never rejects. A source that cannot
+   * tell (no `whenAvailable`) is asked again after `kindRecheckMs`.
+   */
+  whenAvailable(refusal: KindUnavailableError, signal: AbortSignal): Promise<void> {
+    const either = AbortSignal.any([signal, this.stopping.signal]);
+    if (this.source.whenAvailable !== undefined) return this.source.whenAvailable(refusal, either);
+    return sleepOrWake(this.clock, this.kindRecheckMs, either).done;
+  }
+
   /** Drops `ownerId` from `gvr`'s owners; stops the informer when none remains. */
   releaseWatch(gvr: GroupVersionResource, ownerId: string): void {
     const entry = this.entries.get(gvrKey(gvr));
@@ -233,6 +250,7 @@ export class InformerWatchManager implements WatchManager {
   /** Stops every informer and rejects pending `ensureWatch` calls; later calls reject. Idempotent. */
   shutdown(): void {
     this.isShutdown = true;
+    this.stopping.abort();
     for (const entry of [...this.entries.values()]) {
       this.stop(entry, new WatchError(entry.gvr, 'Shutdown', 'the watch manager shut down before the informer synced'));
     }
@@ -344,20 +362,25 @@ export class InformerWatchManager implements WatchManager {
     entry.lastError = err;
     if (entry.synced || entry.waiters.size === 0) return;
     const status = apiStatusOf(err)?.code;
-    const reason = status === undefined ? undefined : FAIL_FAST.get(status);
-    if (reason === undefined) {
+    // kro-diff: a refusal (401/403/404) before the first sync fails the pending callers now, so a missing CRD or
+    // RBAC rule shows at once; in kro they fail only at the sync deadline.
+    const refusal = kindRefusalOf(entry.gvr, err);
+    if (refusal !== undefined) {
+      // Not a failure to remember: the kind comes back through the cluster, and whenAvailable says when.
+      this.log.debug({ gvr: entry.key, status, err: err.message }, 'kind not available before the informer synced; pending owners dropped');
+      for (const owner of [...entry.owners]) this.dropOwner(entry, owner, refusal);
+      return;
+    }
+    if (status !== 401) {
       this.onOtherFailure(entry, err);
       return;
     }
-    // kro-diff: a refusal (401/403/404) before the first sync fails the pending callers now, so a missing CRD or
-    // RBAC rule shows at once; in kro they fail only at the sync deadline.
-    const hint = status === 404 ? ` (${UNSERVED_RESOURCE_HINT})` : '';
     const server = serverOf(err);
     const at = server === undefined ? '' : ` at ${server}`;
     const werr = new WatchError(
       entry.gvr,
-      reason,
-      `the API server${at} answered ${status} before the informer synced: ${err.message}${hint}`,
+      'Unauthorized',
+      `the API server${at} answered ${status} before the informer synced: ${err.message}`,
       {
         cause: err,
         status,
@@ -425,7 +448,7 @@ export class InformerWatchManager implements WatchManager {
     this.failures.record(entry.key, err, status);
   }
 
-  private dropOwner(entry: ManagedInformer, ownerId: string, err: WatchError): void {
+  private dropOwner(entry: ManagedInformer, ownerId: string, err: Error): void {
     for (const w of [...entry.waiters]) {
       if (w.ownerId !== ownerId) continue;
       entry.waiters.delete(w);
@@ -440,7 +463,7 @@ export class InformerWatchManager implements WatchManager {
     }
   }
 
-  private stop(entry: ManagedInformer, err: WatchError): void {
+  private stop(entry: ManagedInformer, err: Error): void {
     if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
     this.clearFailFast(entry);
     for (const w of entry.waiters) {

@@ -21,6 +21,12 @@ export interface InformerWatchManagerOptions {
    * the deadline. Other failures (timeouts, resets, 5xx, 429) never count.
    */
   readonly failFastMs?: number;
+  /**
+   * How long `whenAvailable` waits before a refused kind (not served,
+   * forbidden) is tried again when the informer source cannot tell when it
+   * becomes available (a source without `whenAvailable`). Default 5 000.
+   */
+  readonly kindRecheckMs?: number;
   /** Fewest attempts of such a run before it fails the callers (a restarting server refuses once or twice too). Default 2. */
   readonly failFastMinAttempts?: number;
   /**

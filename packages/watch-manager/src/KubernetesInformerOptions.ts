@@ -2,6 +2,7 @@ import type { KubeConfigLike } from '@protean/transport';
 import type { Logger, LogSummarizer } from '@protean/core';
 import { sharedConnectionPool, type KubeConnectionPool } from '@protean/transport';
 import type { RetryPolicyOptions } from './RetryPolicy.js';
+import type { KindAvailability } from './KindAvailability.js';
 import { ListLimiter } from './ListLimiter.js';
 import { StreamingListSupport } from './StreamingListSupport.js';
 
@@ -95,6 +96,14 @@ export interface KubernetesInformerOptions extends RetryPolicyOptions {
    * Core's `LogSummarizer`; the informers' own are 5 s intervals.
    */
   readonly logSummarizer?: LogSummarizer;
+  /**
+   * What tells a list/watch refused as not served (404) or forbidden (403)
+   * that its kind may be available again, so it tries again then instead
+   * of at the end of its backoff. A `KubernetesInformerSource` shares one
+   * between its informers (and answers `whenAvailable` with it); default:
+   * none (the backoff alone).
+   */
+  readonly kindAvailability?: KindAvailability;
 }
 
 /** See {@link KubernetesInformerOptions.connection}. */
@@ -122,6 +131,7 @@ export interface InformerSettings {
   readonly shardSelector: string | undefined;
   /** The pool requests are streams of; `undefined` = a connection per request (`connection: 'per-request'`). */
   readonly connectionPool: KubeConnectionPool | undefined;
+  readonly kindAvailability: KindAvailability | undefined;
 }
 
 /** Fills in the defaults of `options`, once, so the informer reads named fields only. */
@@ -141,6 +151,7 @@ export function resolveInformerSettings(options: KubernetesInformerOptions): Inf
     listLimiter: listLimiterOf(options.listConcurrency),
     shardSelector: options.shardSelector === '' ? undefined : options.shardSelector,
     connectionPool: resolveConnectionPool(options),
+    kindAvailability: options.kindAvailability,
   };
 }
 

@@ -5,8 +5,10 @@ import {
   validateNamespace,
   type GroupVersionResource,
   type InformerSource,
+  type KindUnavailableError,
   type ListWatchOptions,
 } from '@protean/core';
+import { KindAvailability } from './KindAvailability.js';
 import { KubernetesListWatch } from './KubernetesListWatch.js';
 import { listLimiterOf, type KubernetesInformerOptions } from './KubernetesInformerOptions.js';
 import { INFORMER_LOG_SUMMARY_INTERVAL_MS } from './RetryPolicy.js';
@@ -30,6 +32,9 @@ export type KubernetesInformerSourceOptions = KubernetesInformerOptions;
  * of that group version pages LISTs, and the fallback is logged once.
  * They share one {@link LogSummarizer} too: in an API server outage, the
  * network failures of all of them are one line per cause, then a count.
+ * And one {@link KindAvailability}: a list/watch refused as not served or
+ * forbidden tries again when its CRD changes or RBAC grants the verb, and
+ * the watch manager asks the same (`whenAvailable`) for parked instances.
  *
  * Easy to get wrong: each `createListWatch` call builds a new, unshared
  * source that does nothing until `run`; the cache and sharing per GVR are
@@ -50,12 +55,22 @@ export class KubernetesInformerSource implements InformerSource {
         clock: options.clock ?? realClock,
         intervalMs: INFORMER_LOG_SUMMARY_INTERVAL_MS,
       });
-    this.options = {
+    const shared = {
       ...options,
       streamingListSupport: options.streamingListSupport ?? new StreamingListSupport(),
       listConcurrency: listLimiterOf(options.listConcurrency),
       logSummarizer,
     };
+    this.options = { ...shared, kindAvailability: options.kindAvailability ?? new KindAvailability(shared) };
+  }
+
+  /**
+   * Resolves once the kind `refusal` refused may be available again: its
+   * CRD created or changed, RBAC granting the refused verb (see
+   * {@link KindAvailability}); or when `signal` aborts. Never rejects.
+   */
+  whenAvailable(refusal: KindUnavailableError, signal: AbortSignal): Promise<void> {
+    return this.options.kindAvailability!.whenAvailable(refusal, signal);
   }
 
   createListWatch(gvr: GroupVersionResource, options?: ListWatchOptions): KubernetesListWatch {

@@ -69,15 +69,15 @@ describe('KubernetesListWatch: health', () => {
   it('reports an outage: since its first failure, failures in a row, the last cause and the time to the next attempt; a relist ends it', async () => {
     const { informer, errors } = run();
     await waitFor(() => informer.hasSynced() && server.openWatchCount() === 1);
-    server.faults.failNext(2, 403, { match: isWatch });
+    server.faults.failNext(2, 500, { match: isWatch });
     server.faults.closeWatches();
     await waitFor(() => errors.length === 1);
     expect(informer.health().failing).toEqual({
       forMs: 0,
       consecutive: 1,
       cause: errors[0]!.message,
-      status: 403,
-      reason: 'Forbidden',
+      status: 500,
+      reason: 'InternalError',
       retryInMs: BACKOFF_MS,
     });
     clock.advance(400);
@@ -90,6 +90,35 @@ describe('KubernetesListWatch: health', () => {
     clock.advance(2 * BACKOFF_MS);
     await waitFor(() => informer.health().failing === undefined && server.openWatchCount() === 1);
     expect(informer.health()).toMatchObject({ synced: true, relists: 1 });
+  });
+
+  it('stays failing while the watch is forbidden and the list allowed, naming watch and the resource; relists do not end it, a watch does', async () => {
+    const { informer, errors } = run({ streamingList: 'never' });
+    await waitFor(() => informer.hasSynced() && server.openWatchCount() === 1);
+    server.faults.failNext(2, 403, { match: isWatch });
+    server.faults.closeWatches();
+    // A watch that ended without an event is paced (a short watch) before the next one.
+    await waitFor(() => informer.health().failing?.reason === 'ShortWatch');
+    clock.advance(BACKOFF_MS);
+    await waitFor(() => errors.length === 1);
+    const failing = informer.health().failing!;
+    expect(failing).toMatchObject({ status: 403, reason: 'Forbidden', consecutive: 2 }); // after the short watch
+    expect(failing.cause).toBe(
+      'forbidden to watch configmaps (group "", version v1) at the cluster scope; waiting for RBAC to grant "watch"',
+    );
+
+    const lists = (): number => server.requests().filter((r) => !isWatch(r)).length;
+    const listed = lists();
+    clock.advance(BACKOFF_MS);
+    await waitFor(() => errors.length === 2);
+    expect(lists()).toBe(listed + 1); // the cache is refreshed by a list...
+    expect(informer.health().failing).toMatchObject({ status: 403, consecutive: 3 }); // ...which does not end the outage
+
+    clock.advance(2 * BACKOFF_MS);
+    await waitFor(() => server.openWatchCount() === 1);
+    expect(informer.health().failing).toMatchObject({ status: 403 }); // a watch just opened: not over yet
+    clock.advance(SHORT_WATCH_MS);
+    expect(informer.health().failing).toBeUndefined();
   });
 
   it('keeps a flapping watch (ended at once, without an event) one outage, and ends it once a watch stays open', async () => {

@@ -6,6 +6,7 @@ import {
   silentLogger,
   type Clock,
   type GroupVersionResource,
+  type KindUnavailableError,
   type ListWatch,
   type ListWatchHealth,
   type ListWatchOptions,
@@ -26,6 +27,7 @@ import {
   type InformerSettings,
   type KubernetesInformerOptions,
 } from './KubernetesInformerOptions.js';
+import { kindRefusalOf } from './kindRefusal.js';
 import { KubernetesRequestError, type RequestVerb } from './KubernetesRequestError.js';
 import { LineSplitter } from './LineSplitter.js';
 import type { DecodedListPage } from './decodeListPage.js';
@@ -100,6 +102,8 @@ export class KubernetesListWatch implements ListWatch {
   private current: KubeRequest | undefined;
   private sleepTimer: TimerHandle | undefined;
   private wake: (() => void) | undefined;
+  /** The last watch was refused (403) while lists may be allowed: a list does not end the outage, a watch does. */
+  private watchRefused = false;
   /** Lines the current watch has applied (bookmarks included): its progress. */
   private watchLines = 0;
   /** The collection path, checked once: a GVR or namespace that breaks the naming rules fails the constructor. */
@@ -183,6 +187,7 @@ export class KubernetesListWatch implements ListWatch {
   }
 
   private async loop(): Promise<void> {
+    let availableAgain: KindUnavailableError | undefined;
     while (!this.stopped) {
       let delayMs: number;
       const streaming = this.needList && this.streams() && !this.listOnce;
@@ -200,14 +205,22 @@ export class KubernetesListWatch implements ListWatch {
         if (this.stopped) break;
         const failure = asRequestError(err, this.gvr, this.needList && !streaming ? 'LIST' : 'WATCH');
         if (streaming && this.needList && (this.listInstead(failure) || this.fallBack(failure))) continue;
-        this.report(failure);
+        const refusal = kindRefusalOf(this.gvr, failure, this.settings.namespace);
+        // A kind refused as not served or forbidden is reported as such (health names the verb and the resource).
+        this.report(refusal ?? failure);
         const step = this.retry.onFailure(failure);
         if (step.forgetResourceVersion) this.rvUnavailable = true;
         this.needList ||= step.relist;
+        // Watch forbidden, list allowed: relists keep the cache fresh at the backoff's pace, but only a watch ends it.
+        if (failure.verb === 'WATCH' && failure.status === 403) this.watchRefused = true;
         delayMs = step.delayMs;
-        this.tracker.failed(failure, delayMs);
+        this.tracker.failed(refusal ?? failure, delayMs);
+        // kro-diff: a kind refused as not served or forbidden is tried again as soon as its CRD changes or RBAC grants
+        // the verb (the backoff is the net); kro's informers wait out their backoff.
+        availableAgain = refusal;
       }
-      if (delayMs > 0 && !this.stopped) await this.sleep(delayMs);
+      if (delayMs > 0 && !this.stopped) await this.sleep(delayMs, availableAgain);
+      availableAgain = undefined;
       this.tracker.attempting();
     }
   }
@@ -269,14 +282,14 @@ export class KubernetesListWatch implements ListWatch {
     this.listedOnce = true;
     if (pages > 1) this.paginatedResult = true;
     this.lastSyncRV = resourceVersion;
-    this.retry.succeeded();
+    if (!this.watchRefused) this.retry.succeeded();
     this.listed();
   }
 
   /** The list is complete: the sink swaps it in. */
   private listed(): void {
     this.needList = false;
-    this.tracker.listed();
+    if (!this.watchRefused) this.tracker.listed();
     this.sink!.endList();
   }
 
@@ -303,6 +316,7 @@ export class KubernetesListWatch implements ListWatch {
     const req = this.open('WATCH', q, this.watchAccept);
     try {
       const res = await req.send();
+      this.watchRefused = false;
       this.retry.succeeded();
       this.tracker.watchOpened();
       if (streaming) this.beginInitialEvents(req);
@@ -427,15 +441,22 @@ export class KubernetesListWatch implements ListWatch {
     if (this.current === req) this.current = undefined;
   }
 
-  private sleep(ms: number): Promise<void> {
+  /** Sleeps `ms`, or until the kind `refusal` refused may be available again (when a source's availability can tell). */
+  private sleep(ms: number, refusal?: KindUnavailableError): Promise<void> {
+    const availability = refusal === undefined ? undefined : this.settings.kindAvailability;
     return new Promise((resolve) => {
+      const wait = availability === undefined ? undefined : new AbortController();
       const done = (): void => {
+        if (this.wake !== done) return;
+        if (this.sleepTimer !== undefined) this.clock.clearTimeout(this.sleepTimer);
         this.sleepTimer = undefined;
         this.wake = undefined;
+        wait?.abort();
         resolve();
       };
       this.wake = done;
       this.sleepTimer = this.clock.setTimeout(done, ms);
+      if (wait !== undefined) void availability!.whenAvailable(refusal!, wait.signal).then(done);
     });
   }
 }

@@ -11,6 +11,7 @@ export {
   WATCH_ACCEPT,
 } from './KubernetesInformerOptions.js';
 export { KubernetesInformerSource, type KubernetesInformerSourceOptions } from './KubernetesInformerSource.js';
+export { KindAvailability, type KindAvailabilityOptions } from './KindAvailability.js';
 export { KubernetesRequestError, type KubeStatus, type RequestVerb } from './KubernetesRequestError.js';
 export { resourcePath } from './resourcePath.js';
 export { StreamingListSupport } from './StreamingListSupport.js';

@@ -3,6 +3,7 @@ import type { GroupVersionResource } from '../gvr.js';
 import type { InformerCache, InformerSource, ObjectCacheOptions } from '../informer.js';
 import type { InformerHealth } from '../informerHealth.js';
 import type { Logger } from '../logger.js';
+import type { KindUnavailableError } from '../KindUnavailableError.js';
 
 /**
  * Owner-counted informers, one per GVR (implemented by `InformerWatchManager` in
@@ -29,6 +30,15 @@ export interface WatchManager {
    * second owner asking with a different transform function is refused.
    */
   ensureObjects?(gvr: GroupVersionResource, ownerId: string, options?: ObjectCacheOptions): Promise<void>;
+  /**
+   * Optional: resolves once the kind `refusal` (an `ensureWatch`
+   * rejection) refused may be available again, or when `signal` aborts;
+   * it never rejects. The watch coordinator parks the instances that
+   * declared a watch on the kind until then, and tries again. Absent: a
+   * refused kind's watches are dropped with the pass, and the instance
+   * is only retried on the workers' one-minute recheck.
+   */
+  whenAvailable?(refusal: KindUnavailableError, signal: AbortSignal): Promise<void>;
   /** Drops `ownerId` (and its request for full objects); the informer stops when no owner remains. */
   releaseWatch(gvr: GroupVersionResource, ownerId: string): void;
   getInformer(gvr: GroupVersionResource): InformerCache | undefined;

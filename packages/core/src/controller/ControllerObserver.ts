@@ -7,7 +7,13 @@ import type { GroupVersionResource } from '../gvr.js';
  * - `no_requeue`: the handler rejected with `NoRequeue`; forgotten.
  * - `requeue`: `RequeueNeeded`; added again at once, failure count kept.
  * - `requeue_after`: `RequeueNeededAfter`; failure count reset, added after its delay.
- * - `not_found`: the handler failed with a Kubernetes 404; forgotten (the instance is gone).
+ * - `waiting`: the pass failed on a kind that cannot be watched now (a
+ *   `KindUnavailableError`: not served, or forbidden); not a handler error,
+ *   failure count reset, and the instance is requeued when the kind becomes
+ *   available (the watch coordinator wakes it), or after a minute at the latest.
+ * - `not_found`: the handler failed with a Kubernetes 404 and its instance is
+ *   gone from the parent's cache; forgotten. (A 404 while the instance
+ *   still exists is an `error`.)
  * - `error`: any other failure; retried with backoff.
  * - `cancelled`: the pass was cut off by normal operation (its parent GVR
  *   deregistered, its instance deleted, the controller stopping or its
@@ -16,7 +22,8 @@ import type { GroupVersionResource } from '../gvr.js';
  * - `dropped`: not run (its parent GVR is no longer registered) or failed
  *   once more after `queueMaxRetries` retries; forgotten.
  */
-export type ReconcileOutcome = 'success' | 'requeue' | 'requeue_after' | 'no_requeue' | 'not_found' | 'error' | 'cancelled' | 'dropped';
+export type ReconcileOutcome =
+  'success' | 'requeue' | 'requeue_after' | 'no_requeue' | 'waiting' | 'not_found' | 'error' | 'cancelled' | 'dropped';
 
 /**
  * Hooks a metrics adapter implements to watch a DynamicController work
@@ -32,7 +39,8 @@ export interface ControllerObserver {
   /** For every event of a registered parent GVR, before the generation filter. */
   onParentEvent?(gvr: GroupVersionResource, type: EventType): void;
   /**
-   * For every handler failure that is not a requeue signal, a NotFound nor a cut-off pass (`cancelled`);
+   * For every handler failure that is not a requeue signal, a wait for a kind, a NotFound of a deleted
+   * instance nor a cut-off pass (`cancelled`);
    * `thrownSync` tells a handler that threw before returning its promise.
    */
   onHandlerError?(gvr: GroupVersionResource, err: unknown, thrownSync: boolean): void;

@@ -18,7 +18,8 @@ import {
   type FakeInstancePass,
   type LogRecord,
 } from '../testing/index.js';
-import { WorkerPool, type ParentHandler } from './WorkerPool.js';
+import { KindNotServedError, WatchForbiddenError } from '../KindUnavailableError.js';
+import { KIND_RECHECK_MS, WorkerPool, type ParentHandler } from './WorkerPool.js';
 import { workItemKey } from './workItemKey.js';
 
 const webapps: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
@@ -208,17 +209,50 @@ describe('WorkerPool: handler outcomes', () => {
     expect(p.observer.handlerErrors).toEqual([]);
   });
 
-  it('warns when a handler fails with NotFound while the instance is still cached, and does not retry it either', async () => {
+  it('retries with backoff a handler failing with NotFound while the instance is still cached: a 404 of something else is no deletion', async () => {
     const p = await startPool({ impl: () => Promise.reject(new FakeStatusError(404, 'configmaps "a-config" not found')) });
     cache(p, a);
     p.queue.add(a);
     await settled(p, 1);
+    expect(p.observer.outcomes()).toEqual(['error']);
+    expect(ops(p, 'addRateLimited')).toEqual([`addRateLimited:${MIN_RETRY_MS}`]);
+    expect(p.observer.handlerErrors).toHaveLength(1);
+    await p.clock.advanceAsync(MIN_RETRY_MS);
+    await settled(p, 2);
+    expect(p.handler.count()).toBe(2);
+  });
+
+  it('forgets a still-cached instance whose pass failed with a 404 naming it: deleted before its informer heard', async () => {
+    const p = await startPool({ impl: () => Promise.reject(new FakeStatusError(404, 'webapps "a" not found', 'a')) });
+    cache(p, a);
+    p.queue.add(a);
+    await settled(p, 1);
     expect(p.observer.outcomes()).toEqual(['not_found']);
-    const [warning, ...more] = p.logs.records.filter((r) => r.level >= 40);
-    expect(more).toEqual([]);
-    expect(warning).toMatchObject({ level: 40, item: workItemKey(a), status: 404 });
-    expect(warning!.msg).toContain(`instance ${workItemKey(a)} still exists`);
     expect(p.queue.waiting()).toEqual([]);
+    expect(p.observer.handlerErrors).toEqual([]);
+  });
+
+  it('parks a pass failing on a kind that is not served or forbidden: no failure, no backoff, its declarations kept, one recheck a minute later', async () => {
+    const refusals = [
+      new Error('cannot watch', { cause: new KindNotServedError(webapps, { status: 404, cause: new FakeStatusError(404) }) }),
+      new WatchForbiddenError(webapps, 'watch', { namespace: 'ns', status: 403 }),
+    ];
+    const p = await startPool({ impl: () => Promise.reject(refusals.shift()!) });
+    cache(p, a);
+    p.queue.add(a);
+    await settled(p, 1);
+    expect(p.observer.outcomes()).toEqual(['waiting']);
+    expect(p.observer.handlerErrors).toEqual([]);
+    expect(ops(p, 'addRateLimited')).toEqual([]);
+    expect(ops(p, 'addAfter')).toEqual([`addAfter:${KIND_RECHECK_MS}`]);
+    expect(p.queue.numRequeues(a)).toBe(0);
+    expect(p.coordinator.calls.filter((c) => c.op === 'endPass')).toMatchObject([{ commit: true }]);
+    expect(p.logs.records.filter((r) => r.level >= 40)).toEqual([]);
+    expect(p.pool.activity().recentFailures()).toEqual([]);
+    await p.clock.advanceAsync(KIND_RECHECK_MS);
+    await settled(p, 2);
+    expect(p.observer.outcomes()).toEqual(['waiting', 'waiting']);
+    expect(p.queue.numRequeues(a)).toBe(0);
   });
 
   it('retries a failing handler with per-item exponential backoff until queueMaxRetries, then drops the item', async () => {

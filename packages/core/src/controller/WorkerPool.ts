@@ -1,4 +1,4 @@
-import { apiStatusOf, summarizeError, type ApiStatus } from '../apiStatus.js';
+import { apiStatusChain, apiStatusOf, summarizeError, type ApiStatus } from '../apiStatus.js';
 import { bindWriteRecorder } from '../passWrites.js';
 import { ObjectNotCachedError } from './ObjectNotCachedError.js';
 import type { ObjectReads } from './ObjectReads.js';
@@ -22,6 +22,13 @@ import { workItemKey } from './workItemKey.js';
 
 /** Longest run of back-to-back work items before a worker yields to the event loop. */
 const YIELD_EVERY_MS = 10;
+
+/**
+ * When an instance parked on an unavailable kind runs again at the latest:
+ * the watch coordinator wakes it as soon as the kind is available; this is
+ * the net under a watch manager or coordinator that cannot tell.
+ */
+export const KIND_RECHECK_MS = 60_000;
 
 /** A parent GVR's handler as the workers see it. */
 export interface ParentHandler {
@@ -304,7 +311,9 @@ export class WorkerPool {
    */
   private settle(item: ObjectIdentifiers, pass: InstancePass, outcome: ReconcileOutcome): void {
     try {
-      const succeeded = outcome === 'success' || outcome === 'requeue' || outcome === 'requeue_after' || outcome === 'no_requeue';
+      // A pass waiting for a kind keeps what it declared: its watch of that kind routes as soon as the kind is served.
+      const succeeded =
+        outcome === 'success' || outcome === 'requeue' || outcome === 'requeue_after' || outcome === 'no_requeue' || outcome === 'waiting';
       // kro-diff: a successful pass that declared nothing drops the previous watches, so an instance that stopped
       // depending on children releases their informers; kro keeps the previous set when a pass declares nothing.
       pass.end(succeeded);
@@ -329,15 +338,22 @@ export class WorkerPool {
         this.forget(item, key);
         activity.clearFailure(key);
         return verdict.kind;
-      case 'not_found':
-        // As in the seed system, a NotFound means the instance is gone: forget it.
-        // When the instance is still cached, the 404 came from something else; say so.
-        if (this.instanceExists(item)) {
-          logger.warn(
-            { ...errorFields(err, summarizeError(err), apiStatusOf(err)), item: key },
-            `handler failed with NotFound but instance ${key} still exists; treating it as deleted and not retrying (wrap the error to retry)`,
-          );
+      case 'waiting':
+        // Not a failure of the handler: the kind comes back through the cluster, not through retries. One line per
+        // kind and transition is the coordinator's; here, debug only.
+        this.forget(item, key);
+        activity.clearFailure(key);
+        queue.addAfter(item, KIND_RECHECK_MS, 'requeue');
+        this.againAfter(key, trace, 'requeue', KIND_RECHECK_MS);
+        if (logger.isLevelEnabled('debug')) {
+          logger.debug({ item: key, kind: verdict.refusal.kind, error: verdict.refusal.message }, 'pass waits for a kind');
         }
+        return 'waiting';
+      case 'not_found':
+        // As in the seed system, a NotFound of the instance means it is gone: forget it.
+        // kro-diff: a 404 while the instance is still in its parent's cache that does not name the instance came from
+        // something else (a child, a subresource): the pass failed and is retried with backoff; kro forgets the instance.
+        if (this.instanceExists(item) && !namesInstance(err, item)) break;
         this.forget(item, key);
         activity.clearFailure(key);
         return verdict.kind;
@@ -448,6 +464,16 @@ interface PassFailure {
   readonly thrownSync: boolean;
   readonly cutBy?: PassCancelledError | undefined;
   readonly trace?: PassTrace | undefined;
+}
+
+/**
+ * True when a 404 in `err` names the instance itself (`Status.details.name`):
+ * the handler read or wrote its own instance, deleted before its informer
+ * heard of it.
+ */
+function namesInstance(err: unknown, item: ObjectIdentifiers): boolean {
+  for (const status of apiStatusChain(err)) if (status.code === 404 && status.name === item.name) return true;
+  return false;
 }
 
 /** A pass's trace and span ids as log fields (OpenTelemetry's log conventions), none while tracing is off. */

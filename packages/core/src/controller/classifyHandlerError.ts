@@ -1,4 +1,5 @@
 import { isNotFound } from '../isNotFound.js';
+import { KindUnavailableError } from '../KindUnavailableError.js';
 import { NoRequeue, RequeueNeeded, RequeueNeededAfter } from '../requeue.js';
 
 /** What the worker does with an item whose handler failed with a given error. */
@@ -6,6 +7,7 @@ export type HandlerErrorClass =
   | { readonly kind: 'no_requeue' }
   | { readonly kind: 'requeue' }
   | { readonly kind: 'requeue_after'; readonly delayMs: number }
+  | { readonly kind: 'waiting'; readonly refusal: KindUnavailableError }
   | { readonly kind: 'not_found' }
   | { readonly kind: 'error' };
 
@@ -15,18 +17,25 @@ const MAX_CAUSE_DEPTH = 8;
 /**
  * Classifies a handler failure the way the seed system's worker does:
  * requeue signals first (also when wrapped as the `cause` of another error,
- * like Go's `errors.As`), then a Kubernetes NotFound, else a plain error.
+ * like Go's `errors.As`), then a kind that cannot be watched now
+ * ({@link KindUnavailableError}: waiting, not failing), then a Kubernetes
+ * NotFound, else a plain error.
  *
  * Easy to get wrong: `RequeueNeededAfter` extends `RequeueNeeded`, so it
  * must be tested first.
  */
 export function classifyHandlerError(err: unknown): HandlerErrorClass {
   let e: unknown = err;
+  let refusal: KindUnavailableError | undefined;
   for (let depth = 0; e instanceof Error && depth < MAX_CAUSE_DEPTH; depth++) {
     if (e instanceof NoRequeue) return { kind: 'no_requeue' };
     if (e instanceof RequeueNeededAfter) return { kind: 'requeue_after', delayMs: e.delayMs };
     if (e instanceof RequeueNeeded) return { kind: 'requeue' };
+    if (e instanceof KindUnavailableError) refusal ??= e;
     e = e.cause;
   }
+  // kro-diff: a kind that is not served or not allowed (its 404 or 403 in the cause chain) parks the instance on the
+  // kind; kro counts it as a handler error, and its 404 as "instance gone".
+  if (refusal !== undefined) return { kind: 'waiting', refusal };
   return isNotFound(err) ? { kind: 'not_found' } : { kind: 'error' };
 }

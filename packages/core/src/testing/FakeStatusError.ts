@@ -7,10 +7,14 @@
 export class FakeStatusError extends Error {
   override readonly name = 'FakeStatusError';
   readonly status: number;
+  /** A `Status` body naming the object the answer is about, when `object` was given. */
+  readonly body: { readonly details: { readonly name: string } } | undefined;
 
-  constructor(status: number, message = defaultMessage(status)) {
+  /** `object`: the name a NotFound names (`Status.details.name`), as the server sends it for a missing object. */
+  constructor(status: number, message = defaultMessage(status), object?: string) {
     super(`${status}: ${message}`);
     this.status = status;
+    this.body = object === undefined ? undefined : { details: { name: object } };
   }
 }
 

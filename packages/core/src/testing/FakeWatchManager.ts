@@ -1,4 +1,12 @@
-import { gvrKey, type EventHandler, type GroupVersionResource, type InformerCache, type WatchEvent, type WatchManager } from '../index.js';
+import {
+  gvrKey,
+  type EventHandler,
+  type GroupVersionResource,
+  type InformerCache,
+  type KindUnavailableError,
+  type WatchEvent,
+  type WatchManager,
+} from '../index.js';
 import { FakeInformer } from './FakeInformer.js';
 import { FakeInformerError } from './FakeInformerError.js';
 
@@ -61,6 +69,8 @@ export class FakeWatchManager implements WatchManager {
   private readonly failures = new Map<string, Error>();
   private readonly planned = new Map<string, Error>();
   private readonly pending: PendingSync[] = [];
+  /** GVR key -> the `whenAvailable` waits not ended yet. */
+  private readonly availabilityWaits = new Map<string, Set<() => void>>();
   private stopped = false;
 
   /** Takes the options, or just the `onEvent` handler. */
@@ -101,6 +111,37 @@ export class FakeWatchManager implements WatchManager {
     });
   }
 
+  /**
+   * Resolves when the test calls {@link announceAvailable} for the refused
+   * GVR, when `signal` aborts, or at {@link shutdown}. Not recorded in {@link calls}.
+   */
+  whenAvailable(refusal: KindUnavailableError, signal: AbortSignal): Promise<void> {
+    const key = gvrKey(refusal.gvr);
+    return new Promise<void>((resolve) => {
+      if (this.stopped || signal.aborted) return resolve();
+      let waits = this.availabilityWaits.get(key);
+      if (waits === undefined) this.availabilityWaits.set(key, (waits = new Set()));
+      const done = (): void => {
+        waits.delete(done);
+        if (waits.size === 0 && this.availabilityWaits.get(key) === waits) this.availabilityWaits.delete(key);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      waits.add(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** Ends every `whenAvailable` wait for `gvr`: the kind may be available again. */
+  announceAvailable(gvr: GroupVersionResource): void {
+    for (const done of [...(this.availabilityWaits.get(gvrKey(gvr)) ?? [])]) done();
+  }
+
+  /** How many `whenAvailable` waits for `gvr` have not ended. */
+  availabilityWaitsFor(gvr: GroupVersionResource): number {
+    return this.availabilityWaits.get(gvrKey(gvr))?.size ?? 0;
+  }
+
   releaseWatch(gvr: GroupVersionResource, ownerId: string): void {
     this.calls.push({ op: 'release', gvr, ownerId });
     const key = gvrKey(gvr);
@@ -125,6 +166,7 @@ export class FakeWatchManager implements WatchManager {
   shutdown(): void {
     this.stopped = true;
     this.watches.clear();
+    for (const waits of [...this.availabilityWaits.values()]) for (const done of [...waits]) done();
     for (const p of this.pending.splice(0)) p.reject(shutDownError(p.key));
   }
 

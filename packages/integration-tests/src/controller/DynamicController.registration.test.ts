@@ -69,7 +69,7 @@ describe('DynamicController register and deregister', () => {
     expect(syncErr.message).toContain('demo.protean.dev/v1/webapps');
     expect(syncErr.gvr).toEqual(parent);
     // The 404 fails the sync at once (no sync timeout), and is kept as the cause.
-    expect(syncErr.cause).toMatchObject({ name: 'WatchError', reason: 'NotFound' });
+    expect(syncErr.cause).toMatchObject({ name: 'KindNotServedError', reason: 'NotFound' });
     expect(t.controller.registeredGVRs()).toEqual([]);
     expect(t.controller.hasSynced(parent)).toBe(false);
     expect(t.source.informer(parent)!.isStopped()).toBe(true);

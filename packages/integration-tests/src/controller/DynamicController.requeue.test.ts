@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { requeue, type GroupVersionResource, type Handler, type ObjectIdentifiers } from '@protean/core';
+import { gvrKey, requeue, type GroupVersionResource, type Handler, type ObjectIdentifiers } from '@protean/core';
 import {
   createTestController,
   FakeClock,
@@ -101,8 +101,8 @@ describe('DynamicController requeue outcomes', () => {
     expect(observer.outcomes()).toEqual(['requeue', 'success']);
   });
 
-  it('forgets an item whose handler fails with a NotFound, without retrying', async () => {
-    const h = scripted([fail(new FakeStatusError(404))]);
+  it('forgets an item whose handler fails with a NotFound naming its instance, without retrying', async () => {
+    const h = scripted([fail(new FakeStatusError(404, 'webapps "a" not found', 'a'))]);
     await run(h.handler);
     await t.waitFor(() => observer.outcomes().length === 1);
     expect(observer.outcomes()).toEqual(['not_found']);
@@ -112,22 +112,29 @@ describe('DynamicController requeue outcomes', () => {
     expect(t.controller.queueLength()).toBe(0);
   });
 
-  it('warns when a handler fails with NotFound while its instance still exists, and stays quiet once it is gone', async () => {
+  it('retries a handler failing with a NotFound of something else while its instance exists, and forgets it once it is gone', async () => {
     logs = new LogRecorder('warn');
-    t = createTestController({ logFailures: false, logger: logs.logger });
+    clock = new FakeClock();
+    t = createTestController({ logFailures: false, logger: logs.logger, clock });
     t.source.add(parent, { name: 'a', namespace: 'ns' });
     t.source.add(parent, { name: 'b', namespace: 'ns' });
     const h = new HandlerRecorder(async (req) => {
-      if (req.name === 'b') t.source.delete(parent, { namespace: 'ns', name: 'b' });
-      throw new FakeStatusError(404);
+      if (req.name === 'b') {
+        if (t.source.get(parent, req) !== undefined) t.source.delete(parent, req);
+        await t.waitFor(() => t.controller.informer(parent)?.get(req) === undefined);
+      }
+      throw new FakeStatusError(404, 'configmaps "child" not found', 'child');
     });
     await t.start();
     await t.register(parent, h.handler);
-    await t.waitFor(() => h.keys().includes('ns/a') && h.keys().includes('ns/b'));
-    await t.waitFor(() => t.controller.queueLength() === 0);
-    const warnings = logs.find('handler failed with NotFound');
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]!.msg).toContain('ns/a');
+    await t.waitFor(() => h.keys().includes('ns/a') && h.keys().includes('ns/b') && t.controller.queueLength() === 0);
+    // a: still there, so the 404 was about something else: retried with backoff, like any failure.
+    expect(logs.find('handler failed; retrying with backoff').map((r) => r['item'])).toEqual([`${gvrKey(parent)}|ns/a`]);
+    // b: gone from the cache, so nothing to retry (its deletion ran one more pass, which also found it gone).
+    const bPasses = h.keys().filter((k) => k === 'ns/b').length;
+    await clock.advanceAsync(60_000);
+    await t.waitFor(() => h.keys().filter((k) => k === 'ns/a').length >= 2);
+    expect(h.keys().filter((k) => k === 'ns/b')).toHaveLength(bPasses);
   });
 
   it('keeps the event loop turning while a handler requeues itself at once, forever', async () => {

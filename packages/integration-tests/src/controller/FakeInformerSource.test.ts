@@ -81,7 +81,7 @@ describe('FakeInformerSource', () => {
     source.failSync(gvr);
     const wm = watchManager(source);
     const err = await wm.ensureWatch(gvr, 'test').catch((e: unknown) => e);
-    expect(err).toMatchObject({ name: 'WatchError', reason: 'NotFound' });
+    expect(err).toMatchObject({ name: 'KindNotServedError', reason: 'NotFound' });
     expect((err as Error).cause).toBeInstanceOf(FakeStatusError);
     expect(source.informer(gvr)!.isStopped()).toBe(true);
 

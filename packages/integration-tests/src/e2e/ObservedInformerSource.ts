@@ -1,4 +1,11 @@
-import { gvrKey, type GroupVersionResource, type InformerSource, type ListWatch, type ListWatchSink } from '@protean/core';
+import {
+  gvrKey,
+  type GroupVersionResource,
+  type KindUnavailableError,
+  type InformerSource,
+  type ListWatch,
+  type ListWatchSink,
+} from '@protean/core';
 
 /** A list/watch failure an informer reported, with the GVR it belongs to. */
 export interface ObservedWatchError {
@@ -16,7 +23,11 @@ export class ObservedInformerSource implements InformerSource {
   readonly watchErrors: ObservedWatchError[] = [];
   private readonly created: string[] = [];
 
-  constructor(private readonly inner: InformerSource) {}
+  whenAvailable?(refusal: KindUnavailableError, signal: AbortSignal): Promise<void>;
+
+  constructor(private readonly inner: InformerSource) {
+    if (inner.whenAvailable !== undefined) this.whenAvailable = inner.whenAvailable.bind(inner);
+  }
 
   createListWatch(gvr: GroupVersionResource): ListWatch {
     const key = gvrKey(gvr);
