@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { DeletedFinalStateUnknown, KindNotServedError, silentLogger, type WatchEvent } from '@protean/core';
-import { KubernetesInformerSource, LIST_ACCEPT, WATCH_ACCEPT, WatchError, InformerWatchManager } from '@protean/watch-manager';
+import { KubernetesInformerSource, LIST_ACCEPT, WATCH_ACCEPT, InformerWatchManager } from '@protean/watch-manager';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import {
   CONFIGMAPS,
