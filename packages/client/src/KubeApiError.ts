@@ -1,4 +1,4 @@
-import { UNSERVED_RESOURCE_HINT } from '@protean/core';
+import { KindNotServedError, UNSERVED_RESOURCE_HINT, type GroupVersionResource } from '@protean/core';
 import type { KubeHttpResponse } from './KubeTransport.js';
 
 /** A `metav1.StatusCause`. */
@@ -30,6 +30,10 @@ export interface RequestDescription {
   readonly path: string;
   /** `configmaps default/a`, `widgets.example.com w`. */
   readonly target: string;
+  /** The resource asked for: a 404 that names no object carries core's `KindNotServedError` of it as its `cause`. */
+  readonly gvr?: GroupVersionResource;
+  /** The namespace of the request, if any. */
+  readonly namespace?: string;
 }
 
 /**
@@ -41,7 +45,9 @@ export interface RequestDescription {
  * A 404 that names no object (the resource itself is not served: a CRD not
  * installed or not yet established, a kind or singular given as `resource`)
  * says so in the message, with core's `UNSERVED_RESOURCE_HINT`, as
- * `DynamicController.register` does.
+ * `DynamicController.register` does, and carries core's `KindNotServedError`
+ * as its `cause`: a handler failing with it waits for the kind (outcome
+ * `waiting`) instead of being taken for deleted.
  *
  * Easy to get wrong: a 409 is either a stale `resourceVersion` (reason
  * `Conflict`, retry after re-reading: see `KubeClient.modify`) or, for
@@ -72,7 +78,15 @@ export class KubeApiError extends Error {
     const code = `${status}${reason === undefined || reason === '' ? '' : ` ${reason}`}`;
     // A plain-text "404 page not found" already starts with the code: say it once.
     const text = serverMessage.startsWith(`${code} `) ? serverMessage : `${code}: ${serverMessage}`;
-    super(`${request.method} ${request.target}: ${text}${isUnservedResource(status, body) ? ` (${UNSERVED_RESOURCE_HINT})` : ''}`);
+    const unserved = isUnservedResource(status, body);
+    const cause =
+      unserved && request.gvr !== undefined
+        ? new KindNotServedError(request.gvr, { namespace: request.namespace === '' ? undefined : request.namespace, status })
+        : undefined;
+    super(
+      `${request.method} ${request.target}: ${text}${unserved ? ` (${UNSERVED_RESOURCE_HINT})` : ''}`,
+      cause === undefined ? undefined : { cause },
+    );
     this.status = status;
     this.reason = reason === '' ? undefined : reason;
     this.serverMessage = serverMessage;

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { InvalidGroupVersionResourceError, InvalidObjectNameError, UNSERVED_RESOURCE_HINT, type GroupVersionResource } from '@protean/core';
+import {
+  InvalidGroupVersionResourceError,
+  InvalidObjectNameError,
+  kindUnavailableOf,
+  UNSERVED_RESOURCE_HINT,
+  type GroupVersionResource,
+} from '@protean/core';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import { KubeApiError } from './KubeApiError.js';
 import { KubeClient } from './KubeClient.js';
@@ -65,8 +71,11 @@ describe('KubeClient errors that name the fix', () => {
       .catch((e: unknown) => e);
     expect(unserved).toBeInstanceOf(KubeApiError);
     expect((unserved as Error).message).toBe(`GET configmap default/a: 404 page not found (${UNSERVED_RESOURCE_HINT})`);
+    // A kind not served, for the controller: the pass waits for it instead of taking its instance for deleted.
+    expect(kindUnavailableOf(unserved)).toMatchObject({ name: 'KindNotServedError', gvr: { resource: 'configmap' }, namespace: 'default' });
     const missing = await client.get(configmaps, { namespace: 'default', name: 'nope' }).catch((e: unknown) => e);
     expect((missing as Error).message).toBe('GET configmaps default/nope: 404 NotFound: configmaps "nope" not found');
+    expect(kindUnavailableOf(missing)).toBeUndefined();
   });
 
   it('checks the name in a create body before sending it, naming the bad name', async () => {

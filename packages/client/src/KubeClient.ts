@@ -408,6 +408,8 @@ export class KubeClient {
       target:
         describe(call.gvr, { namespace: call.namespace, name: call.name ?? '' }) +
         (call.subresource === undefined ? '' : `/${call.subresource}`),
+      gvr: call.gvr,
+      ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
     };
     if (call.method !== 'GET') {
       // Checked again by the transport right before the stream opens: a freeze during credentials or connecting

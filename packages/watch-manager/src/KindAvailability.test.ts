@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { KindNotServedError, WatchForbiddenError, type GroupVersionResource } from '@protean/core';
 import { track, waitFor } from '@protean/core/testing';
-import { InMemoryApiServer } from '@protean/in-memory-apiserver';
+import { InMemoryApiServer, type NewKubeObject } from '@protean/in-memory-apiserver';
 import { KindAvailability, type KindAvailabilityOptions } from './KindAvailability.js';
 
 /*
@@ -34,7 +34,7 @@ function signal(): AbortSignal {
   return abort.signal;
 }
 
-function gizmoCrd(): Record<string, unknown> {
+function gizmoCrd(): NewKubeObject {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',

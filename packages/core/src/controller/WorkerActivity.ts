@@ -46,11 +46,49 @@ export class WorkerActivity {
   private readonly failed = new Map<string, FailureRecord>();
   /** Items with a failure count in the queue's rate limiter (retried with backoff, not forgotten since), by key. */
   private readonly backingOff = new Map<string, ObjectIdentifiers>();
+  /** Items parked on an unavailable kind, by key: what ends each one's wait. */
+  private readonly parked = new Map<string, AbortController>();
 
   constructor(
     private readonly clock: Clock,
     private readonly failureLimit = RECENT_FAILURES_LIMIT,
   ) {}
+
+  /**
+   * Parks `key` on a kind until its wait ends (`wait` resolves, or the
+   * signal it is given aborts); false, starting nothing, when the key is
+   * already parked: one wait per item.
+   */
+  park(key: string, wait: (signal: AbortSignal) => Promise<void>, then: () => void): boolean {
+    if (this.parked.has(key)) return false;
+    const abort = new AbortController();
+    this.parked.set(key, abort);
+    void wait(abort.signal).then(
+      () => this.unpark(key, abort, then),
+      () => this.unpark(key, abort, then),
+    );
+    return true;
+  }
+
+  /** Ends the waits of every parked item of `parent` (deregistered), or of all when `parent` is undefined (shutdown); nothing is requeued. */
+  releaseParked(parent?: string): void {
+    for (const [key, abort] of [...this.parked]) {
+      if (parent !== undefined && !key.startsWith(`${parent}|`)) continue;
+      this.parked.delete(key);
+      abort.abort();
+    }
+  }
+
+  /** Items parked on a kind now. */
+  parkedCount(): number {
+    return this.parked.size;
+  }
+
+  private unpark(key: string, abort: AbortController, then: () => void): void {
+    if (this.parked.get(key) !== abort) return;
+    this.parked.delete(key);
+    if (!abort.signal.aborted) then();
+  }
 
   begin(key: string, item: ObjectIdentifiers, trace?: PassTraceIds): void {
     this.running.set(key, trace === undefined ? { item, startedAtMs: this.clock.now() } : { item, startedAtMs: this.clock.now(), trace });

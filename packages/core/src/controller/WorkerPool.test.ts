@@ -10,6 +10,7 @@ import {
   FakeWatchManager,
   FakeWorkQueue,
   fakeObject,
+  flushMicrotasks,
   HandlerRecorder,
   LogRecorder,
   ObserverRecorder,
@@ -37,6 +38,7 @@ interface Pool {
   readonly coordinator: FakeWatchCoordinator;
   /** The parent informer: what it caches is what the pool takes to exist. */
   readonly informer: FakeInformer;
+  readonly watchManager: FakeWatchManager;
   readonly parents: Map<string, ParentHandler>;
   readonly abort: AbortController;
   readonly logs: LogRecorder;
@@ -54,6 +56,8 @@ interface PoolOptions {
   readonly queue?: FakeWorkQueue<ObjectIdentifiers>;
   /** Default 'debug'. */
   readonly logLevel?: 'debug' | 'info';
+  /** A watch manager without `whenAvailable` (one that cannot tell when a refused kind is back). */
+  readonly noWhenAvailable?: boolean;
 }
 
 const started: Pool[] = [];
@@ -84,6 +88,7 @@ async function startPool(options: PoolOptions = {}): Promise<Pool> {
       limits: { minRetryDelayMs: MIN_RETRY_MS, maxRetryDelayMs: MAX_RETRY_MS },
     });
   const watchManager = new FakeWatchManager();
+  if (options.noWhenAvailable === true) Object.assign(watchManager, { whenAvailable: undefined });
   await watchManager.ensureWatch(webapps, 'parent');
   const informer = watchManager.getInformer(webapps) as FakeInformer;
   const coordinator = options.coordinator ?? new FakeWatchCoordinator();
@@ -104,7 +109,7 @@ async function startPool(options: PoolOptions = {}): Promise<Pool> {
     logger: logs.logger,
   });
   const running = pool.run(options.workers ?? 1);
-  const p: Pool = { pool, queue, clock, coordinator, informer, parents, abort, logs, observer, handler, running };
+  const p: Pool = { pool, queue, clock, coordinator, informer, watchManager, parents, abort, logs, observer, handler, running };
   started.push(p);
   return p;
 }
@@ -232,27 +237,64 @@ describe('WorkerPool: handler outcomes', () => {
     expect(p.observer.handlerErrors).toEqual([]);
   });
 
-  it('parks a pass failing on a kind that is not served or forbidden: no failure, no backoff, its declarations kept, one recheck a minute later', async () => {
+  it('parks a pass failing on a kind that is not served or forbidden: no failure, no backoff, its declarations kept; it runs again when the kind is available', async () => {
     const refusals = [
       new Error('cannot watch', { cause: new KindNotServedError(webapps, { status: 404, cause: new FakeStatusError(404) }) }),
       new WatchForbiddenError(webapps, 'watch', { namespace: 'ns', status: 403 }),
     ];
-    const p = await startPool({ impl: () => Promise.reject(refusals.shift()!) });
+    const p = await startPool({ impl: () => (refusals.length === 0 ? Promise.resolve() : Promise.reject(refusals.shift()!)) });
     cache(p, a);
     p.queue.add(a);
     await settled(p, 1);
     expect(p.observer.outcomes()).toEqual(['waiting']);
     expect(p.observer.handlerErrors).toEqual([]);
-    expect(ops(p, 'addRateLimited')).toEqual([]);
-    expect(ops(p, 'addAfter')).toEqual([`addAfter:${KIND_RECHECK_MS}`]);
+    expect(ops(p, 'addRateLimited', 'addAfter')).toEqual([]);
     expect(p.queue.numRequeues(a)).toBe(0);
     expect(p.coordinator.calls.filter((c) => c.op === 'endPass')).toMatchObject([{ commit: true }]);
     expect(p.logs.records.filter((r) => r.level >= 40)).toEqual([]);
     expect(p.pool.activity().recentFailures()).toEqual([]);
-    await p.clock.advanceAsync(KIND_RECHECK_MS);
+    expect(p.watchManager.availabilityWaitsFor(webapps)).toBe(1);
+    // Nothing runs it again but the kind: not the clock.
+    await p.clock.advanceAsync(KIND_RECHECK_MS * 10);
+    expect(p.handler.count()).toBe(1);
+
+    p.watchManager.announceAvailable(webapps);
     await settled(p, 2);
     expect(p.observer.outcomes()).toEqual(['waiting', 'waiting']);
+    // Still refused (forbidden now): parked again, one wait.
+    expect(p.watchManager.availabilityWaitsFor(webapps)).toBe(1);
+    p.watchManager.announceAvailable(webapps);
+    await settled(p, 3);
+    expect(p.observer.outcomes()).toEqual(['waiting', 'waiting', 'success']);
     expect(p.queue.numRequeues(a)).toBe(0);
+  });
+
+  it('parks each item once, and ends the waits of a deregistered parent without running it again', async () => {
+    const p = await startPool({ impl: () => Promise.reject(new KindNotServedError(webapps)) });
+    cache(p, a);
+    p.queue.add(a);
+    await settled(p, 1);
+    p.queue.add(a);
+    await settled(p, 2);
+    expect(p.watchManager.availabilityWaitsFor(webapps)).toBe(1);
+    expect(p.pool.activity().parkedCount()).toBe(1);
+    p.pool.forgetParent(webapps);
+    await flushMicrotasks();
+    expect(p.watchManager.availabilityWaitsFor(webapps)).toBe(0);
+    expect(p.pool.activity().parkedCount()).toBe(0);
+    expect(p.queue.len()).toBe(0);
+    expect(p.handler.count()).toBe(2);
+  });
+
+  it('without a watch manager that can tell, runs a parked item again after KIND_RECHECK_MS', async () => {
+    const p = await startPool({ impl: () => Promise.reject(new KindNotServedError(webapps)), noWhenAvailable: true });
+    cache(p, a);
+    p.queue.add(a);
+    await settled(p, 1);
+    expect(ops(p, 'addAfter')).toEqual([`addAfter:${KIND_RECHECK_MS}`]);
+    await p.clock.advanceAsync(KIND_RECHECK_MS);
+    await settled(p, 2);
+    expect(p.handler.count()).toBe(2);
   });
 
   it('retries a failing handler with per-item exponential backoff until queueMaxRetries, then drops the item', async () => {

@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import type { InstancePass, QueueGetResult, RateLimitingQueue, Validity, WatchCoordinator, WatchManager } from '../contracts/index.js';
 import { gvrKey, namespacedNameKey, type GroupVersionResource, type ObjectIdentifiers } from '../gvr.js';
 import type { Handler, ReconcileContext } from '../handler.js';
+import type { KindUnavailableError } from '../KindUnavailableError.js';
 import type { Logger } from '../logger.js';
 import { LogSummarizer } from '../LogSummarizer.js';
 import { networkErrorCause } from '../networkErrorCause.js';
@@ -24,9 +25,8 @@ import { workItemKey } from './workItemKey.js';
 const YIELD_EVERY_MS = 10;
 
 /**
- * When an instance parked on an unavailable kind runs again at the latest:
- * the watch coordinator wakes it as soon as the kind is available; this is
- * the net under a watch manager or coordinator that cannot tell.
+ * When an instance parked on an unavailable kind runs again under a watch
+ * manager that cannot tell when the kind is back (no `whenAvailable`).
  */
 export const KIND_RECHECK_MS = 60_000;
 
@@ -143,6 +143,7 @@ export class WorkerPool {
   forgetParent(gvr: GroupVersionResource): void {
     const { queue, activity } = this.deps;
     activity.forgetParent(gvrKey(gvr));
+    activity.releaseParked(gvrKey(gvr));
     for (const item of activity.takeBackingOff(gvrKey(gvr))) queue.forget(item);
   }
 
@@ -339,12 +340,11 @@ export class WorkerPool {
         activity.clearFailure(key);
         return verdict.kind;
       case 'waiting':
-        // Not a failure of the handler: the kind comes back through the cluster, not through retries. One line per
-        // kind and transition is the coordinator's; here, debug only.
+        // Not a failure of the handler: the kind comes back through the cluster, not through retries.
         this.forget(item, key);
         activity.clearFailure(key);
-        queue.addAfter(item, KIND_RECHECK_MS, 'requeue');
-        this.againAfter(key, trace, 'requeue', KIND_RECHECK_MS);
+        this.park(item, key, verdict.refusal, trace);
+        // One line per kind and transition is the coordinator's; here, debug only.
         if (logger.isLevelEnabled('debug')) {
           logger.debug({ item: key, kind: verdict.refusal.kind, error: verdict.refusal.message }, 'pass waits for a kind');
         }
@@ -438,6 +438,28 @@ export class WorkerPool {
     if (this.deps.parents.get(gvrKey(item.gvr)) !== parent) return 'deregistered';
     if (this.deps.signal.aborted) return 'stopping';
     return passCancellationOf(err)?.reason;
+  }
+
+  /**
+   * Runs `item` again once the kind `refusal` refused may be available (the
+   * watch manager's `whenAvailable`), one wait per item; without a
+   * `whenAvailable`, after {@link KIND_RECHECK_MS}.
+   */
+  private park(item: ObjectIdentifiers, key: string, refusal: KindUnavailableError, trace: PassTrace | undefined): void {
+    const { queue, watchManager, signal: stopping } = this.deps;
+    if (watchManager.whenAvailable === undefined) {
+      queue.addAfter(item, KIND_RECHECK_MS, 'requeue');
+      this.againAfter(key, trace, 'requeue', KIND_RECHECK_MS);
+      return;
+    }
+    const parked = this.deps.activity.park(
+      key,
+      (signal) => watchManager.whenAvailable!(refusal, AbortSignal.any([signal, stopping])),
+      () => {
+        if (!stopping.aborted) queue.add(item, 'requeue');
+      },
+    );
+    if (parked) this.againAfter(key, trace, 'requeue');
   }
 
   /** The item runs again because of this pass: the next pass links to it. */
