@@ -115,16 +115,16 @@ export class KindAvailability {
     return new Promise<void>((resolve) => {
       if (signal.aborted) return resolve();
       const wait: { timer?: TimerHandle } = {};
-      let leave = (): void => {};
-      const waiter: Waiter = {
-        resolve: () => {
-          if (wait.timer !== undefined) this.clock.clearTimeout(wait.timer);
-          signal.removeEventListener('abort', waiter.resolve);
-          leave();
-          resolve();
-        },
+      let leave = (_aborted: boolean): void => {};
+      const end = (aborted: boolean): void => {
+        if (wait.timer !== undefined) this.clock.clearTimeout(wait.timer);
+        signal.removeEventListener('abort', onAbort);
+        leave(aborted);
+        resolve();
       };
-      signal.addEventListener('abort', waiter.resolve, { once: true });
+      const onAbort = (): void => end(true);
+      const waiter: Waiter = { resolve: () => end(false) };
+      signal.addEventListener('abort', onAbort, { once: true });
       const waitMs =
         refusal instanceof WatchForbiddenError
           ? this.waitForGrant(refusal, waiter, (f) => (leave = f))
@@ -134,7 +134,7 @@ export class KindAvailability {
   }
 
   /** Joins the waiters of the kind's CRD; returns the longest wait. */
-  private waitForCrd(refusal: KindUnavailableError, waiter: Waiter, onLeave: (leave: () => void) => void): number {
+  private waitForCrd(refusal: KindUnavailableError, waiter: Waiter, onLeave: (leave: (aborted: boolean) => void) => void): number {
     const { group, resource } = refusal.gvr;
     // No CRD can serve the core group.
     if (group === '' || !(refusal instanceof KindNotServedError)) return this.fallbackMs;
@@ -145,17 +145,18 @@ export class KindAvailability {
     let waiters = this.notServed.get(name);
     if (waiters === undefined) this.notServed.set(name, (waiters = new Set()));
     waiters.add(waiter);
-    onLeave(() => {
+    onLeave((aborted) => {
       waiters.delete(waiter);
       if (waiters.size === 0 && this.notServed.get(name) === waiters) this.notServed.delete(name);
-      if (this.notServed.size === 0) this.scheduleCrdStop();
+      // Given up (a shutdown, a released watch): no retry follows, so no grace either.
+      if (this.notServed.size === 0) this.scheduleCrdStop(aborted ? 0 : this.graceMs);
     });
     this.startCrds();
     return this.crdsRefused ? this.fallbackMs : this.crdFallbackMs;
   }
 
   /** Joins (or starts) the probe of the refused verb; returns the longest wait. */
-  private waitForGrant(refusal: WatchForbiddenError, waiter: Waiter, onLeave: (leave: () => void) => void): number {
+  private waitForGrant(refusal: WatchForbiddenError, waiter: Waiter, onLeave: (leave: (aborted: boolean) => void) => void): number {
     const { group, resource } = refusal.gvr;
     const attributes: Record<string, string> = { verb: refusal.verb, group, resource };
     if (refusal.namespace !== undefined) attributes['namespace'] = refusal.namespace;
@@ -282,16 +283,26 @@ export class KindAvailability {
     for (const waiters of this.notServed.values()) for (const w of [...waiters]) w.resolve();
   }
 
-  private scheduleCrdStop(): void {
-    if (this.crds === undefined || this.crdStopTimer !== undefined) return;
+  private scheduleCrdStop(afterMs: number): void {
+    if (this.crds === undefined) return;
+    if (afterMs === 0) {
+      if (this.crdStopTimer !== undefined) this.clock.clearTimeout(this.crdStopTimer);
+      this.crdStopTimer = undefined;
+      this.stopCrds();
+      return;
+    }
+    if (this.crdStopTimer !== undefined) return;
     const timer = this.clock.setTimeout(() => {
       this.crdStopTimer = undefined;
-      if (this.notServed.size !== 0) return;
-      this.crds?.abort.abort();
-      this.crds = undefined;
-      this.changedAt.clear();
-    }, this.graceMs);
+      if (this.notServed.size === 0) this.stopCrds();
+    }, afterMs);
     (timer as { unref?: () => void }).unref?.();
     this.crdStopTimer = timer;
+  }
+
+  private stopCrds(): void {
+    this.crds?.abort.abort();
+    this.crds = undefined;
+    this.changedAt.clear();
   }
 }
