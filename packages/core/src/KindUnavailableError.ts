@@ -1,3 +1,4 @@
+import { apiStatusOf } from './apiStatus.js';
 import { gvrKey, type GroupVersionResource } from './gvr.js';
 import { UNSERVED_RESOURCE_HINT } from './unservedResourceHint.js';
 
@@ -61,8 +62,7 @@ export class KindNotServedError extends KindUnavailableError {
     super(
       gvr,
       'NotFound',
-      `${gvrKey(gvr)} is not served by the API server${details.server === undefined ? '' : ` at ${details.server}`} ` +
-        `(${UNSERVED_RESOURCE_HINT}); waiting for it to be served`,
+      `${gvrKey(gvr)} is not served${answered(details)} (${UNSERVED_RESOURCE_HINT}); waiting for it to be served`,
       details,
     );
   }
@@ -79,12 +79,20 @@ export class WatchForbiddenError extends KindUnavailableError {
     super(
       gvr,
       'Forbidden',
-      `forbidden to ${verb} ${gvr.resource} (group ${JSON.stringify(gvr.group)}, version ${gvr.version}) ${where}; ` +
+      `forbidden to ${verb} ${gvr.resource} (group ${JSON.stringify(gvr.group)}, version ${gvr.version}) ${where}${answered(details)}; ` +
         `waiting for RBAC to grant "${verb}"`,
       details,
     );
     this.verb = verb;
   }
+}
+
+/** `: the API server at URL answered 403: its message`, from what is known of the answer. */
+function answered(details: KindRefusalDetails): string {
+  if (details.status === undefined) return '';
+  const at = details.server === undefined ? '' : ` at ${details.server}`;
+  const said = apiStatusOf(details.cause)?.message;
+  return `: the API server${at} answered ${details.status}${said === undefined ? '' : `: ${said.length > 200 ? `${said.slice(0, 200)}…` : said}`}`;
 }
 
 /** The {@link KindUnavailableError} that `err` is or carries along its `cause` chain, if any. */

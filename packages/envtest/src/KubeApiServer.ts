@@ -58,8 +58,12 @@ export interface KubeApiServer {
   readonly etcdUrl: string;
   /** SIGTERM kube-apiserver then etcd, wait for both to exit, delete the temp dir. Idempotent. */
   stop(): Promise<void>;
-  /** Restart kube-apiserver only, on the same port against the same etcd data; resolves once `/readyz` is ok. */
-  restart(): Promise<void>;
+  /**
+   * Restart kube-apiserver only, on the same port against the same etcd
+   * data; resolves once `/readyz` is ok. `kill: true` SIGKILLs it (a crash)
+   * instead of stopping it with SIGTERM.
+   */
+  restart(options?: { readonly kill?: boolean }): Promise<void>;
   /**
    * Compacts etcd at its current revision and records it in `compact_rev_key`
    * (as kube-apiserver's own compactor does); returns that revision. Older

@@ -64,6 +64,13 @@ export class ManagedProcess {
     return this.exit === undefined;
   }
 
+  /** SIGKILL at once (a crash: no shutdown of its own); resolves once it exited. Idempotent. */
+  async kill(): Promise<ProcessExit> {
+    if (this.exit !== undefined) return this.exit;
+    this.child.kill('SIGKILL');
+    return this.exited;
+  }
+
   /** SIGTERM, then SIGKILL if still running after `graceMs`; resolves once it exited. Idempotent. */
   async stop(graceMs = 15_000): Promise<ProcessExit> {
     if (this.exit !== undefined) return this.exit;

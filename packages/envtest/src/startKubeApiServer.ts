@@ -183,10 +183,11 @@ class RealKubeApiServer implements KubeApiServer {
     if (this.stopping !== undefined) throw new Error(`cannot ${what}: the kube-apiserver harness on ${this.url} was stopped`);
   }
 
-  async restart(): Promise<void> {
+  async restart(options: { readonly kill?: boolean } = {}): Promise<void> {
     this.assertRunning('restart');
-    this.apiLog.push('[harness] restarting kube-apiserver');
-    await this.apiServer?.stop();
+    this.apiLog.push(`[harness] restarting kube-apiserver${options.kill === true ? ' (SIGKILL)' : ''}`);
+    if (options.kill === true) await this.apiServer?.kill();
+    else await this.apiServer?.stop();
     // The port was just released by the old process; retry briefly should something else grab it.
     await this.startApiServer(Date.now() + this.startTimeoutMs, BIND_ATTEMPTS);
   }

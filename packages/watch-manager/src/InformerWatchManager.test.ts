@@ -242,7 +242,7 @@ describe('InformerWatchManager refusal and failure memory', () => {
     expect(err.status).toBe(404);
     expect(err.cause).toBe(cause);
     expect(err.gvr).toEqual(apps);
-    expect(err.message).toMatch(/demo\.protean\.dev\/v1\/webapps is not served by the API server \(is the resource served\?/);
+    expect(err.message).toMatch(/^demo\.protean\.dev\/v1\/webapps is not served: the API server answered 404 \(is the resource served\?/);
     expect(isNotFound(err)).toBe(true); // a 404 still, for whoever asks; the controller tells it from a deleted instance
     expect(source.informer()!.isStopped()).toBe(true);
     expect(wm.activeWatchCount()).toBe(0);
@@ -261,7 +261,9 @@ describe('InformerWatchManager refusal and failure memory', () => {
     expect(err).toBeInstanceOf(WatchForbiddenError);
     expect(err.reason).toBe('Forbidden');
     expect(err.verb).toBe('list');
-    expect(err.message).toBe('forbidden to list configmaps (group "", version v1) at the cluster scope; waiting for RBAC to grant "list"');
+    expect(err.message).toBe(
+      'forbidden to list configmaps (group "", version v1) at the cluster scope: the API server answered 403; waiting for RBAC to grant "list"',
+    );
   });
 
   it('does not remember a kind refusal as a failure: the next caller asks the server again, with no BackingOff', async () => {

@@ -140,8 +140,11 @@ export class KindAvailability {
     if (group === '' || !(refusal instanceof KindNotServedError)) return this.fallbackMs;
     const name = `${resource}.${group}`;
     const changed = this.changedAt.get(name);
-    // Just changed: the server may serve it a moment after the event, so try again soon.
-    if (changed !== undefined && this.clock.now() - changed < this.graceMs) return Math.min(300, this.graceMs);
+    // Just changed: the server may serve it a moment after the event, so try again soon, once per change.
+    if (changed !== undefined && this.clock.now() - changed < this.graceMs) {
+      this.changedAt.delete(name);
+      return Math.min(300, this.graceMs);
+    }
     let waiters = this.notServed.get(name);
     if (waiters === undefined) this.notServed.set(name, (waiters = new Set()));
     waiters.add(waiter);

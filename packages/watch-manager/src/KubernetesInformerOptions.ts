@@ -3,6 +3,7 @@ import type { Logger, LogSummarizer } from '@protean/core';
 import { sharedConnectionPool, type KubeConnectionPool } from '@protean/transport';
 import type { RetryPolicyOptions } from './RetryPolicy.js';
 import type { KindAvailability } from './KindAvailability.js';
+import type { ServerReadiness } from './ServerReadiness.js';
 import { ListLimiter } from './ListLimiter.js';
 import { StreamingListSupport } from './StreamingListSupport.js';
 
@@ -104,6 +105,13 @@ export interface KubernetesInformerOptions extends RetryPolicyOptions {
    * none (the backoff alone).
    */
   readonly kindAvailability?: KindAvailability;
+  /**
+   * What tells a list/watch that lost the API server (a network failure)
+   * that it is ready again, so it lists or watches then instead of at the
+   * end of its backoff. A `KubernetesInformerSource` shares one between its
+   * informers (over the shared connection pool); default: none.
+   */
+  readonly serverReadiness?: ServerReadiness;
 }
 
 /** See {@link KubernetesInformerOptions.connection}. */
@@ -132,6 +140,7 @@ export interface InformerSettings {
   /** The pool requests are streams of; `undefined` = a connection per request (`connection: 'per-request'`). */
   readonly connectionPool: KubeConnectionPool | undefined;
   readonly kindAvailability: KindAvailability | undefined;
+  readonly serverReadiness: ServerReadiness | undefined;
 }
 
 /** Fills in the defaults of `options`, once, so the informer reads named fields only. */
@@ -152,6 +161,7 @@ export function resolveInformerSettings(options: KubernetesInformerOptions): Inf
     shardSelector: options.shardSelector === '' ? undefined : options.shardSelector,
     connectionPool: resolveConnectionPool(options),
     kindAvailability: options.kindAvailability,
+    serverReadiness: options.serverReadiness,
   };
 }
 

@@ -9,8 +9,9 @@ import {
   type ListWatchOptions,
 } from '@protean/core';
 import { KindAvailability } from './KindAvailability.js';
+import { ServerReadiness } from './ServerReadiness.js';
 import { KubernetesListWatch } from './KubernetesListWatch.js';
-import { listLimiterOf, type KubernetesInformerOptions } from './KubernetesInformerOptions.js';
+import { listLimiterOf, resolveInformerSettings, type KubernetesInformerOptions } from './KubernetesInformerOptions.js';
 import { INFORMER_LOG_SUMMARY_INTERVAL_MS } from './RetryPolicy.js';
 import { StreamingListSupport } from './StreamingListSupport.js';
 
@@ -34,7 +35,9 @@ export type KubernetesInformerSourceOptions = KubernetesInformerOptions;
  * network failures of all of them are one line per cause, then a count.
  * And one {@link KindAvailability}: a list/watch refused as not served or
  * forbidden tries again when its CRD changes or RBAC grants the verb, and
- * the watch manager asks the same (`whenAvailable`) for parked instances.
+ * the watch manager asks the same (`whenAvailable`) for parked instances;
+ * and one {@link ServerReadiness}: after a network failure, every informer
+ * tries again the moment the API server answers `/readyz`.
  *
  * Easy to get wrong: each `createListWatch` call builds a new, unshared
  * source that does nothing until `run`; the cache and sharing per GVR are
@@ -61,7 +64,20 @@ export class KubernetesInformerSource implements InformerSource {
       listConcurrency: listLimiterOf(options.listConcurrency),
       logSummarizer,
     };
-    this.options = { ...shared, kindAvailability: options.kindAvailability ?? new KindAvailability(shared) };
+    const pool = resolveInformerSettings(shared).connectionPool;
+    const serverReadiness =
+      options.serverReadiness ??
+      (pool === undefined
+        ? undefined
+        : new ServerReadiness(pool, {
+            ...(options.clock === undefined ? {} : { clock: options.clock }),
+            ...(options.logger === undefined ? {} : { logger: options.logger }),
+          }));
+    this.options = {
+      ...shared,
+      kindAvailability: options.kindAvailability ?? new KindAvailability(shared),
+      ...(serverReadiness === undefined ? {} : { serverReadiness }),
+    };
   }
 
   /**

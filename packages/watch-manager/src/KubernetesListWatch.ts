@@ -187,7 +187,7 @@ export class KubernetesListWatch implements ListWatch {
   }
 
   private async loop(): Promise<void> {
-    let availableAgain: KindUnavailableError | undefined;
+    let wakeOn: ((signal: AbortSignal) => Promise<void>) | undefined;
     while (!this.stopped) {
       let delayMs: number;
       const streaming = this.needList && this.streams() && !this.listOnce;
@@ -216,11 +216,12 @@ export class KubernetesListWatch implements ListWatch {
         delayMs = step.delayMs;
         this.tracker.failed(refusal ?? failure, delayMs);
         // kro-diff: a kind refused as not served or forbidden is tried again as soon as its CRD changes or RBAC grants
-        // the verb (the backoff is the net); kro's informers wait out their backoff.
-        availableAgain = refusal;
+        // the verb, and a server that was unreachable as soon as it answers /readyz (the backoff is the net); kro's
+        // informers wait out their backoff.
+        wakeOn = this.wakeFor(failure, refusal);
       }
-      if (delayMs > 0 && !this.stopped) await this.sleep(delayMs, availableAgain);
-      availableAgain = undefined;
+      if (delayMs > 0 && !this.stopped) await this.sleep(delayMs, wakeOn);
+      wakeOn = undefined;
       this.tracker.attempting();
     }
   }
@@ -441,11 +442,29 @@ export class KubernetesListWatch implements ListWatch {
     if (this.current === req) this.current = undefined;
   }
 
-  /** Sleeps `ms`, or until the kind `refusal` refused may be available again (when a source's availability can tell). */
-  private sleep(ms: number, refusal?: KindUnavailableError): Promise<void> {
-    const availability = refusal === undefined ? undefined : this.settings.kindAvailability;
+  /**
+   * What can end the backoff after `failure` early, if anything: the kind
+   * available again (a refusal), or the API server ready again (a network
+   * failure); each only where the source shares the component that tells.
+   */
+  private wakeFor(
+    failure: KubernetesRequestError,
+    refusal: KindUnavailableError | undefined,
+  ): ((signal: AbortSignal) => Promise<void>) | undefined {
+    const { kindAvailability, serverReadiness } = this.settings;
+    if (refusal !== undefined)
+      return kindAvailability === undefined ? undefined : (signal) => kindAvailability.whenAvailable(refusal, signal);
+    // Unreachable, or answering 5xx as a starting kube-apiserver does ("the request has been made before all known
+    // HTTP paths have been installed"): back once /readyz says so.
+    const unreachable = failure.status === undefined ? failure.reason !== 'InactivityTimeout' : failure.status >= 500;
+    if (unreachable && serverReadiness !== undefined) return (signal) => serverReadiness.whenBack(signal);
+    return undefined;
+  }
+
+  /** Sleeps `ms`, or until `wakeOn` resolves. */
+  private sleep(ms: number, wakeOn?: (signal: AbortSignal) => Promise<void>): Promise<void> {
     return new Promise((resolve) => {
-      const wait = availability === undefined ? undefined : new AbortController();
+      const wait = wakeOn === undefined ? undefined : new AbortController();
       const done = (): void => {
         if (this.wake !== done) return;
         if (this.sleepTimer !== undefined) this.clock.clearTimeout(this.sleepTimer);
@@ -456,7 +475,7 @@ export class KubernetesListWatch implements ListWatch {
       };
       this.wake = done;
       this.sleepTimer = this.clock.setTimeout(done, ms);
-      if (wait !== undefined) void availability!.whenAvailable(refusal!, wait.signal).then(done);
+      if (wait !== undefined) void wakeOn!(wait.signal).then(done);
     });
   }
 }

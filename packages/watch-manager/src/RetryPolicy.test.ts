@@ -22,10 +22,16 @@ function setup() {
 }
 
 describe('RetryPolicy', () => {
-  it('relists at once from "" on a first 410, and backs off when 410s repeat without progress', () => {
+  it('relists at once from "" on the first two 410s, and backs off when 410s repeat without progress; a lost server starts over', () => {
     const { policy } = setup();
     expect(policy.onFailure(http(410))).toEqual({ relist: true, forgetResourceVersion: true, delayMs: 0 });
+    expect(policy.onFailure(http(410))).toEqual({ relist: true, forgetResourceVersion: true, delayMs: 0 });
     expect(policy.onFailure(http(410))).toEqual({ relist: true, forgetResourceVersion: true, delayMs: 100 });
+    // The server went away and came back: its 410s are a new run.
+    policy.onFailure(new KubernetesRequestError(gvr, 'WATCH', 'connect ECONNREFUSED', { reason: 'NetworkError' }));
+    expect(policy.onFailure(http(410)).delayMs).toBe(0);
+    expect(policy.onFailure(http(410)).delayMs).toBe(0);
+    expect(policy.onFailure(http(410)).delayMs).toBeGreaterThan(0);
     policy.onProgress();
     expect(policy.onFailure(KubernetesRequestError.fromStatus(gvr, { code: 410, reason: 'Expired' })).delayMs).toBe(0);
   });

@@ -86,11 +86,15 @@ export class RetryPolicy {
 
   onFailure(err: KubernetesRequestError): RetryDecision {
     if (err.expired) {
-      // Routine: the resourceVersion fell out of the server's history. Differs from client-go: no wait the first time.
+      // Routine: the resourceVersion fell out of the server's history. Differs from client-go: no wait the first two
+      // times (a kube-apiserver just restarted answers a watch from the list it served 410 until its watch cache has
+      // caught up with that list, a moment later).
       this.log.debug({ err: err.message }, 'resourceVersion expired; relisting');
-      return { relist: true, forgetResourceVersion: true, delayMs: this.consecutiveExpired++ === 0 ? 0 : this.backoff.next() };
+      return { relist: true, forgetResourceVersion: true, delayMs: this.consecutiveExpired++ < 2 ? 0 : this.backoff.next() };
     }
     this.warnOnce(err);
+    // The server went away: what it answers when back is a new story (see the 410s above).
+    if (err.status === undefined) this.consecutiveExpired = 0;
     if (err.resourceVersionTooLarge) return { relist: true, forgetResourceVersion: true, delayMs: this.backoff.next() };
     if (err.status === 429) {
       const waitMs = err.retryAfterMs ?? this.backoff.next();

@@ -12,6 +12,7 @@ export {
 } from './KubernetesInformerOptions.js';
 export { KubernetesInformerSource, type KubernetesInformerSourceOptions } from './KubernetesInformerSource.js';
 export { KindAvailability, type KindAvailabilityOptions } from './KindAvailability.js';
+export { ServerReadiness, type ServerReadinessOptions } from './ServerReadiness.js';
 export { KubernetesRequestError, type KubeStatus, type RequestVerb } from './KubernetesRequestError.js';
 export { resourcePath } from './resourcePath.js';
 export { StreamingListSupport } from './StreamingListSupport.js';

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { gvrKey } from '@protean/core';
-import { KubernetesRequestError } from '@protean/watch-manager';
+import { apiStatusOf, gvrKey } from '@protean/core';
 import { LogRecorder } from '@protean/core/testing';
 import { waitFor } from '@protean/core/testing';
 import { startKubeApiServer, type KubeApiServer } from '@protean/envtest';
@@ -21,7 +20,7 @@ let rc: RealController;
 let reconciler: CountingReconciler;
 const logs = new LogRecorder('info');
 
-const statusOf = (e: Error): number | undefined => (e instanceof KubernetesRequestError ? e.status : undefined);
+const statusOf = (e: Error): number | undefined => apiStatusOf(e)?.code;
 
 async function statusSettles(name: string, count: number): Promise<void> {
   await waitFor(

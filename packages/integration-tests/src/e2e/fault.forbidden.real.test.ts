@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CustomObjectsApi, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { gvrKey, isNotFound, ParentSyncError, type Handler } from '@protean/core';
+import { gvrKey, isNotFound, ParentSyncError, WatchForbiddenError, type Handler } from '@protean/core';
 import { WatchUnavailableError } from '@protean/coordinator';
-import { WatchError } from '@protean/watch-manager';
 import { waitFor } from '@protean/core/testing';
 import { startKubeApiServer, type KubeApiServer } from '@protean/envtest';
 import { causeChain, statusesInChain } from './causeChain.js';
@@ -69,7 +68,7 @@ afterAll(async () => {
 });
 
 describe('a controller whose user may not list a GVR', () => {
-  it('rejects register of a forbidden parent with a 403 naming the GVR, and turns an immediate retry away from the remembered failure without a new LIST', async () => {
+  it('rejects register of a forbidden parent with a 403 naming the GVR and the verb, and asks the server again on a retry (a refusal is no remembered failure)', async () => {
     const key = gvrKey(GADGETS.gvr);
     const handler: Handler = async () => {};
 
@@ -81,8 +80,8 @@ describe('a controller whose user may not list a GVR', () => {
     expect((first as Error).message).toContain(`cannot list resource "${GADGETS.gvr.resource}"`);
     expect(isNotFound(first)).toBe(false);
     expect(statusesInChain(first)).toContain(403);
-    const refusal = causeChain(first).find((e): e is WatchError => e instanceof WatchError);
-    expect(refusal).toMatchObject({ reason: 'Forbidden', status: 403, gvr: GADGETS.gvr });
+    const refusal = causeChain(first).find((e): e is WatchForbiddenError => e instanceof WatchForbiddenError);
+    expect(refusal).toMatchObject({ reason: 'Forbidden', status: 403, gvr: GADGETS.gvr, verb: 'list' });
     expect(rc.source.createdFor(GADGETS.gvr)).toBe(1);
     // Nothing is left behind: no handler, no informer.
     expect(rc.controller.registeredGVRs()).toEqual([]);
@@ -91,11 +90,9 @@ describe('a controller whose user may not list a GVR', () => {
     const second = await rejectionOf(rc.controller.register(GADGETS.gvr, handler));
     expect(second).toBeInstanceOf(ParentSyncError);
     expect(isNotFound(second)).toBe(false);
-    const backingOff = causeChain(second).find((e): e is WatchError => e instanceof WatchError);
-    // Structural proof that nothing was asked of the server: the remembered refusal, and no new informer.
-    expect(backingOff).toMatchObject({ reason: 'BackingOff', status: 403 });
-    expect(backingOff?.cause).toBe(refusal);
-    expect(rc.source.createdFor(GADGETS.gvr)).toBe(1);
+    // A refusal is the cluster's current state, not a failure to wait out: the server is asked again.
+    expect(causeChain(second).find((e) => e instanceof WatchForbiddenError)).toMatchObject({ reason: 'Forbidden', status: 403 });
+    expect(rc.source.createdFor(GADGETS.gvr)).toBe(2);
     expect(rc.controller.registeredGVRs()).toEqual([]);
   });
 
@@ -121,7 +118,7 @@ describe('a controller whose user may not list a GVR', () => {
     expect((err as Error).message).toContain('403');
     expect(isNotFound(err)).toBe(false);
     expect(statusesInChain(err)).toContain(403);
-    expect(causeChain(err).find((e) => e instanceof WatchError)).toMatchObject({ reason: 'Forbidden', status: 403 });
+    expect(causeChain(err).find((e) => e instanceof WatchForbiddenError)).toMatchObject({ reason: 'Forbidden', status: 403, verb: 'list' });
     // The request went with the failure; only the parent informer runs.
     expect(rc.watchCoordinator.watchRequestCount()).toEqual({ scalar: 0, collection: 0 });
     expect(rc.watchCoordinator.instanceWatchCount()).toBe(0);

@@ -42,7 +42,11 @@ export async function startKindChangeRun(
   target: KindChangeTarget,
   parent: E2eKind,
   child: E2eKind,
-  options: { readonly namespace?: string; readonly informer?: Partial<Omit<KubernetesInformerSourceOptions, 'kubeConfig'>>; readonly logger?: Logger } = {},
+  options: {
+    readonly namespace?: string;
+    readonly informer?: Partial<Omit<KubernetesInformerSourceOptions, 'kubeConfig'>>;
+    readonly logger?: Logger;
+  } = {},
 ): Promise<KindChangeRun> {
   const cluster = new E2eCluster(target.admin, options.namespace ?? 'kinds');
   await cluster.createNamespace();

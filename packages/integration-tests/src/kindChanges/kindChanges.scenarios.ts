@@ -2,7 +2,14 @@ import { expect } from '@jest/globals';
 import type { NamespacedName } from '@protean/core';
 import { waitFor } from '@protean/core/testing';
 import { GADGETS, WIDGETS, type E2eKind } from '../e2e/kinds.js';
-import { childrenConverged, installCrd, removeCrd, startKindChangeRun, type KindChangeRun, type KindChangeTarget } from './kindChangeScenario.js';
+import {
+  childrenConverged,
+  installCrd,
+  removeCrd,
+  startKindChangeRun,
+  type KindChangeRun,
+  type KindChangeTarget,
+} from './kindChangeScenario.js';
 
 /** The bound the issue sets: instances converge within this long of their child kind becoming Established. */
 export const CONVERGE_AFTER_ESTABLISHED_MS = 2_000;
