@@ -47,7 +47,8 @@ export interface RequestDescription {
  * says so in the message, with core's `UNSERVED_RESOURCE_HINT`, as
  * `DynamicController.register` does, and carries core's `KindNotServedError`
  * as its `cause`: a handler failing with it waits for the kind (outcome
- * `waiting`) instead of being taken for deleted.
+ * `waiting`) instead of being taken for deleted. So does the 403 of a
+ * create while the kind's CRD is being deleted.
  *
  * Easy to get wrong: a 409 is either a stale `resourceVersion` (reason
  * `Conflict`, retry after re-reading: see `KubeClient.modify`) or, for
@@ -80,7 +81,7 @@ export class KubeApiError extends Error {
     const text = serverMessage.startsWith(`${code} `) ? serverMessage : `${code}: ${serverMessage}`;
     const unserved = isUnservedResource(status, body);
     const cause =
-      unserved && request.gvr !== undefined
+      (unserved || isTerminatingKind(status, body)) && request.gvr !== undefined
         ? new KindNotServedError(request.gvr, { namespace: request.namespace === '' ? undefined : request.namespace, status })
         : undefined;
     super(
@@ -109,6 +110,16 @@ export class KubeApiError extends Error {
 /** A 404 about the whole resource (no object named in the Status), not about one missing object. */
 function isUnservedResource(status: number, body: StatusBody | undefined): boolean {
   return status === 404 && (body?.details?.name === undefined || body.details.name === '');
+}
+
+/**
+ * A write refused because the kind's CRD is being deleted (kube-apiserver's
+ * apiextensions answers 403 "create not allowed while custom resource
+ * definition is terminating" until the CRD is gone, then 404): the kind is
+ * going away, not a permission.
+ */
+function isTerminatingKind(status: number, body: StatusBody | undefined): boolean {
+  return status === 403 && body?.message?.includes('while custom resource definition is terminating') === true;
 }
 
 function parseStatus(text: string): StatusBody | undefined {
