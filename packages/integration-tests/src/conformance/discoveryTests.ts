@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { createCrd, crPath, GADGET_CRD, GROUP } from './fixtures.js';
-import { kubeRequest, waitUntil, type Json } from '@protean/envtest';
+import { ACCEPT_META, ACCEPT_META_LIST, createCrd, crPath, GADGET_CRD, GROUP, namesOf } from './fixtures.js';
+import { KubeWatch, kubeRequest, waitUntil, type Json } from '@protean/envtest';
 import type { SuiteContext } from './SuiteContext.js';
 
 const NOT_FOUND = {
@@ -118,6 +118,35 @@ export function discoveryTests(ctx: SuiteContext): void {
       );
       const gone = await kubeRequest(ctx.kc, 'GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${GROUP}`);
       expect(gone.status).toBe(404);
+    });
+    it('tells a metadata watch of the CRDs when one is created and deleted, and serves it created again without the objects it had', async () => {
+      const ns = await ctx.namespace('recreate');
+      const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${GROUP}`;
+      const list = await kubeRequest(ctx.kc, 'GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { accept: ACCEPT_META_LIST });
+      const from = String(((list.json['metadata'] ?? {}) as Json)['resourceVersion']);
+      const w = await KubeWatch.open(ctx.kc, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions?watch=1&resourceVersion=${from}`, ACCEPT_META);
+      try {
+        await createCrd(ctx.kc, GADGET_CRD);
+        const created = await kubeRequest(ctx.kc, 'POST', crPath('gadgets', ns), {
+          body: { apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { name: 'old' }, spec: {} },
+        });
+        expect(created.status).toBe(201);
+        expect((await kubeRequest(ctx.kc, 'DELETE', crdPath)).status).toBe(200);
+        await waitUntil(async () => (await kubeRequest(ctx.kc, 'GET', crdPath)).status === 404, 'the CRD to be gone', 30_000);
+        await waitUntil(async () => w.events.some((e) => e.type === 'DELETED'), 'the CRD watch to hear of the deletion', 30_000);
+        const named = w.events.filter((e) => (e.object.metadata as Json | undefined)?.['name'] === `gadgets.${GROUP}`);
+        // Metadata only, as an informer of the CRDs asks; created first, deleted last (the server may change it between).
+        expect(named[0]).toMatchObject({ type: 'ADDED', object: { kind: 'PartialObjectMetadata' } });
+        expect(named.at(-1)?.type).toBe('DELETED');
+      } finally {
+        w.close();
+      }
+      await createCrd(ctx.kc, GADGET_CRD);
+      const again = await kubeRequest(ctx.kc, 'GET', crPath('gadgets', ns));
+      expect(again.status).toBe(200);
+      expect(namesOf(again.json)).toEqual([]);
+      expect((await kubeRequest(ctx.kc, 'DELETE', crdPath)).status).toBe(200);
+      await waitUntil(async () => (await kubeRequest(ctx.kc, 'GET', crdPath)).status === 404, 'the CRD to be gone again', 30_000);
     });
   });
 }
