@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { silentLogger, WatchForbiddenError, type GroupVersionResource } from '@protean/core';
+import { RequeueNeededAfter, silentLogger, WatchForbiddenError, type GroupVersionResource } from '@protean/core';
 import { FakeClock, FakeInformerSource, FakeStatusError, flushMicrotasks, track } from '@protean/core/testing';
 import { InformerWatchManager } from './InformerWatchManager.js';
 import type { InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
@@ -134,7 +134,11 @@ describe('InformerWatchManager fail fast on failures waiting will not fix', () =
     expect(p.state).toBe('rejected');
     const again = await wm.ensureWatch(cms, 'b').catch((e: unknown) => e);
     expect((again as WatchError).reason).toBe('BackingOff');
-    expect((again as WatchError).cause).toBe(p.error);
+    // The rest of the window as core's requeue signal (a pass failing on it runs again when it ends), then the failure.
+    const whenOver = (again as WatchError).cause as RequeueNeededAfter;
+    expect(whenOver).toBeInstanceOf(RequeueNeededAfter);
+    expect(whenOver.delayMs).toBeGreaterThan(0);
+    expect(whenOver.cause).toBe(p.error);
     expect(source.informers()).toHaveLength(1);
   });
 

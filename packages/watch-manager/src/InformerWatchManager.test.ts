@@ -215,7 +215,7 @@ describe('InformerWatchManager sync timeout', () => {
     expect(first.state).toBe('rejected');
     const err = await wm.ensureWatch(apps, 'b').catch((e: unknown) => e);
     expect((err as WatchError).reason).toBe('BackingOff');
-    expect((err as WatchError).cause).toBe(first.error);
+    expect(((err as WatchError).cause as Error).cause).toBe(first.error);
     expect(source.informers()).toHaveLength(1);
     await clock.advanceAsync(1000);
     const retry = track(wm.ensureWatch(apps, 'b'));

@@ -3,6 +3,7 @@ import {
   errorMessage,
   gvrKey,
   realClock,
+  RequeueNeededAfter,
   sleepOrWake,
   type Clock,
   type DeletedFinalStateUnknown,
@@ -176,7 +177,10 @@ export class InformerWatchManager implements WatchManager {
       if (failure !== undefined) {
         const waitMs = Math.ceil(failure.retryAtMs - this.clock.now());
         const detail = `failed to sync ${failure.consecutive} time(s) in a row (${failure.error.message}); not retrying for another ${waitMs} ms`;
-        return Promise.reject(new WatchError(gvr, 'BackingOff', detail, { cause: failure.error, status: failure.status }));
+        // The window is the watch manager's refusal, not a failure of whoever asked: a pass failing on it is queued
+        // again when the window ends (core's requeue signal, found along the cause chain), without a failure counted.
+        const whenOver = new RequeueNeededAfter(failure.error, Math.max(0, waitMs));
+        return Promise.reject(new WatchError(gvr, 'BackingOff', detail, { cause: whenOver, status: failure.status }));
       }
     }
     if (objects !== undefined && entry !== undefined) {

@@ -2,8 +2,11 @@ import { gvrKey, type GroupVersionResource } from '@protean/core';
 
 /**
  * Why a {@link WatchError} was raised:
- * - `NotFound` / `Forbidden` / `Unauthorized`: the server refused the list or
- *   watch (404 / 403 / 401) before the informer first synced;
+ * - `Unauthorized`: the server refused the list or watch (401) before the
+ *   informer first synced (a 404 or 403 rejects with core's
+ *   `KindNotServedError` or `WatchForbiddenError` instead);
+ * - `NotFound` / `Forbidden`: not raised by `InformerWatchManager` any more;
+ *   kept for watch managers that still do;
  * - `TlsVerificationFailed` / `ConnectionRefused`: every attempt of the
  *   informer failed that way for `failFastMs` before its first sync (the
  *   KubeConfig's CA or server name does not match the server's certificate;
@@ -35,8 +38,11 @@ export type WatchErrorReason =
  * The error `InformerWatchManager.ensureWatch` rejects with. Always names the GVR;
  * `status` carries the HTTP status when the server refused (404, 403, 401),
  * `server` the API server URL when the informer's failure carried it.
- * Easy to get wrong: a `BackingOff` error is a remembered earlier failure,
- * so its `cause` and `status` are those of that earlier failure.
+ * Easy to get wrong: a `BackingOff` error is a remembered earlier failure:
+ * its `status` is that failure's, and its `cause` is core's
+ * `RequeueNeededAfter` for the rest of the window, whose own `cause` is
+ * that failure. A pass failing on it is queued again when the window
+ * ends, without a failure counted.
  */
 export class WatchError extends Error {
   override readonly name: string = 'WatchError';

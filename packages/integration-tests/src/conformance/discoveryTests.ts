@@ -122,9 +122,15 @@ export function discoveryTests(ctx: SuiteContext): void {
     it('tells a metadata watch of the CRDs when one is created and deleted, and serves it created again without the objects it had', async () => {
       const ns = await ctx.namespace('recreate');
       const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${GROUP}`;
-      const list = await kubeRequest(ctx.kc, 'GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { accept: ACCEPT_META_LIST });
+      const list = await kubeRequest(ctx.kc, 'GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+        accept: ACCEPT_META_LIST,
+      });
       const from = String(((list.json['metadata'] ?? {}) as Json)['resourceVersion']);
-      const w = await KubeWatch.open(ctx.kc, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions?watch=1&resourceVersion=${from}`, ACCEPT_META);
+      const w = await KubeWatch.open(
+        ctx.kc,
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions?watch=1&resourceVersion=${from}`,
+        ACCEPT_META,
+      );
       try {
         await createCrd(ctx.kc, GADGET_CRD);
         const created = await kubeRequest(ctx.kc, 'POST', crPath('gadgets', ns), {
