@@ -53,7 +53,8 @@ export function parseRbacManifests(text: string, defaultNamespace: string | unde
   if (typeof text !== 'string') throw new TypeError(`parseRbacManifests: expected YAML text, got ${typeof text}`);
   const roles: ManifestRole[] = [];
   const bindings: ManifestBinding[] = [];
-  parseAllDocuments(text).forEach((doc, index) => {
+  // YAML 1.1, as kube-apiserver and kubectl read manifests: `on`, `no`, `y` unquoted are booleans there.
+  parseAllDocuments(text, { version: '1.1' }).forEach((doc, index) => {
     const where = `document ${index + 1}`;
     if ('errors' in doc && doc.errors.length > 0) {
       throw new RbacManifestError(where, `it is not valid YAML: ${doc.errors[0]!.message}`, { cause: doc.errors[0] });
@@ -78,6 +79,8 @@ function readObject(o: Obj, at: string, defaultNamespace: string | undefined, ro
   const apiVersion = o['apiVersion'];
   if (typeof apiVersion === 'string' && !apiVersion.startsWith('rbac.authorization.k8s.io/')) return;
   const meta = isObj(o['metadata']) ? o['metadata'] : {};
+  notAScalarString(meta['name'], 'metadata.name', at);
+  notAScalarString(meta['namespace'], 'metadata.namespace', at);
   const name = meta['name'];
   if (typeof name !== 'string' || name === '') throw new RbacManifestError(at, `${kind} without metadata.name`);
   const what = `${at} (${kind} ${name})`;
@@ -113,6 +116,7 @@ function readObject(o: Obj, at: string, defaultNamespace: string | undefined, ro
     ...(namespace === undefined ? {} : { namespace }),
     roleRef: { kind: ref['kind'], name: ref['name'] },
     subjects: subjects.map((s, i) => {
+      if (isObj(s)) for (const field of ['kind', 'name', 'namespace']) notAScalarString(s[field], field, `${what}, subject ${i + 1}`);
       if (!isObj(s) || typeof s['kind'] !== 'string' || typeof s['name'] !== 'string') {
         throw new RbacManifestError(`${what}, subject ${i + 1}`, 'a subject needs a kind and a name');
       }
@@ -122,11 +126,25 @@ function readObject(o: Obj, at: string, defaultNamespace: string | undefined, ro
   });
 }
 
+/**
+ * Refuses a boolean or number where a string belongs, saying why: YAML 1.1
+ * (kube-apiserver's reading) takes `on`, `off`, `yes`, `no`, `y`, `n` and
+ * numbers unquoted as such, and the server refuses the object.
+ */
+function notAScalarString(value: unknown, field: string, at: string): void {
+  if (typeof value !== 'boolean' && typeof value !== 'number') return;
+  throw new RbacManifestError(
+    at,
+    `${field}: expected a string, got ${typeof value} ${String(value)} (kube-apiserver reads YAML 1.1, where on, off, yes, no, y, n and numbers unquoted are not strings: quote it)`,
+  );
+}
+
 function readRule(rule: unknown, at: string): ManifestRule {
   if (!isObj(rule)) throw new RbacManifestError(at, 'a rule must be an object');
   const list = (field: string): string[] => {
     const v = rule[field];
     if (v === undefined || v === null) return [];
+    if (Array.isArray(v)) for (const x of v) notAScalarString(x, field, at);
     if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new RbacManifestError(at, `${field} must be a list of strings`);
     return v as string[];
   };

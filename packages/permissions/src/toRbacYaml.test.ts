@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
 import { permissionsUsed } from './permissionsUsed.js';
 import { controllerAccesses } from './test-helpers/controllerAccesses.js';
+import { parseRbacManifests } from './parseRbacManifests.js';
 import { rbacRules, toRbacYaml } from './toRbacYaml.js';
 
 describe('toRbacYaml', () => {
@@ -72,5 +73,27 @@ describe('toRbacYaml', () => {
     );
     expect(() => toRbacYaml(used, { name: 'ctl', namespace: '' })).toThrow('options.namespace');
     expect(() => toRbacYaml(used, { name: 'ctl', namespace: 'ctl', serviceAccount: 'a b' })).toThrow('options.serviceAccount');
+  });
+});
+
+describe('toRbacYaml and parseRbacManifests: names YAML 1.1 would not read as strings', () => {
+  it('quotes on, no, y and off, so kube-apiserver reads them as the names they are, and reads them back as written', () => {
+    const text = toRbacYaml(permissionsUsed(controllerAccesses()), { name: 'on', namespace: 'no', serviceAccount: 'y' });
+    expect(text).toContain('name: "on"');
+    expect(text).toContain('namespace: "no"');
+    expect(text).toContain('name: "y"');
+    // As YAML 1.1 reads it (kube-apiserver, kubectl): strings, not booleans.
+    const docs = parseAllDocuments(text, { version: '1.1' }).map((d) => d.toJS() as { metadata: { name: unknown; namespace?: unknown } });
+    expect(docs.length).toBeGreaterThanOrEqual(2);
+    expect(docs.every((d) => d.metadata.name === 'on' && (d.metadata.namespace === undefined || d.metadata.namespace === 'no'))).toBe(true);
+    const parsed = parseRbacManifests(text);
+    expect(parsed.roles.length).toBeGreaterThan(0);
+    expect(parsed.roles.every((r) => r.name === 'on' && (r.kind === 'ClusterRole' || r.namespace === 'no'))).toBe(true);
+    expect(parsed.bindings.flatMap((b) => b.subjects)).toContainEqual({ kind: 'ServiceAccount', name: 'y', namespace: 'no' });
+  });
+
+  it('refuses a manifest whose name YAML 1.1 reads as a boolean, naming the field, as kube-apiserver would refuse it', () => {
+    const manifest = 'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: ctl\n  namespace: off\nrules: []\n';
+    expect(() => parseRbacManifests(manifest)).toThrow(/metadata\.namespace: expected a string, got boolean false .*quote it/);
   });
 });

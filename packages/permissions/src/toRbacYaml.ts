@@ -125,7 +125,8 @@ export function toRbacYaml(used: PermissionsUsed, options: RbacYamlOptions): str
   if (objects.length === 0) return `#${header.split('\n').join('\n#')}\n# Nothing else was used.\n`;
   return objects
     .map((o, i) => {
-      const doc = new Document(o);
+      // YAML 1.1, as kube-apiserver reads it: a name such as `on` or `no` is quoted, or it would be a boolean there.
+      const doc = new Document(o, { version: '1.1' });
       if (i === 0) doc.commentBefore = header;
       return doc.toString({ lineWidth: 0 });
     })

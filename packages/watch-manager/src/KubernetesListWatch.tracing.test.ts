@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { trace } from '@opentelemetry/api';
+import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { tracing, type GroupVersionResource } from '@protean/core';
 import { waitFor } from '@protean/core/testing';
@@ -71,5 +71,15 @@ describe('KubernetesListWatch: spans', () => {
       'protean.informer.streaming_list': true,
     });
     expect(spans('protean.informer.list')).toHaveLength(0);
+  });
+
+  it('ends the open watch span without an error when the informer is stopped (a normal shutdown)', async () => {
+    const informer = run('never');
+    await waitFor(() => informer.hasSynced() && server.openWatchCount() === 1);
+    aborts.splice(0).forEach((a) => a.abort());
+    await waitFor(() => spans('protean.informer.watch').length === 1);
+    const [watch] = spans('protean.informer.watch');
+    expect(watch!.status.code).not.toBe(SpanStatusCode.ERROR);
+    expect(watch!.attributes['protean.informer.stopped']).toBe(true);
   });
 });

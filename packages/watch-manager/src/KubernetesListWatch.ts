@@ -18,7 +18,7 @@ import {
 import { fullObjectDecoder } from './decodeFullObject.js';
 import { decodeWatchLine, type ObjectDecoder } from './decodeWatchLine.js';
 import { InformerHealthTracker } from './InformerHealthTracker.js';
-import { inInformerSpan } from './informerSpan.js';
+import { inInformerSpan, InformerStoppedError } from './informerSpan.js';
 import { KubeRequest } from './KubeRequest.js';
 import {
   LIST_ACCEPT,
@@ -173,7 +173,7 @@ export class KubernetesListWatch implements ListWatch {
   private stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    this.current?.close(new Error('informer stopped'));
+    this.current?.close(new InformerStoppedError());
     if (this.sleepTimer !== undefined) this.clock.clearTimeout(this.sleepTimer);
     if (this.initialTimer !== undefined) this.clock.clearTimeout(this.initialTimer);
     this.sleepTimer = this.initialTimer = undefined;

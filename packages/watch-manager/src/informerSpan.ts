@@ -1,12 +1,22 @@
 import { gvrKey, tracing, type GroupVersionResource, type TraceAttributes } from '@protean/core';
 
+/** What a list/watch closes its request with when it is stopped: the end of a request, not its failure. */
+export class InformerStoppedError extends Error {
+  override readonly name = 'InformerStoppedError';
+  constructor() {
+    super('informer stopped');
+  }
+}
+
 /** The span names of an informer's requests: a LIST (with its pages) and a watch, from its request to its end. */
 export type InformerSpanKind = 'list' | 'watch';
 
 /**
  * Runs one list or one watch of an informer in a span of its own
  * (`protean.informer.list`, `protean.informer.watch`), while tracing is on:
- * one span per request, never per event. A failure marks the span an error.
+ * one span per request, never per event. A failure marks the span an error;
+ * a request ended by stopping the informer (an {@link InformerStoppedError})
+ * does not, it ends with `protean.informer.stopped`.
  */
 export async function inInformerSpan<T>(
   kind: InformerSpanKind,
@@ -22,7 +32,8 @@ export async function inInformerSpan<T>(
   try {
     return await run();
   } catch (err) {
-    tracing.fail(span, err);
+    if (err instanceof InformerStoppedError) span?.setAttribute('protean.informer.stopped', true);
+    else tracing.fail(span, err);
     throw err;
   } finally {
     span?.end();
