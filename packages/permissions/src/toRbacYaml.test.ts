@@ -86,7 +86,7 @@ describe('toRbacYaml and parseRbacManifests: names YAML 1.1 would not read as st
     const docs = parseAllDocuments(text, { version: '1.1' }).map((d) => d.toJS() as { metadata: { name: unknown; namespace?: unknown } });
     expect(docs.length).toBeGreaterThanOrEqual(2);
     expect(docs.every((d) => d.metadata.name === 'on' && (d.metadata.namespace === undefined || d.metadata.namespace === 'no'))).toBe(true);
-    const parsed = parseRbacManifests(text);
+    const parsed = parseRbacManifests(text, undefined);
     expect(parsed.roles.length).toBeGreaterThan(0);
     expect(parsed.roles.every((r) => r.name === 'on' && (r.kind === 'ClusterRole' || r.namespace === 'no'))).toBe(true);
     expect(parsed.bindings.flatMap((b) => b.subjects)).toContainEqual({ kind: 'ServiceAccount', name: 'y', namespace: 'no' });
@@ -94,6 +94,6 @@ describe('toRbacYaml and parseRbacManifests: names YAML 1.1 would not read as st
 
   it('refuses a manifest whose name YAML 1.1 reads as a boolean, naming the field, as kube-apiserver would refuse it', () => {
     const manifest = 'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: ctl\n  namespace: off\nrules: []\n';
-    expect(() => parseRbacManifests(manifest)).toThrow(/metadata\.namespace: expected a string, got boolean false .*quote it/);
+    expect(() => parseRbacManifests(manifest, undefined)).toThrow(/metadata\.namespace: expected a string, got boolean false .*quote it/);
   });
 });

@@ -145,6 +145,11 @@ export class Informer implements InformerCache {
     source.run(this.sinkFor(feed), feed.abort.signal);
   }
 
+  /** True while a source given to `switchSource` has not listed yet (the current one still feeds the cache). */
+  isSwitching(): boolean {
+    return this.nextFeed !== undefined;
+  }
+
   /** True when the current source delivers full objects (asked for with `holdsObjects`). */
   holdsObjects(): boolean {
     return this.feed.holdsObjects;

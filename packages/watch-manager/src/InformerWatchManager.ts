@@ -151,7 +151,9 @@ export class InformerWatchManager implements WatchManager {
    * produce no event); `releaseWatch` of the last such owner switches it
    * back to metadata only. Rejects with a {@link WatchError}
    * (`TransformConflict`) when other owners keep the objects with another
-   * transform.
+   * transform. The only owner asking again with another transform (a
+   * parent registered again) switches the informer to it, and resolves
+   * once the objects are cached with it.
    */
   ensureObjects(gvr: GroupVersionResource, ownerId: string, options: ObjectCacheOptions = {}): Promise<void> {
     return this.ensure(gvr, ownerId, options);
@@ -189,14 +191,18 @@ export class InformerWatchManager implements WatchManager {
     }
     try {
       if (entry === undefined) entry = this.start(gvr, key, objects);
-      else if (objects !== undefined && entry.objects === undefined) this.switchTo(entry, objects);
+      else if (objects !== undefined && (entry.objects === undefined || entry.objects.transform !== objects.transform)) {
+        // Full objects asked for the first time, or by the only owner keeping them with another transform (a parent
+        // registered again with a new one: no other owner's transform conflicts, or it was refused above).
+        this.switchTo(entry, objects);
+      }
     } catch (err) {
       return Promise.reject(new WatchError(gvr, 'InformerError', `creating the informer failed: ${errorMessage(err)}`, { cause: err }));
     }
     entry.owners.add(ownerId);
     if (objects !== undefined) entry.objectOwners.set(ownerId, objects);
     const wantsObjects = objects !== undefined;
-    if ((entry.synced || this.checkSynced(entry)) && (!wantsObjects || entry.informer.holdsObjects())) return Promise.resolve();
+    if ((entry.synced || this.checkSynced(entry)) && (!wantsObjects || this.holdsAskedObjects(entry))) return Promise.resolve();
     const current = entry;
     return new Promise<void>((resolve, reject) => {
       const waiter: SyncWaiter = { ownerId, objects: wantsObjects, resolve, reject, deadline: undefined };
@@ -272,6 +278,11 @@ export class InformerWatchManager implements WatchManager {
     this.log.debug({ gvr: entry.key, objects: objects !== undefined }, 'informer switching its list/watch');
   }
 
+  /** The informer holds full objects, with the transform last asked for (no switch still listing). */
+  private holdsAskedObjects(entry: ManagedInformer): boolean {
+    return entry.informer.holdsObjects() && !entry.informer.isSwitching();
+  }
+
   private start(gvr: GroupVersionResource, key: string, objects: ObjectCacheOptions | undefined): ManagedInformer {
     const ownGvr: GroupVersionResource = Object.freeze({ group: gvr.group, version: gvr.version, resource: gvr.resource });
     const listWatch = this.source.createListWatch(ownGvr, objects === undefined ? undefined : { objects });
@@ -338,9 +349,9 @@ export class InformerWatchManager implements WatchManager {
     entry.synced = true;
     this.clearFailFast(entry);
     this.failures.clear(entry.key);
-    const holdsObjects = entry.informer.holdsObjects();
+    const holdsObjects = this.holdsAskedObjects(entry);
     for (const w of [...entry.waiters]) {
-      if (w.objects && !holdsObjects) continue; // until its switch to full objects has listed
+      if (w.objects && !holdsObjects) continue; // until its switch to full objects (or to a new transform) has listed
       entry.waiters.delete(w);
       if (w.deadline !== undefined) this.clock.clearTimeout(w.deadline);
       w.resolve();

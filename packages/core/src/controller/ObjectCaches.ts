@@ -1,5 +1,7 @@
 import type { WatchManager } from '../contracts/index.js';
 import { gvrKey, type GroupVersionResource } from '../gvr.js';
+import type { CachedObject, ObjectTransform } from '../informer.js';
+import { objectTransformOf, stripObject } from '../stripObject.js';
 import { validateGroupVersionResource } from '../gvrValidation.js';
 import { ParentSyncError } from './ParentSyncError.js';
 import type { CacheRequest, RegisterOptions } from './RegisterOptions.js';
@@ -17,6 +19,8 @@ function cacheOwnerId(parentKey: string): string {
 export class ObjectCaches {
   /** parent gvrKey → the GVRs it caches now. */
   private readonly held = new Map<string, GroupVersionResource[]>();
+  /** parent gvrKey → gvrKey → the transform it caches that GVR with (undefined: the default trim only). */
+  private readonly transforms = new Map<string, Map<string, ObjectTransform | undefined>>();
 
   constructor(private readonly watchManager: WatchManager) {}
 
@@ -65,8 +69,28 @@ export class ObjectCaches {
     }
     const now = new Set(acquired.map(gvrKey));
     for (const gvr of before) if (!now.has(gvrKey(gvr))) this.watchManager.releaseWatch(gvr, owner);
-    if (acquired.length === 0) this.held.delete(parentKey);
-    else this.held.set(parentKey, acquired);
+    if (acquired.length === 0) {
+      this.held.delete(parentKey);
+      this.transforms.delete(parentKey);
+    } else {
+      this.held.set(parentKey, acquired);
+      this.transforms.set(parentKey, new Map(requests.map((r) => [gvrKey(r.gvr), r.transform])));
+    }
+  }
+
+  /**
+   * What the informer of `gvr` does to each object it caches: core's
+   * `stripObject`, then the transform the registrations cache it with (the
+   * watch manager holds them all to one).
+   */
+  trimOf(gvr: GroupVersionResource): (obj: CachedObject) => CachedObject {
+    const key = gvrKey(gvr);
+    for (const byGvr of this.transforms.values()) {
+      if (!byGvr.has(key)) continue;
+      const transform = byGvr.get(key);
+      return transform === undefined ? stripObject : objectTransformOf({ transform });
+    }
+    return stripObject;
   }
 
   /** Releases every cache of `parent` (deregistration). */
@@ -75,5 +99,6 @@ export class ObjectCaches {
     const owner = cacheOwnerId(parentKey);
     for (const gvr of this.held.get(parentKey) ?? []) this.watchManager.releaseWatch(gvr, owner);
     this.held.delete(parentKey);
+    this.transforms.delete(parentKey);
   }
 }

@@ -17,6 +17,8 @@ export interface ObjectReadsDeps {
   /** How long a read waits for the cache to reach a write before it reads from the server instead. */
   readonly readYourWritesTimeoutMs: number;
   readonly notify: (call: (observer: ControllerObserver) => void) => void;
+  /** What the GVR's informer does to each object it caches (core's `stripObject`, then the registration's transform): a read from the server gets the same. */
+  readonly trimOf: (gvr: GroupVersionResource) => (obj: CachedObject) => CachedObject;
 }
 
 /** A write the cache had not reached when last looked at. */
@@ -39,7 +41,12 @@ const FIRST_PRUNE_AT = 1024;
  * through core's `noteWrite`) is remembered per object until the cache has
  * reached it; a read of that object waits for the cache (woken by the
  * informer's events, up to `readYourWritesTimeoutMs`), then reads it from
- * the server instead and counts a fallback (`onCacheReadFallback`).
+ * the server instead and counts a fallback (`onCacheReadFallback`). A
+ * pending write is settled by any event of its object at or past its
+ * resourceVersion, whoever made it (a delete by someone else included),
+ * so the pending writes are those the informer has not caught up with.
+ * An object read from the server is trimmed and transformed as the
+ * informer's are: a handler sees one shape whichever way it came.
  *
  * Easy to get wrong: returned objects are the cache's own; never modify
  * them (copy first: `structuredClone`).
@@ -48,6 +55,7 @@ export class ObjectReads implements WriteRecorder {
   /** Writes the cache had not reached when last looked at: gvrKey → `namespace/name` → write. */
   private readonly pending = new Map<string, Map<string, Pending>>();
   private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly keys = new WeakMap<GroupVersionResource, string>();
   private waiting = 0;
   private size = 0;
   private pruneAt = FIRST_PRUNE_AT;
@@ -66,12 +74,43 @@ export class ObjectReads implements WriteRecorder {
     if (this.size >= this.pruneAt) this.prune();
   }
 
-  /** The informer's event: wakes the reads waiting on its GVR (they look at the cache again). */
+  /**
+   * The informer's event: settles a pending write of its object that it is
+   * at or past, and wakes the reads waiting on its GVR (they look at the
+   * cache again).
+   */
   onEvent(event: WatchEvent): void {
+    if (this.size === 0 && this.waiting === 0) return;
+    const key = this.keyOf(event.gvr);
+    if (this.size !== 0) this.settleBy(key, event);
     if (this.waiting === 0) return;
-    const set = this.waiters.get(gvrKey(event.gvr));
+    const set = this.waiters.get(key);
     if (set === undefined) return;
     for (const w of set) if (w.check()) w.resolve(true);
+  }
+
+  /** Forgets the pending write of the event's object when the event is at or past it. */
+  private settleBy(key: string, event: WatchEvent): void {
+    const byName = this.pending.get(key);
+    if (byName === undefined || event.resourceVersion === undefined) return;
+    const pending = byName.get(namespacedNameKey(event));
+    if (pending === undefined) return;
+    const { write } = pending;
+    // The pass deleted it: only its delete settles that (an update on the way may be older than the deletion).
+    if (write.deleted === true) {
+      if (event.type === 'delete') this.forget(write);
+      return;
+    }
+    // A delete by someone else after the write settles it too (its resourceVersion is the deletion's); a late delete
+    // of an older object the pass then created again does not (it is older than the write).
+    if (resourceVersionAtLeast(event.resourceVersion, write.resourceVersion)) this.forget(write);
+  }
+
+  /** `gvrKey`, kept per GVR object (an informer's events share one). */
+  private keyOf(gvr: GroupVersionResource): string {
+    let key = this.keys.get(gvr);
+    if (key === undefined) this.keys.set(gvr, (key = gvrKey(gvr)));
+    return key;
   }
 
   async get<T extends PartialObjectMetadata>(
@@ -139,7 +178,9 @@ export class ObjectReads implements WriteRecorder {
     for (const p of left) {
       p.fellBack = true;
       this.deps.notify((o) => o.onCacheReadFallback?.(gvr));
-      out.set(namespacedNameKey(p.write), await p.write.refetch(signal));
+      const fetched = await p.write.refetch(signal);
+      // Freshly parsed and held by no one: trimmed and transformed in place, as the informer does its objects.
+      out.set(namespacedNameKey(p.write), fetched === undefined ? undefined : this.deps.trimOf(gvr)(fetched));
     }
     return out;
   }

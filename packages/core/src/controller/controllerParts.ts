@@ -95,7 +95,15 @@ export function buildControllerParts(deps: ControllerPartsDeps): ControllerParts
     onEvent: events.handle,
     logger: deps.logger,
   });
-  const reads = new ObjectReads({ watchManager, clock, readYourWritesTimeoutMs: config.readYourWritesTimeoutMs, notify: deps.notify });
+  // Built below; read only when a pass reads from the server (never during construction).
+  let caches: ObjectCaches | undefined;
+  const reads = new ObjectReads({
+    watchManager,
+    clock,
+    readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+    notify: deps.notify,
+    trimOf: (gvr) => caches!.trimOf(gvr),
+  });
   events.reads = reads;
   const coordinator = deps.watchCoordinatorFactory({
     watchManager,
@@ -150,6 +158,6 @@ export function buildControllerParts(deps: ControllerPartsDeps): ControllerParts
     isStarted: deps.isRunning,
     isLeading: deps.isLeading,
   });
-  const caches = new ObjectCaches(watchManager);
+  caches = new ObjectCaches(watchManager);
   return { parents, queue, watchManager, coordinator, handlerAbort, activity, networkLog, workers, terms, statusView, caches, reads };
 }

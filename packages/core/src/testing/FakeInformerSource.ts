@@ -158,7 +158,8 @@ export class FakeInformerSource implements InformerSource {
 
   /**
    * Deletes an object and delivers a delete (a tombstone with
-   * `finalStateUnknown`) to the synced informers of `gvr`.
+   * `finalStateUnknown`) to the synced informers of `gvr`: its last state
+   * at a new resourceVersion, the deletion's, as kube-apiserver sends it.
    * @throws FakeInformerError when it does not exist.
    */
   delete(gvr: GroupVersionResource, target: NamespacedName, options: FakeDeleteOptions = {}): void {
@@ -167,7 +168,9 @@ export class FakeInformerSource implements InformerSource {
     const old = objects.get(key);
     if (old === undefined) throw new FakeInformerError(`cannot delete ${key} from ${gvrKey(gvr)}: it does not exist`);
     objects.delete(key);
-    for (const informer of this.syncedInformers(gvr)) informer.delete(old, options);
+    // As kube-apiserver sends it: the object's last state at the deletion's own resourceVersion.
+    const gone = { ...old, metadata: { ...old.metadata, resourceVersion: String(this.nextResourceVersion++) } };
+    for (const informer of this.syncedInformers(gvr)) informer.delete(gone, options);
   }
 
   /** The objects of `gvr` in the fake cluster. */

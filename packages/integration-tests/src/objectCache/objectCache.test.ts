@@ -3,6 +3,7 @@ import {
   noteWrite,
   ObjectNotCachedError,
   requeue,
+  type CacheRequest,
   type CachedObject,
   type GroupVersionResource,
   type ReconcileContext,
@@ -25,7 +26,10 @@ afterEach(async () => {
 });
 
 /** Runs `body` in the first pass of `ns/a` (a webapp caching webapps and configmaps) and resolves with what it returns. */
-async function inPass<R>(body: (ctx: ReconcileContext) => Promise<R>, cache = [webapps, configmaps]): Promise<R> {
+async function inPass<R>(
+  body: (ctx: ReconcileContext) => Promise<R>,
+  cache: readonly (GroupVersionResource | CacheRequest)[] = [webapps, configmaps],
+): Promise<R> {
   const result = new Deferred<R>();
   await t.register(
     webapps,
@@ -199,6 +203,90 @@ describe('the object cache (register with cache)', () => {
     });
 
     expect(listed.map((o) => `${o.metadata.name}@${o.metadata.resourceVersion ?? ''}`).sort()).toEqual(['a-env@2', 'a-extra@30']);
+  });
+  it('settles a write when someone else deletes the object after it: a read right after neither waits nor goes to the server', async () => {
+    const observer = new ObserverRecorder();
+    t = createTestController({ observer });
+    t.source.add(webapps, { name: 'a', namespace: 'ns' });
+    const cm = t.source.add(configmaps, { name: 'a-env', namespace: 'ns' });
+    await t.start();
+    const refetches: string[] = [];
+
+    const read = await inPass(async (ctx) => {
+      // The pass wrote it (the informer has not seen that version), then someone else deleted it.
+      noteWrite(ctx.signal, write('a-env', String(Number(cm.metadata.resourceVersion) + 1), refetches));
+      t.source.delete(configmaps, { namespace: 'ns', name: 'a-env' });
+      await t.waitFor(() => t.controller.informer(configmaps)?.get({ namespace: 'ns', name: 'a-env' }) === undefined);
+      const startedMs = performance.now();
+      const got = await ctx.get(configmaps, 'ns', 'a-env');
+      return { got, tookMs: performance.now() - startedMs };
+    });
+
+    expect(read.got).toBeUndefined();
+    expect(read.tookMs).toBeLessThan(1000); // not the readYourWritesTimeoutMs (2 s) wait
+    expect(refetches).toEqual([]);
+    expect(observer.cacheReadFallbacks).toEqual([]);
+  });
+
+  it('trims and transforms an object read from the server as the informer does its own', async () => {
+    t = createTestController({ config: { readYourWritesTimeoutMs: 20 } });
+    t.source.add(webapps, { name: 'a', namespace: 'ns' });
+    t.source.add(configmaps, { name: 'a-env', namespace: 'ns', resourceVersion: '10', content: { data: { k: 'old', secret: 's' } } });
+    await t.start();
+    const dropSecret = (obj: CachedObject): CachedObject => {
+      delete (obj as ConfigMap).data?.['secret'];
+      return obj;
+    };
+
+    const [cached, fetched] = await inPass<(ConfigMap | undefined)[]>(
+      async (ctx) => {
+        const before = await ctx.get<ConfigMap>(configmaps, 'ns', 'a-env');
+        noteWrite(ctx.signal, {
+          gvr: configmaps,
+          namespace: 'ns',
+          name: 'a-env',
+          resourceVersion: '20',
+          refetch: async (): Promise<CachedObject> => ({
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: {
+              name: 'a-env',
+              namespace: 'ns',
+              resourceVersion: '20',
+              annotations: { [LAST_APPLIED]: '{}', keep: 'yes' },
+              managedFields: [{ manager: 'kubectl' }],
+            } as CachedObject['metadata'],
+            data: { k: 'new', secret: 's' },
+          }),
+        });
+        return [before, await ctx.get<ConfigMap>(configmaps, 'ns', 'a-env')];
+      },
+      [webapps, { gvr: configmaps, transform: dropSecret }],
+    );
+
+    expect(cached?.data).toEqual({ k: 'old' });
+    expect(fetched?.data).toEqual({ k: 'new' });
+    expect(fetched?.metadata.annotations).toEqual({ keep: 'yes' });
+    expect(fetched?.metadata).not.toHaveProperty('managedFields');
+  });
+
+  it('applies the transform of a parent registered again with another one', async () => {
+    t = createTestController();
+    t.source.add(webapps, { name: 'a', namespace: 'ns' });
+    t.source.add(configmaps, { name: 'a-env', namespace: 'ns', content: { data: { k: 'v' } } });
+    await t.start();
+    const marking =
+      (by: string) =>
+      (obj: CachedObject): CachedObject => ({ ...obj, metadata: { ...obj.metadata, labels: { by } } });
+    const seen: (string | undefined)[] = [];
+    const handler = async (_req: unknown, ctx: ReconcileContext): Promise<void> => {
+      seen.push((await ctx.get(configmaps, 'ns', 'a-env'))?.metadata.labels?.['by']);
+    };
+    await t.register(webapps, handler, { cache: [{ gvr: configmaps, transform: marking('first') }] });
+    await t.waitFor(() => seen.length === 1);
+    await t.register(webapps, handler, { cache: [{ gvr: configmaps, transform: marking('second') }] });
+    await t.waitFor(() => seen.length === 2);
+    expect(seen).toEqual(['first', 'second']);
   });
 });
 
