@@ -95,14 +95,13 @@ export function buildControllerParts(deps: ControllerPartsDeps): ControllerParts
     onEvent: events.handle,
     logger: deps.logger,
   });
-  // Built below; read only when a pass reads from the server (never during construction).
-  let caches: ObjectCaches | undefined;
+  const caches = new ObjectCaches(watchManager);
   const reads = new ObjectReads({
     watchManager,
     clock,
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
     notify: deps.notify,
-    trimOf: (gvr) => caches!.trimOf(gvr),
+    trimOf: (gvr) => caches.trimOf(gvr),
   });
   events.reads = reads;
   const coordinator = deps.watchCoordinatorFactory({
@@ -158,6 +157,5 @@ export function buildControllerParts(deps: ControllerPartsDeps): ControllerParts
     isStarted: deps.isRunning,
     isLeading: deps.isLeading,
   });
-  caches = new ObjectCaches(watchManager);
   return { parents, queue, watchManager, coordinator, handlerAbort, activity, networkLog, workers, terms, statusView, caches, reads };
 }
