@@ -73,11 +73,13 @@ export class FakeListWatch implements ListWatch {
     this.listObjects = options.listObjects ?? (() => []);
     this.syncError = options.syncError;
     this.holdsObjects = options.objects !== undefined;
+    // Frozen, deep: a handler that changes an object it read from the cache fails at that line in a test, instead of
+    // changing what later passes (and explain()) see.
     if (options.objects === undefined) {
-      this.shape = metadataOnly;
+      this.shape = (obj) => deepFreeze(structuredClone(metadataOnly(obj)));
     } else {
       const transform = objectTransformOf(options.objects);
-      this.shape = (obj) => transform(structuredClone(obj) as CachedObject);
+      this.shape = (obj) => deepFreeze(transform(structuredClone(obj) as CachedObject));
     }
   }
 
@@ -187,6 +189,14 @@ export class FakeListWatch implements ListWatch {
 }
 
 /** What a metadata-only watch sends of `obj`: its type and metadata (the object itself when that is all it has). */
+/** Freezes `value` and everything it holds; returns it. */
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
+  return value;
+}
+
 function metadataOnly(obj: PartialObjectMetadata): PartialObjectMetadata {
   if (Object.keys(obj).length <= 3) return obj;
   return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: obj.metadata };
