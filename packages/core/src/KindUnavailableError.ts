@@ -1,9 +1,7 @@
 import { apiStatusOf } from './apiStatus.js';
+import { causeOfType } from './causeChain.js';
 import { gvrKey, type GroupVersionResource } from './gvr.js';
 import { UNSERVED_RESOURCE_HINT } from './unservedResourceHint.js';
-
-/** How deep the `cause` chain is searched. */
-const MAX_CAUSE_DEPTH = 8;
 
 /** What the refusal was about, beside the GVR. */
 export interface KindRefusalDetails {
@@ -97,10 +95,5 @@ function answered(details: KindRefusalDetails): string {
 
 /** The {@link KindUnavailableError} that `err` is or carries along its `cause` chain, if any. */
 export function kindUnavailableOf(err: unknown): KindUnavailableError | undefined {
-  let e: unknown = err;
-  for (let depth = 0; e instanceof Error && depth < MAX_CAUSE_DEPTH; depth++) {
-    if (e instanceof KindUnavailableError) return e;
-    e = e.cause;
-  }
-  return undefined;
+  return causeOfType(err, KindUnavailableError);
 }

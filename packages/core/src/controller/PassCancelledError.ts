@@ -1,3 +1,5 @@
+import { causeOfType } from '../causeChain.js';
+
 /**
  * Why a pass was cut off:
  * - `deregistered`: its parent GVR was deregistered while it ran;
@@ -6,9 +8,6 @@
  * - `range-lost`: with sharding, this replica lost the hash range of the instance.
  */
 export type PassCancelReason = 'deregistered' | 'deleted' | 'stopping' | 'range-lost';
-
-/** How deep the `cause` chain is searched for a cancellation. */
-const MAX_CAUSE_DEPTH = 8;
 
 /**
  * The abort reason of a pass's `ctx.signal` when the pass is cut off by
@@ -34,10 +33,5 @@ export class PassCancelledError extends Error {
 
 /** The {@link PassCancelledError} of `err` or of its `cause` chain, if any. */
 export function passCancellationOf(err: unknown): PassCancelledError | undefined {
-  let e: unknown = err;
-  for (let depth = 0; e instanceof Error && depth < MAX_CAUSE_DEPTH; depth++) {
-    if (e instanceof PassCancelledError) return e;
-    e = e.cause;
-  }
-  return undefined;
+  return causeOfType(err, PassCancelledError);
 }

@@ -1,3 +1,4 @@
+import { errorCauses } from '../causeChain.js';
 import { isNotFound } from '../isNotFound.js';
 import { KindUnavailableError } from '../KindUnavailableError.js';
 import { NoRequeue, RequeueNeeded, RequeueNeededAfter } from '../requeue.js';
@@ -11,9 +12,6 @@ export type HandlerErrorClass =
   | { readonly kind: 'not_found' }
   | { readonly kind: 'error' };
 
-/** How deep the `cause` chain is searched for a requeue signal. */
-const MAX_CAUSE_DEPTH = 8;
-
 /**
  * Classifies a handler failure the way the seed system's worker does:
  * requeue signals first (also when wrapped as the `cause` of another error,
@@ -25,14 +23,12 @@ const MAX_CAUSE_DEPTH = 8;
  * must be tested first.
  */
 export function classifyHandlerError(err: unknown): HandlerErrorClass {
-  let e: unknown = err;
   let refusal: KindUnavailableError | undefined;
-  for (let depth = 0; e instanceof Error && depth < MAX_CAUSE_DEPTH; depth++) {
+  for (const e of errorCauses(err)) {
     if (e instanceof NoRequeue) return { kind: 'no_requeue' };
     if (e instanceof RequeueNeededAfter) return { kind: 'requeue_after', delayMs: e.delayMs };
     if (e instanceof RequeueNeeded) return { kind: 'requeue' };
     if (e instanceof KindUnavailableError) refusal ??= e;
-    e = e.cause;
   }
   // kro-diff: a kind that is not served or not allowed (its 404 or 403 in the cause chain) parks the instance on the
   // kind; kro counts it as a handler error, and its 404 as "instance gone".
