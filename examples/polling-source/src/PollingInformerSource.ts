@@ -37,8 +37,9 @@ export class PollingInformerSource implements InformerSource {
     if (!(options.intervalMs > 0)) throw new RangeError(`PollingInformerSource: intervalMs must be > 0, got ${String(options.intervalMs)}`);
   }
 
+  /** Whatever options it is given, it delivers the objects `list` returns, whole. */
   createListWatch(gvr: GroupVersionResource): ListWatch {
-    return { gvr, run: (sink, signal) => void this.poll(gvr, sink, signal) };
+    return { gvr, delivers: 'objects', run: (sink, signal) => void this.poll(gvr, sink, signal) };
   }
 
   private async poll(gvr: GroupVersionResource, sink: ListWatchSink, signal: AbortSignal): Promise<void> {

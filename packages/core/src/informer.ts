@@ -169,6 +169,14 @@ export type ListWatchHealth = Pick<InformerHealth, 'idleMs' | 'failing' | 'listM
 export interface ListWatch {
   readonly gvr: GroupVersionResource;
   /**
+   * Optional: what it delivers, `metadata` (each object reduced to its
+   * type and metadata) or `objects` (whole, as `ListWatchOptions.objects`
+   * asks). The watch manager refuses a list/watch that says `metadata`
+   * where full objects were asked for; one that says nothing is judged by
+   * its first object (a `PartialObjectMetadata` is metadata).
+   */
+  readonly delivers?: 'metadata' | 'objects';
+  /**
    * Starts listing and watching into `sink`; returns at once, and works
    * (retrying on its own) until `signal` aborts. Called once.
    */

@@ -187,6 +187,7 @@ interface Inner {
 
 /** A list/watch of a {@link ShardedInformerSource}: the inner one, filtered to the owned ranges. */
 export class ShardedListWatch implements ListWatch {
+  readonly delivers?: 'metadata' | 'objects';
   readonly gvr: GroupVersionResource;
   /** Present when the inner source reports its own health. */
   readonly health?: () => ListWatchHealth;
@@ -209,6 +210,9 @@ export class ShardedListWatch implements ListWatch {
   ) {
     this.gvr = gvr;
     this.current = { listWatch: build(undefined), stop: new AbortController() };
+    // What the inner list/watches deliver (every one is built with the same options).
+    const delivers = this.current.listWatch.delivers;
+    if (delivers !== undefined) this.delivers = delivers;
     if (typeof this.current.listWatch.health === 'function') this.health = () => this.innerHealth();
   }
 

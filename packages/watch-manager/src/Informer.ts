@@ -16,6 +16,7 @@ import {
   type TimerHandle,
 } from '@protean/core';
 import { deliverRelist, type RelistListener } from './deliverRelist.js';
+import { objectsNotDelivered } from './WatchError.js';
 import { MetadataStore } from './MetadataStore.js';
 
 /** What an {@link Informer} tells its one listener: each change of its cache, the first sync, each failure. */
@@ -44,7 +45,10 @@ export interface InformerOptions {
 interface Feed {
   readonly source: ListWatch;
   readonly abort: AbortController;
-  readonly holdsObjects: boolean;
+  /** It delivers full objects: asked for, and not found to deliver metadata only. */
+  holdsObjects: boolean;
+  /** Asked for full objects without saying what it delivers: its first object is looked at. */
+  checkFirst: boolean;
   /** No longer feeding: its sink calls are ignored. */
   retired: boolean;
   /** Not current yet: the list it streams, which replaces the cache when complete. */
@@ -100,7 +104,7 @@ export class Informer implements InformerCache {
     private readonly listener: InformerListener,
     options: InformerOptions = {},
   ) {
-    this.feed = { source, abort: new AbortController(), holdsObjects: options.holdsObjects ?? false, retired: false, pending: undefined };
+    this.feed = newFeed(source, options.holdsObjects ?? false);
     this.gvr = source.gvr;
     this.resyncPeriodMs = options.resyncPeriodMs ?? 0;
     if (!(this.resyncPeriodMs >= 0)) throw new RangeError(`Informer: resyncPeriodMs must be >= 0, got ${String(this.resyncPeriodMs)}`);
@@ -132,7 +136,7 @@ export class Informer implements InformerCache {
    */
   switchSource(source: ListWatch, holdsObjects: boolean): void {
     if (!this.running || this.stopped) throw new InformerStateError(`informer of ${gvrKey(this.gvr)} is not running`);
-    const feed: Feed = { source, abort: new AbortController(), holdsObjects, retired: false, pending: undefined };
+    const feed = newFeed(source, holdsObjects);
     this.retire(this.nextFeed);
     this.nextFeed = undefined;
     if (!this.synced) {
@@ -215,7 +219,10 @@ export class Informer implements InformerCache {
       replace: (objects) => {
         if (this.stopped || feed.retired) return;
         const next = new MetadataStore();
-        for (const obj of objects) next.set(obj);
+        for (const obj of objects) {
+          if (feed.checkFirst) this.checkDelivery(feed, obj);
+          next.set(obj);
+        }
         if (feed !== this.feed) return this.promote(feed, next);
         this.next = undefined;
         this.commit(next, false);
@@ -241,6 +248,7 @@ export class Informer implements InformerCache {
       },
       upsert: (obj) => {
         if (this.stopped || feed.retired) return;
+        if (feed.checkFirst) this.checkDelivery(feed, obj);
         if (feed !== this.feed) {
           feed.pending?.set(obj);
           return;
@@ -311,6 +319,31 @@ export class Informer implements InformerCache {
         }
       },
     };
+  }
+
+  /**
+   * The first object of a feed asked for full objects that did not say what
+   * it delivers: a `PartialObjectMetadata` means metadata only, so the feed
+   * does not hold objects, and the listener hears why (a `WatchError`,
+   * `ObjectsNotDelivered`).
+   */
+  private checkDelivery(feed: Feed, obj: PartialObjectMetadata): void {
+    feed.checkFirst = false;
+    // What a metadata request returns: that kind, and nothing beside type and metadata.
+    if (obj.kind !== 'PartialObjectMetadata' || Object.keys(obj).some((k) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata'))
+      return;
+    feed.holdsObjects = false;
+    const err = objectsNotDelivered(this.gvr, 'its first object is a PartialObjectMetadata');
+    // After the call that delivered it returns: a source may deliver from within `run`, while whoever switched to it
+    // is still setting up.
+    queueMicrotask(() => {
+      if (this.stopped || feed.retired) return;
+      try {
+        this.listener.onError?.(err);
+      } catch (listenerErr) {
+        this.log.error({ err: listenerErr }, 'informer error listener threw');
+      }
+    });
   }
 
   /** A switched-to feed listed: it becomes current, and its list replaces the cache. */
@@ -438,4 +471,9 @@ export function runInformer(listWatch: ListWatch, listener: InformerListener, si
   const informer = new Informer(listWatch, listener, options);
   informer.run(signal);
   return informer;
+}
+
+function newFeed(source: ListWatch, holdsObjects: boolean): Feed {
+  const checkFirst = holdsObjects && source.delivers === undefined;
+  return { source, abort: new AbortController(), holdsObjects, checkFirst, retired: false, pending: undefined };
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { silentLogger, type CachedObject, type GroupVersionResource } from '@protean/core';
+import { silentLogger, type CachedObject, type GroupVersionResource, type InformerSource } from '@protean/core';
 import { FakeInformerSource, waitFor } from '@protean/core/testing';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import { InformerWatchManager } from './InformerWatchManager.js';
@@ -83,5 +83,50 @@ describe('KubernetesListWatch with full objects (over the in-memory API server)'
     expect(accepts.length).toBeGreaterThanOrEqual(2);
     expect(new Set(accepts)).toEqual(new Set(['application/json']));
     wm.shutdown();
+  });
+});
+
+describe('InformerWatchManager.ensureObjects: a source that does not deliver full objects', () => {
+  it('refuses full objects from a source that drops the options: one that says it delivers metadata, and one whose first object is metadata', async () => {
+    const fake = new FakeInformerSource({ autoSync: true });
+    fake.add(cms, { name: 'a', namespace: 'ns', content: { data: { k: 'v' } } });
+    // A dispatch that forgets the options (the list/watch it returns says so).
+    const dropsOptions: InformerSource = { createListWatch: (gvr) => fake.createListWatch(gvr) };
+    const wm = new InformerWatchManager(dropsOptions, 0, () => undefined, silentLogger());
+    const declared = await wm.ensureObjects(cms, 'reader').catch((e: unknown) => e);
+    expect(declared).toBeInstanceOf(WatchError);
+    expect(declared).toMatchObject({ reason: 'ObjectsNotDelivered' });
+    expect((declared as Error).message).toContain("must pass createListWatch's options (ListWatchOptions.objects) on");
+    expect(wm.activeWatchCount()).toBe(0);
+    wm.shutdown();
+
+    // One that says nothing and delivers what a metadata request returns.
+    const silent: InformerSource = {
+      createListWatch: (gvr) => {
+        const inner = fake.createListWatch(gvr);
+        return {
+          gvr,
+          run: (sink, signal) =>
+            inner.run(
+              {
+                ...sink,
+                cache: sink.cache,
+                replace: (objects) => sink.replace([...objects].map((o) => ({ ...o, kind: 'PartialObjectMetadata' }))),
+                upsert: (o) => sink.upsert({ ...o, kind: 'PartialObjectMetadata' }),
+              },
+              signal,
+            ),
+        };
+      },
+    };
+    const wm2 = new InformerWatchManager(silent, 0, () => undefined, silentLogger());
+    await wm2.ensureWatch(cms, 'router');
+    const judged = await wm2.ensureObjects(cms, 'reader').catch((e: unknown) => e);
+    expect(judged).toMatchObject({ reason: 'ObjectsNotDelivered' });
+    expect((judged as Error).message).toContain('its first object is a PartialObjectMetadata');
+    // The plain watcher keeps its (metadata) informer.
+    expect(wm2.getInformer(cms)?.holdsObjects?.()).toBe(false);
+    expect(wm2.activeWatchCount()).toBe(1);
+    wm2.shutdown();
   });
 });

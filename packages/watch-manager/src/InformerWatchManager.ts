@@ -28,7 +28,7 @@ import { serverOf } from './unfixableFailure.js';
 import { toWatchEvent } from './toWatchEvent.js';
 import { ResourceAllowList } from './ResourceAllowList.js';
 import { kindRefusalOf } from './kindRefusal.js';
-import { ResourceNotAllowedError, WatchError } from './WatchError.js';
+import { objectsNotDelivered, ResourceNotAllowedError, WatchError } from './WatchError.js';
 import type { InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
 
 const DEFAULT_SYNC_TIMEOUT_MS = 30_000;
@@ -197,6 +197,7 @@ export class InformerWatchManager implements WatchManager {
         this.switchTo(entry, objects);
       }
     } catch (err) {
+      if (err instanceof WatchError) return Promise.reject(err);
       return Promise.reject(new WatchError(gvr, 'InformerError', `creating the informer failed: ${errorMessage(err)}`, { cause: err }));
     }
     entry.owners.add(ownerId);
@@ -273,7 +274,11 @@ export class InformerWatchManager implements WatchManager {
   private switchTo(entry: ManagedInformer, objects: ObjectCacheOptions | undefined): void {
     const notOlderThan = entry.informer.lastEventResourceVersion();
     const options = { ...(notOlderThan === undefined ? {} : { notOlderThan }), ...(objects === undefined ? {} : { objects }) };
-    entry.informer.switchSource(this.source.createListWatch(entry.gvr, options), objects !== undefined);
+    const listWatch = this.source.createListWatch(entry.gvr, options);
+    if (objects !== undefined && listWatch.delivers === 'metadata') {
+      throw objectsNotDelivered(entry.gvr, 'its list/watch says it delivers metadata');
+    }
+    entry.informer.switchSource(listWatch, objects !== undefined);
     entry.objects = objects;
     this.log.debug({ gvr: entry.key, objects: objects !== undefined }, 'informer switching its list/watch');
   }
@@ -286,6 +291,8 @@ export class InformerWatchManager implements WatchManager {
   private start(gvr: GroupVersionResource, key: string, objects: ObjectCacheOptions | undefined): ManagedInformer {
     const ownGvr: GroupVersionResource = Object.freeze({ group: gvr.group, version: gvr.version, resource: gvr.resource });
     const listWatch = this.source.createListWatch(ownGvr, objects === undefined ? undefined : { objects });
+    if (objects !== undefined && listWatch.delivers === 'metadata')
+      throw objectsNotDelivered(ownGvr, 'its list/watch says it delivers metadata');
     // The listener runs only once the informer runs, after `entry` is set.
     const informer = new Informer(
       listWatch,
@@ -375,6 +382,12 @@ export class InformerWatchManager implements WatchManager {
   private onWatchError(entry: ManagedInformer, err: Error): void {
     if (this.entries.get(entry.key) !== entry) return;
     entry.lastError = err;
+    if (err instanceof WatchError && err.reason === 'ObjectsNotDelivered') {
+      // The owners that asked for objects are refused; the others keep the (metadata) informer.
+      this.log.warn({ gvr: entry.key, err: err.message }, 'the informer source delivers metadata only; full objects refused');
+      for (const owner of [...entry.objectOwners.keys()]) this.dropOwner(entry, owner, err);
+      return;
+    }
     if (entry.synced || entry.waiters.size === 0) return;
     const status = apiStatusOf(err)?.code;
     // kro-diff: a refusal (401/403/404) before the first sync fails the pending callers now, so a missing CRD or

@@ -71,6 +71,7 @@ class ListWatchStateError extends Error {
  */
 export class KubernetesListWatch implements ListWatch {
   readonly gvr: GroupVersionResource;
+  readonly delivers: 'metadata' | 'objects';
   private sink: ListWatchSink | undefined;
   private readonly log: Logger;
   private readonly clock: Clock;
@@ -136,6 +137,7 @@ export class KubernetesListWatch implements ListWatch {
     this.retry = new RetryPolicy(this.log, { ...options, clock: this.clock, random: this.random }, { summarizer, gvr: gvrKey(gvr) });
     this.tracker = new InformerHealthTracker(this.clock, this.settings.shortWatchMs);
     this.decodeObject = start.objects === undefined ? undefined : fullObjectDecoder(start.objects, this.intern);
+    this.delivers = start.objects === undefined ? 'metadata' : 'objects';
     this.listAccept = start.objects === undefined ? LIST_ACCEPT : 'application/json';
     this.watchAccept = start.objects === undefined ? WATCH_ACCEPT : 'application/json';
     if (start.notOlderThan !== undefined && start.notOlderThan !== '') {

@@ -32,7 +32,9 @@ export type WatchErrorReason =
   | 'InformerError'
   | 'NotAllowed'
   /** `ensureObjects` with a transform other than the one the informer keeps its objects with. */
-  | 'TransformConflict';
+  | 'TransformConflict'
+  /** `ensureObjects` of an informer whose source delivers metadata only (it dropped `ListWatchOptions.objects`). */
+  | 'ObjectsNotDelivered';
 
 /**
  * The error `InformerWatchManager.ensureWatch` rejects with. Always names the GVR;
@@ -91,4 +93,18 @@ export class ResourceNotAllowedError extends WatchError {
     );
     this.allowedResources = allowedResources;
   }
+}
+
+/**
+ * The refusal of full objects a source does not deliver: its list/watch
+ * says it delivers metadata only, or its first object is a
+ * `PartialObjectMetadata` (`why`). A source that wraps others must pass
+ * `createListWatch`'s options on.
+ */
+export function objectsNotDelivered(gvr: GroupVersionResource, why: string): WatchError {
+  return new WatchError(
+    gvr,
+    'ObjectsNotDelivered',
+    `full objects were asked for, but the informer source delivers metadata only (${why}); a source that wraps or dispatches to others must pass createListWatch's options (ListWatchOptions.objects) on`,
+  );
 }

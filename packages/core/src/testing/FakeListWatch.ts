@@ -58,6 +58,7 @@ export class FakeListWatch implements ListWatch {
   readonly reportedErrors: Error[] = [];
   /** What it delivers: full objects (asked for with `objects`) or metadata only. */
   readonly holdsObjects: boolean;
+  readonly delivers: 'metadata' | 'objects';
   private readonly listObjects: () => readonly PartialObjectMetadata[];
   private readonly shape: (obj: PartialObjectMetadata) => PartialObjectMetadata;
   private autoSync: boolean;
@@ -73,6 +74,7 @@ export class FakeListWatch implements ListWatch {
     this.listObjects = options.listObjects ?? (() => []);
     this.syncError = options.syncError;
     this.holdsObjects = options.objects !== undefined;
+    this.delivers = this.holdsObjects ? 'objects' : 'metadata';
     // Frozen, deep: a handler that changes an object it read from the cache fails at that line in a test, instead of
     // changing what later passes (and explain()) see.
     if (options.objects === undefined) {
