@@ -1,6 +1,7 @@
 import { expect } from '@jest/globals';
 import type { NamespacedName } from '@protean/core';
 import { waitFor } from '@protean/core/testing';
+import type { KubernetesInformerSourceOptions } from '@protean/watch-manager';
 import { GADGETS, WIDGETS, type E2eKind } from '../e2e/kinds.js';
 import {
   childrenConverged,
@@ -28,10 +29,14 @@ function linesAbout(run: KindChangeRun, kind: E2eKind): string[] {
  * the CRD deleted for `outageMs` and created again with another schema:
  * converged within 2 s of Established again.
  */
-export async function crdLateThenGoneAndBack(target: KindChangeTarget, outageMs: number): Promise<void> {
+export async function crdLateThenGoneAndBack(
+  target: KindChangeTarget,
+  outageMs: number,
+  informer?: Partial<Omit<KubernetesInformerSourceOptions, 'kubeConfig'>>,
+): Promise<void> {
   const child: E2eKind = GADGETS;
   await installCrd(target.admin, WIDGETS);
-  const run = await startKindChangeRun(target, WIDGETS, child);
+  const run = await startKindChangeRun(target, WIDGETS, child, informer === undefined ? {} : { informer });
   try {
     const instances: NamespacedName[] = [];
     for (let i = 0; i < INSTANCES; i++) {
