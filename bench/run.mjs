@@ -23,7 +23,20 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from './lib/args.mjs';
 import { formatNotes, formatTable } from './lib/report.mjs';
 
-const BENCHMARKS = ['routing', 'queue', 'queue-priority', 'memory', 'ingest', 'e2e', 'objcache', 'scale', 'replicas', 'imports', 'anchor'];
+const BENCHMARKS = [
+  'routing',
+  'queue',
+  'queue-priority',
+  'memory',
+  'ingest',
+  'e2e',
+  'objcache',
+  'index',
+  'scale',
+  'replicas',
+  'imports',
+  'anchor',
+];
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 const flags = parseArgs(process.argv.slice(2), ['quick', 'only']);

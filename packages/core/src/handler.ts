@@ -10,6 +10,15 @@ export interface CachedListOptions {
   readonly namespace?: string;
   /** Only objects whose labels match: a selector string (`app=web,tier in (a,b)`) or a parsed `Selector`. */
   readonly labelSelector?: string | Selector;
+  /**
+   * Only the objects a secondary index files under {@link value}, found
+   * without a scan: `owner` (owner reference uids, built in) or an index
+   * the registration declared (`cache: [{ gvr, indexes }]`). An index
+   * nothing declared rejects with an `ObjectNotCachedError`.
+   */
+  readonly index?: string;
+  /** The value looked up in {@link index}. */
+  readonly value?: string;
 }
 
 /** What a {@link Handler} gets besides the instance it reconciles. */

@@ -106,6 +106,7 @@ export {
   type ListWatchHealth,
   type ListWatchOptions,
   type ListWatchSink,
+  type IndexFunc,
   type ObjectCacheOptions,
   type ObjectMeta,
   type ObjectTransform,

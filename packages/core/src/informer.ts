@@ -55,10 +55,24 @@ export interface CachedObject extends PartialObjectMetadata {
  */
 export type ObjectTransform = (obj: CachedObject) => CachedObject;
 
-/** How an informer that keeps full objects trims them. */
+/**
+ * The values a secondary index files an object under (an owner's uid, a
+ * referenced Secret's name): `ctx.list(gvr, { index, value })` then finds
+ * the objects filed under `value` without scanning the cache. Called on
+ * every version of every cached object: keep it cheap and pure.
+ */
+export type IndexFunc = (obj: CachedObject) => readonly string[];
+
+/** How an informer that keeps full objects trims them, and what it indexes them by. */
 export interface ObjectCacheOptions {
   /** Runs after the default trim (managedFields and the last-applied annotation dropped). Default: none. */
   readonly transform?: ObjectTransform;
+  /**
+   * Secondary indexes by name, kept true on every add, update, delete and
+   * relist. `owner` (the uids of an object's owner references) is built
+   * in and need not be given. Default: none.
+   */
+  readonly indexes?: Readonly<Record<string, IndexFunc>>;
 }
 
 /**
@@ -100,6 +114,14 @@ export interface InformerCache {
    * only. Absent: metadata only.
    */
   holdsObjects?(): boolean;
+  /**
+   * Optional: the cached objects a secondary index files under `value`
+   * (`owner`, built in, or an index an `ensureObjects` asked for);
+   * `undefined` when `index` is not indexed. Read-only, like `list`.
+   */
+  byIndex?(index: string, value: string): PartialObjectMetadata[] | undefined;
+  /** Optional: the values `index` files `obj` under; `undefined` when `index` is not indexed. */
+  indexValues?(index: string, obj: CachedObject): readonly string[] | undefined;
   /** Synced, idle time, relists and the current outage (see {@link InformerHealth}). */
   health(): InformerHealth;
 }

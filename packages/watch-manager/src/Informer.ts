@@ -2,8 +2,10 @@ import {
   gvrKey,
   realClock,
   silentLogger,
+  type CachedObject,
   type Clock,
   type DeletedFinalStateUnknown,
+  type IndexFunc,
   type GroupVersionResource,
   type InformerCache,
   type InformerHealth,
@@ -16,6 +18,7 @@ import {
   type TimerHandle,
 } from '@protean/core';
 import { deliverRelist, type RelistListener } from './deliverRelist.js';
+import { ObjectIndexes, OWNER_INDEX } from './ObjectIndexes.js';
 import { objectsNotDelivered } from './WatchError.js';
 import { MetadataStore } from './MetadataStore.js';
 
@@ -76,6 +79,8 @@ class InformerStateError extends Error {
 export class Informer implements InformerCache {
   readonly gvr: GroupVersionResource;
   private store = new MetadataStore();
+  /** Secondary indexes over the live cache, once one was asked for. */
+  private indexes: ObjectIndexes | undefined;
   /** A streamed list in progress: the next state, committed at `endList`. */
   private next: MetadataStore | undefined;
   private synced = false;
@@ -175,6 +180,39 @@ export class Informer implements InformerCache {
 
   list(namespace?: string): PartialObjectMetadata[] {
     return namespace === undefined ? this.store.list() : this.store.listNamespace(namespace);
+  }
+
+  /**
+   * Indexes the cache by `fn` under `name` from now on (built at once from
+   * what it holds); false, changing nothing, when `name` is indexed by
+   * another function already.
+   */
+  defineIndex(name: string, fn: IndexFunc): boolean {
+    this.indexes ??= new ObjectIndexes();
+    const current = this.indexFuncOf(name);
+    if (current !== undefined) return current === fn;
+    this.indexes.define(name, fn, this.store.values());
+    if (!this.store.isAttached()) this.store.attach(this.indexes, true);
+    return true;
+  }
+
+  /** The function `name` is indexed by, if it is (the built-in `owner` only once built). */
+  indexFuncOf(name: string): IndexFunc | undefined {
+    return this.indexes?.has(name) === true ? this.indexes.funcOf(name) : undefined;
+  }
+
+  /** The cached objects `index` files under `value` (`owner`, built in, is built on first use); undefined when not indexed. */
+  byIndex(index: string, value: string): PartialObjectMetadata[] | undefined {
+    if (this.indexes?.has(index) !== true) {
+      if (index !== OWNER_INDEX) return undefined;
+      this.defineIndex(OWNER_INDEX, new ObjectIndexes().funcOf(OWNER_INDEX)!);
+    }
+    return this.indexes!.get(index, value);
+  }
+
+  /** The values `index` files `obj` under; undefined when not indexed (and not `owner`). */
+  indexValues(index: string, obj: CachedObject): readonly string[] | undefined {
+    return (this.indexes ?? BUILT_IN).funcOf(index)?.(obj);
   }
 
   get(key: NamespacedName): PartialObjectMetadata | undefined {
@@ -382,6 +420,8 @@ export class Informer implements InformerCache {
     this.heard();
     const prev = this.store;
     this.store = next;
+    prev.attach(undefined);
+    next.attach(this.indexes);
     if (this.synced) {
       deliverRelist(prev, next, this.relist, switched);
       return;
@@ -472,6 +512,9 @@ export function runInformer(listWatch: ListWatch, listener: InformerListener, si
   informer.run(signal);
   return informer;
 }
+
+/** Answers `indexValues` for the built-in index before any index was defined. */
+const BUILT_IN = new ObjectIndexes();
 
 function newFeed(source: ListWatch, holdsObjects: boolean): Feed {
   const checkFirst = holdsObjects && source.delivers === undefined;

@@ -188,6 +188,8 @@ export class InformerWatchManager implements WatchManager {
     if (objects !== undefined && entry !== undefined) {
       const conflict = transformConflict(entry, ownerId, objects);
       if (conflict !== undefined) return Promise.reject(new WatchError(gvr, 'TransformConflict', conflict));
+      const clash = indexConflict(entry, objects);
+      if (clash !== undefined) return Promise.reject(new WatchError(gvr, 'IndexConflict', clash));
     }
     try {
       if (entry === undefined) entry = this.start(gvr, key, objects);
@@ -202,6 +204,7 @@ export class InformerWatchManager implements WatchManager {
     }
     entry.owners.add(ownerId);
     if (objects !== undefined) entry.objectOwners.set(ownerId, objects);
+    for (const [name, fn] of Object.entries(objects?.indexes ?? {})) entry.informer.defineIndex(name, fn);
     const wantsObjects = objects !== undefined;
     if ((entry.synced || this.checkSynced(entry)) && (!wantsObjects || this.holdsAskedObjects(entry))) return Promise.resolve();
     const current = entry;
@@ -513,6 +516,16 @@ function checkArgs(gvr: GroupVersionResource, ownerId: string): TypeError | unde
   }
   if (typeof ownerId !== 'string' || ownerId === '') {
     return new TypeError(`ensureWatch(${gvrKey(gvr)}): ownerId must be a non-empty string, got ${JSON.stringify(ownerId)}`);
+  }
+  return undefined;
+}
+
+/** Why `objects` may not add its indexes to the informer, if it may not: a name indexed by another function. */
+function indexConflict(entry: ManagedInformer, objects: ObjectCacheOptions): string | undefined {
+  for (const [name, fn] of Object.entries(objects.indexes ?? {})) {
+    const current = entry.informer.indexFuncOf(name);
+    if (current !== undefined && current !== fn)
+      return `index ${JSON.stringify(name)} is defined by another function already; give yours another name`;
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
 import { namespacedNameKey, type PartialObjectMetadata } from '@protean/core';
+import type { ObjectIndexes } from './ObjectIndexes.js';
 
 /**
  * The informer's cache: objects by namespace, then name. Two levels
@@ -8,6 +9,19 @@ import { namespacedNameKey, type PartialObjectMetadata } from '@protean/core';
 export class MetadataStore {
   private readonly byNamespace = new Map<string, Map<string, PartialObjectMetadata>>();
   private count = 0;
+  /** The informer's secondary indexes, kept true on every set and delete once attached (the live cache only). */
+  private indexes: ObjectIndexes | undefined;
+
+  /** True while it keeps indexes true. */
+  isAttached(): boolean {
+    return this.indexes !== undefined;
+  }
+
+  /** Keeps `indexes` true from now on, building them from what it holds (unless `built`: they index it already). */
+  attach(indexes: ObjectIndexes | undefined, built = false): void {
+    this.indexes = indexes;
+    if (!built) indexes?.rebuild(this.values());
+  }
 
   get size(): number {
     return this.count;
@@ -28,6 +42,7 @@ export class MetadataStore {
     const old = names.get(obj.metadata.name);
     names.set(obj.metadata.name, obj);
     if (old === undefined) this.count++;
+    this.indexes?.replace(old, obj);
     return old;
   }
 
@@ -39,6 +54,7 @@ export class MetadataStore {
     names.delete(name);
     if (names.size === 0) this.byNamespace.delete(namespace);
     this.count--;
+    this.indexes?.remove(old);
     return old;
   }
 

@@ -34,7 +34,9 @@ export type WatchErrorReason =
   /** `ensureObjects` with a transform other than the one the informer keeps its objects with. */
   | 'TransformConflict'
   /** `ensureObjects` of an informer whose source delivers metadata only (it dropped `ListWatchOptions.objects`). */
-  | 'ObjectsNotDelivered';
+  | 'ObjectsNotDelivered'
+  /** `ensureObjects` with an index whose name the informer indexes by another function. */
+  | 'IndexConflict';
 
 /**
  * The error `InformerWatchManager.ensureWatch` rejects with. Always names the GVR;

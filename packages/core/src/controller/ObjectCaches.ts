@@ -27,7 +27,14 @@ export class ObjectCaches {
   /** The requests of `options`, checked: a bad GVR throws before anything is watched. */
   static requestsOf(parent: GroupVersionResource, options: RegisterOptions | undefined): CacheRequest[] {
     const requests = (options?.cache ?? []).map((r) => ('gvr' in r ? r : { gvr: r }));
-    for (const r of requests) validateGroupVersionResource(r.gvr);
+    for (const r of requests) {
+      validateGroupVersionResource(r.gvr);
+      if (r.indexes !== undefined && 'owner' in r.indexes) {
+        throw new TypeError(
+          `register(${gvrKey(parent)}): cache of ${gvrKey(r.gvr)} defines an index named "owner", which is built in (owner reference uids); name yours otherwise`,
+        );
+      }
+    }
     const seen = new Set<string>();
     for (const r of requests) {
       const key = gvrKey(r.gvr);
@@ -59,7 +66,10 @@ export class ObjectCaches {
     try {
       for (const r of requests) {
         const gvr = { group: r.gvr.group, version: r.gvr.version, resource: r.gvr.resource };
-        await this.watchManager.ensureObjects!(gvr, owner, r.transform === undefined ? {} : { transform: r.transform });
+        await this.watchManager.ensureObjects!(gvr, owner, {
+          ...(r.transform === undefined ? {} : { transform: r.transform }),
+          ...(r.indexes === undefined ? {} : { indexes: r.indexes }),
+        });
         acquired.push(gvr);
       }
     } catch (err) {

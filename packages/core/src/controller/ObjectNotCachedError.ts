@@ -8,15 +8,21 @@ import { gvrKey, type GroupVersionResource } from '../gvr.js';
 export class ObjectNotCachedError extends Error {
   override readonly name = 'ObjectNotCachedError';
   readonly gvr: GroupVersionResource;
+  /** The index `ctx.list` asked for that no registration declared, when that is what is missing. */
+  readonly index: string | undefined;
 
-  constructor(gvr: GroupVersionResource) {
+  constructor(gvr: GroupVersionResource, index?: string) {
     const key = gvrKey(gvr);
     super(
-      `cannot read ${key} from the object cache: no registered parent caches its full objects; ` +
-        `register the parent with { cache: [${describe(gvr)}] } (DynamicController.register's third argument), ` +
-        `or read it with a KubeClient`,
+      index === undefined
+        ? `cannot read ${key} from the object cache: no registered parent caches its full objects; ` +
+            `register the parent with { cache: [${describe(gvr)}] } (DynamicController.register's third argument), ` +
+            `or read it with a KubeClient`
+        : `cannot list ${key} by index ${JSON.stringify(index)}: no registration declared that index; register the parent with ` +
+            `{ cache: [{ gvr: ${describe(gvr)}, indexes: { ${JSON.stringify(index)}: (obj) => [...] } }] } ('owner' is built in)`,
     );
     this.gvr = gvr;
+    this.index = index;
   }
 }
 

@@ -128,15 +128,24 @@ export class ObjectReads implements WriteRecorder {
 
   async list<T extends PartialObjectMetadata>(gvr: GroupVersionResource, options: CachedListOptions, signal: AbortSignal): Promise<T[]> {
     const cache = this.cacheOf(gvr);
-    const { namespace } = options;
+    const { namespace, index } = options;
     const selector = typeof options.labelSelector === 'string' ? parseSelector(options.labelSelector) : options.labelSelector;
-    const matches = (obj: PartialObjectMetadata): boolean => selector === undefined || selector.matches(obj.metadata.labels ?? {});
+    const value = options.value ?? '';
+    const inIndex = (obj: PartialObjectMetadata): boolean =>
+      index === undefined || cache.indexValues?.(index, obj as CachedObject)?.includes(value) === true;
+    const matches = (obj: PartialObjectMetadata): boolean =>
+      (namespace === undefined || (obj.metadata.namespace ?? '') === namespace) &&
+      (selector === undefined || selector.matches(obj.metadata.labels ?? {})) &&
+      inIndex(obj);
+    // The candidates: the index's entry for the value (no scan), else the namespace's objects, else all.
+    const candidates = index === undefined ? cache.list(namespace) : cache.byIndex?.(index, value);
+    if (candidates === undefined) throw new ObjectNotCachedError(gvr, index);
     const ofGvr = this.pending.get(gvrKey(gvr));
     const inScope =
       ofGvr === undefined ? [] : [...ofGvr.values()].filter((p) => namespace === undefined || p.write.namespace === namespace);
     const fetched = inScope.length === 0 ? undefined : await this.settle(gvr, cache, inScope, signal);
     const out: T[] = [];
-    for (const obj of cache.list(namespace)) {
+    for (const obj of candidates) {
       const key = namespacedNameKey({ namespace: obj.metadata.namespace ?? '', name: obj.metadata.name });
       if (fetched?.has(key) === true) continue;
       if (matches(obj)) out.push(obj as unknown as T);

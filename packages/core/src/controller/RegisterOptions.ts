@@ -1,11 +1,13 @@
 import type { GroupVersionResource } from '../gvr.js';
-import type { ObjectTransform } from '../informer.js';
+import type { IndexFunc, ObjectTransform } from '../informer.js';
 
 /** One GVR a registration caches as full objects, with its own trim. */
 export interface CacheRequest {
   readonly gvr: GroupVersionResource;
   /** Drops more of each object than the default trim (managedFields, the last-applied annotation). */
   readonly transform?: ObjectTransform;
+  /** Secondary indexes for `ctx.list(gvr, { index, value })` (`owner` is built in). */
+  readonly indexes?: Readonly<Record<string, IndexFunc>>;
 }
 
 /** Options of `DynamicController.register`. */

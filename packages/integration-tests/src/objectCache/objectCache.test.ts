@@ -288,6 +288,60 @@ describe('the object cache (register with cache)', () => {
     await t.waitFor(() => seen.length === 2);
     expect(seen).toEqual(['first', 'second']);
   });
+  it('lists by a secondary index (owner, built in, and one the registration declares), without a scan, with read-your-writes', async () => {
+    t = createTestController({ config: { readYourWritesTimeoutMs: 20 } });
+    const app = t.source.add(webapps, { name: 'a', namespace: 'ns' });
+    const owned = { ownerReferences: [{ apiVersion: 'demo.protean.dev/v1', kind: 'WebApp', name: 'a', uid: app.metadata.uid! }] };
+    t.source.add(configmaps, { name: 'a-env', namespace: 'ns', ...owned, content: { data: { secret: 's1' } } });
+    t.source.add(configmaps, { name: 'a-more', namespace: 'other', ...owned, content: { data: { secret: 's2' } } });
+    t.source.add(configmaps, { name: 'lone', namespace: 'ns', content: { data: { secret: 's1' } } });
+    await t.start();
+    const bySecret = (obj: CachedObject): string[] => [String((obj as ConfigMap).data?.['secret'])];
+
+    const found = await inPass(
+      async (ctx) => {
+        const names = (objs: readonly CachedObject[]): string[] => objs.map((o) => `${o.metadata.namespace}/${o.metadata.name}`).sort();
+        // A write of lone that moves it to s2 (the cache has not seen it): the server's version counts, not the cache's.
+        noteWrite(ctx.signal, {
+          gvr: configmaps,
+          namespace: 'ns',
+          name: 'lone',
+          resourceVersion: '99',
+          refetch: async () => ({
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: 'lone', namespace: 'ns', resourceVersion: '99' },
+            data: { secret: 's2' },
+          }),
+        });
+        return {
+          byOwner: names(await ctx.list(configmaps, { index: 'owner', value: app.metadata.uid! })),
+          byOwnerInNs: names(await ctx.list(configmaps, { index: 'owner', value: app.metadata.uid!, namespace: 'ns' })),
+          s1: names(await ctx.list(configmaps, { index: 'secret', value: 's1' })),
+          s2: names(await ctx.list(configmaps, { index: 'secret', value: 's2' })),
+          unknown: await ctx.list(configmaps, { index: 'nope', value: 'x' }).catch((e: unknown) => e),
+        };
+      },
+      [webapps, { gvr: configmaps, indexes: { secret: bySecret } }],
+    );
+
+    expect(found.byOwner).toEqual(['ns/a-env', 'other/a-more']);
+    expect(found.byOwnerInNs).toEqual(['ns/a-env']);
+    expect(found.s1).toEqual(['ns/a-env']);
+    expect(found.s2).toEqual(['ns/lone', 'other/a-more']);
+    expect(found.unknown).toBeInstanceOf(ObjectNotCachedError);
+    expect((found.unknown as Error).message).toContain('cannot list /v1/configmaps by index "nope"');
+  });
+
+  it('refuses an index named owner, which is built in', async () => {
+    t = createTestController();
+    await t.start();
+    const err = await t
+      .register(webapps, async () => undefined, { cache: [{ gvr: configmaps, indexes: { owner: () => [] } }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TypeError);
+    expect((err as Error).message).toContain('defines an index named "owner", which is built in');
+  });
 });
 
 /** A write of ConfigMap `ns/<name>` at `resourceVersion`, whose server read returns that version (logged in `refetches`). */
