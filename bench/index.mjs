@@ -13,9 +13,16 @@
 // median of 5 samples of 200 lookups (of different parents) after a warm-up.
 // Heap per index: heapUsed after a forced collection, before and after the
 // index is defined (a forced gc() here measures a data structure, not a process).
+// The Go anchor (bench/client-go-anchor, `-index N`): the same objects as typed
+// ConfigMaps in client-go's Indexer with an owner index, looked up with ByIndex,
+// bare and followed by a DeepCopy of each object found (what controller-runtime's
+// cached client does by default); its heap per index is HeapAlloc after
+// runtime.GC() of a store with the index less one without.
+import { execFileSync } from 'node:child_process';
 import { parseSelector } from '@protean/core';
 import { Informer } from '@protean/watch-manager';
 import { parseArgs } from './lib/args.mjs';
+import { clientGoAnchorBinary } from './lib/clientGoAnchor.mjs';
 import { emitResult, progress } from './lib/report.mjs';
 import { median } from './lib/stats.mjs';
 
@@ -91,6 +98,11 @@ informer.defineIndex('parent', (o) => [o.metadata.labels?.parent ?? '']);
 const parentMiB = heapMiB() - beforeParent;
 const parentUs = time((p) => informer.byIndex('parent', `p-${p}`));
 
+// The Go anchor: client-go's Indexer with an owner index, as controller-runtime's cached client answers a List with a
+// field index (ByIndex, then a deep copy of each object found, its default).
+const goBinary = clientGoAnchorBinary((line) => progress('index', line));
+const go = JSON.parse(execFileSync(goBinary, ['-index', String(OBJECTS)], { encoding: 'utf8' }).trim());
+
 const size = `${OBJECTS.toLocaleString('en-US')} objects`;
 emitResult(flags, {
   name: 'index',
@@ -99,11 +111,21 @@ emitResult(flags, {
     { measure: 'scan (labelSelector over the cache)', size, work: 1, value: scanUs, unit: 'µs/call', cost: 'direct' },
     { measure: 'owner index (built in)', size, work: 1, value: ownerUs, unit: 'µs/call', cost: 'direct' },
     { measure: 'declared index (label value)', size, work: 1, value: parentUs, unit: 'µs/call', cost: 'direct' },
+    { measure: 'client-go Indexer.ByIndex (owner)', size, work: 1, value: go.byIndexUs, unit: 'µs/call', cost: 'direct' },
+    {
+      measure: 'client-go ByIndex + deep copies (cached client)',
+      size,
+      work: 1,
+      value: go.byIndexDeepCopyUs,
+      unit: 'µs/call',
+      cost: 'direct',
+    },
     { measure: 'heap of the owner index', size, work: 1, value: ownerMiB, unit: 'MiB', cost: 'direct' },
     { measure: 'heap of the declared index', size, work: 1, value: parentMiB, unit: 'MiB', cost: 'direct' },
+    { measure: 'client-go: heap of the owner index', size, work: 1, value: go.heapPerIndexBytes / 2 ** 20, unit: 'MiB', cost: 'direct' },
   ],
   notes: [
-    `children of one parent (${PER_PARENT} of ${OBJECTS.toLocaleString('en-US')}), median of ${SAMPLES} samples of ${LOOKUPS} lookups; scan/owner ${(scanUs / ownerUs).toFixed(0)}x`,
+    `children of one parent (${PER_PARENT} of ${OBJECTS.toLocaleString('en-US')}), median of ${SAMPLES} samples of ${LOOKUPS} lookups; scan/owner ${(scanUs / ownerUs).toFixed(0)}x; owner index vs client-go ByIndex ${(ownerUs / go.byIndexUs).toFixed(2)}x`,
     'heap per index: heapUsed after gc() before and after the index exists (the owner index is built on its first use)',
   ],
 });

@@ -8,6 +8,7 @@
 //
 //	client-go-anchor -kubeconfig FILE -resources FILE [-apiserver-pid PID]
 //	client-go-anchor -kubeconfig FILE -full /v1/configmaps [-selector app=bench] [-strip-managed-fields]
+//	client-go-anchor -index 100000
 //
 // The second form is the full-object mode of the memory benchmark
 // (bench/memory.mjs, see full.go).
@@ -189,7 +190,12 @@ func main() {
 	full := flag.String("full", "", "full-object mode: one typed informer of this group/version/resource (\"/v1/configmaps\"); reports heap before and after its sync")
 	selector := flag.String("selector", "", "full-object mode: a label selector the informer lists and watches with")
 	strip := flag.Bool("strip-managed-fields", false, "full-object mode: drop metadata.managedFields with an informer transform")
+	index := flag.Int("index", 0, "index mode (bench/index.mjs): this many ConfigMaps in a client-go Indexer, looked up by an owner index")
 	flag.Parse()
+	if *index > 0 {
+		runIndex(*index)
+		return
+	}
 	if *full != "" {
 		if *kubeconfig == "" {
 			fail("-kubeconfig is required")
