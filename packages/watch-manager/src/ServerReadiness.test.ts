@@ -79,10 +79,8 @@ describe('ServerReadiness', () => {
     // One probe per 20 ms interval for the three waits, not three.
     expect(probes - before).toBeLessThanOrEqual(12);
 
-    const readyAt = Date.now();
     readyStatus = 200;
     await waitFor(() => waits.every((w) => w.state === 'resolved'), { intervalMs: 5 });
-    expect(Date.now() - readyAt).toBeLessThan(500);
     // Nobody waits: no more probes.
     const settled = probes;
     await new Promise((r) => setTimeout(r, 100));
