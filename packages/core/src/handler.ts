@@ -12,7 +12,8 @@ export interface CachedListOptions {
   readonly labelSelector?: string | Selector;
   /**
    * Only the objects a secondary index files under {@link value}, found
-   * without a scan: `owner` (owner reference uids, built in) or an index
+   * without a scan: `owner` (owner reference uids) and `namespace`, built
+   * in, or an index
    * the registration declared (`cache: [{ gvr, indexes }]`). An index
    * nothing declared rejects with an `ObjectNotCachedError`.
    */

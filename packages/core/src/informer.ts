@@ -69,8 +69,8 @@ export interface ObjectCacheOptions {
   readonly transform?: ObjectTransform;
   /**
    * Secondary indexes by name, kept true on every add, update, delete and
-   * relist. `owner` (the uids of an object's owner references) is built
-   * in and need not be given. Default: none.
+   * relist. `owner` (the uids of an object's owner references) and
+   * `namespace` are built in and need not be given. Default: none.
    */
   readonly indexes?: Readonly<Record<string, IndexFunc>>;
 }

@@ -18,7 +18,7 @@ import {
   type TimerHandle,
 } from '@protean/core';
 import { deliverRelist, type RelistListener } from './deliverRelist.js';
-import { ObjectIndexes, OWNER_INDEX } from './ObjectIndexes.js';
+import { NAMESPACE_INDEX, ObjectIndexes, OWNER_INDEX } from './ObjectIndexes.js';
 import { objectsNotDelivered } from './WatchError.js';
 import { MetadataStore } from './MetadataStore.js';
 
@@ -201,8 +201,14 @@ export class Informer implements InformerCache {
     return this.indexes?.has(name) === true ? this.indexes.funcOf(name) : undefined;
   }
 
-  /** The cached objects `index` files under `value` (`owner`, built in, is built on first use); undefined when not indexed. */
+  /**
+   * The cached objects `index` files under `value` (`owner`, built in, is
+   * built on first use; `namespace` is the cache's own layout); undefined
+   * when not indexed.
+   */
   byIndex(index: string, value: string): PartialObjectMetadata[] | undefined {
+    // The cache is kept by namespace: that index is the cache itself.
+    if (index === NAMESPACE_INDEX) return this.store.listNamespace(value);
     if (this.indexes?.has(index) !== true) {
       if (index !== OWNER_INDEX) return undefined;
       this.defineIndex(OWNER_INDEX, new ObjectIndexes().funcOf(OWNER_INDEX)!);
@@ -212,6 +218,7 @@ export class Informer implements InformerCache {
 
   /** The values `index` files `obj` under; undefined when not indexed (and not `owner`). */
   indexValues(index: string, obj: CachedObject): readonly string[] | undefined {
+    if (index === NAMESPACE_INDEX) return [obj.metadata.namespace ?? ''];
     return (this.indexes ?? BUILT_IN).funcOf(index)?.(obj);
   }
 

@@ -2,6 +2,8 @@ import type { IndexFunc, PartialObjectMetadata } from '@protean/core';
 
 /** The index every cache of full objects can answer without being asked for it: owner reference uids. */
 export const OWNER_INDEX = 'owner';
+/** The other built-in index: the namespace (`""` for cluster-scoped objects), which the cache is kept by anyway. */
+export const NAMESPACE_INDEX = 'namespace';
 
 /** What the built-in `owner` index files an object under: the uid of each of its owner references. */
 const byOwner: IndexFunc = (obj) => obj.metadata.ownerReferences?.map((r) => r.uid) ?? [];

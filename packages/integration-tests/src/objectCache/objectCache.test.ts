@@ -315,6 +315,7 @@ describe('the object cache (register with cache)', () => {
         return {
           byOwner: names(await ctx.list(configmaps, { index: 'owner', value: app.metadata.uid! })),
           byOwnerInNs: names(await ctx.list(configmaps, { index: 'owner', value: app.metadata.uid!, namespace: 'ns' })),
+          inOther: names(await ctx.list(configmaps, { index: 'namespace', value: 'other' })),
           s1: names(await ctx.list(configmaps, { index: 'secret', value: 's1' })),
           s2: names(await ctx.list(configmaps, { index: 'secret', value: 's2' })),
           unknown: await ctx.list(configmaps, { index: 'nope', value: 'x' }).catch((e: unknown) => e),
@@ -325,6 +326,7 @@ describe('the object cache (register with cache)', () => {
 
     expect(found.byOwner).toEqual(['ns/a-env', 'other/a-more']);
     expect(found.byOwnerInNs).toEqual(['ns/a-env']);
+    expect(found.inOther).toEqual(['other/a-more']);
     expect(found.s1).toEqual(['ns/a-env']);
     expect(found.s2).toEqual(['ns/lone', 'other/a-more']);
     expect(found.unknown).toBeInstanceOf(ObjectNotCachedError);
