@@ -56,6 +56,8 @@ describe('reconcileTimeoutMs on a real kube-apiserver', () => {
       ...CONVERGE,
       message: 'the retried pass to write the status',
     });
+    // The status is on the server before the pass that wrote it has returned: wait for its outcome too.
+    await waitFor(() => observer.outcomes().length >= 2, { ...CONVERGE, message: 'the retried pass to end' });
     expect(observer.outcomes().slice(0, 2)).toEqual(['error', 'success']);
     expect(observer.handlerErrors[0]?.err).toBeInstanceOf(ReconcileTimeoutError);
     expect(logs.find(`timeout/slow exceeded reconcileTimeoutMs=${LIMIT_MS}`)).toHaveLength(1);
