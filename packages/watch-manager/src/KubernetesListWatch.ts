@@ -105,6 +105,8 @@ export class KubernetesListWatch implements ListWatch {
   private wake: (() => void) | undefined;
   /** The last watch was refused (403) while lists may be allowed: a list does not end the outage, a watch does. */
   private watchRefused = false;
+  /** The current (or last) watch ended by a connection reset. */
+  private watchBroken = false;
   /** Lines the current watch has applied (bookmarks included): its progress. */
   private watchLines = 0;
   /** The collection path, checked once: a GVR or namespace that breaks the naming rules fails the constructor. */
@@ -203,6 +205,9 @@ export class KubernetesListWatch implements ListWatch {
           'protean.informer.from': this.lastSyncRV || undefined,
         };
         delayMs = await inInformerSpan('watch', this.gvr, watchAttributes, () => this.watch(streaming));
+        // A watch broken by a reset right after it opened (the server went away): back once /readyz says so.
+        const readiness = this.settings.serverReadiness;
+        if (delayMs > 0 && this.watchBroken && readiness !== undefined) wakeOn = (signal) => readiness.whenBack(signal);
       } catch (err) {
         if (this.stopped) break;
         const failure = asRequestError(err, this.gvr, this.needList && !streaming ? 'LIST' : 'WATCH');
@@ -316,6 +321,7 @@ export class KubernetesListWatch implements ListWatch {
     q.set('timeoutSeconds', String(min + Math.floor(this.random() * (max - min + 1))));
     const startedMs = this.clock.now();
     this.watchLines = 0;
+    this.watchBroken = false;
     const req = this.open('WATCH', q, this.watchAccept);
     try {
       const res = await req.send();
@@ -330,6 +336,7 @@ export class KubernetesListWatch implements ListWatch {
       } catch (err) {
         // A broken stream is re-watched like a clean close, unless it was us (stop, watchdog, ERROR event).
         if (!(err instanceof KubernetesRequestError) || err.reason !== 'ConnectionReset') throw err;
+        this.watchBroken = true;
         this.report(err);
         this.log.debug({ err: err.message, events: this.watchLines }, 'watch stream broke; re-watching');
         // Broken during the initial events: the list starts over, on a stream again.

@@ -37,8 +37,9 @@ const NOT_SERVED = new Set([401, 403, 404]);
 
 /**
  * The informer's reaction to failures, as client-go's Reflector reacts:
- * - 410 Expired (HTTP or in-stream): relist from "" at once the first
- *   time, with backoff if it repeats before the watch makes progress;
+ * - 410 Expired (HTTP or in-stream): relist from "" at once the first two
+ *   times, then with a backoff from 100 ms if it repeats before the watch
+ *   makes progress;
  * - too large resourceVersion: relist from "" after backoff;
  * - 429: retry the same step after `Retry-After` (capped), else backoff;
  * - 401/403/404 (resource not served, not allowed): relist after a backoff
@@ -60,6 +61,7 @@ const NOT_SERVED = new Set([401, 403, 404]);
 export class RetryPolicy {
   private readonly backoff: Backoff;
   private readonly notServedBackoff: Backoff;
+  private readonly expiredBackoff: Backoff;
   private readonly maxRetryAfterMs: number;
   private consecutiveExpired = 0;
   private degraded = false;
@@ -80,6 +82,9 @@ export class RetryPolicy {
       resetAfterMs: b.resetAfterMs ?? 120_000,
     };
     this.backoff = new Backoff({ ...common, initialMs, maxMs: b.maxMs ?? 30_000 });
+    // 410s in a row are a watch cache a moment behind the list it served, not a failing server: they back off from
+    // 100 ms, up to the same cap.
+    this.expiredBackoff = new Backoff({ ...common, initialMs: Math.min(100, initialMs), maxMs: b.maxMs ?? 30_000 });
     this.notServedBackoff = new Backoff({ ...common, initialMs, maxMs: Math.max(initialMs, options.notServedMaxBackoffMs ?? 120_000) });
     this.maxRetryAfterMs = options.maxRetryAfterMs ?? 300_000;
   }
@@ -90,7 +95,7 @@ export class RetryPolicy {
       // times (a kube-apiserver just restarted answers a watch from the list it served 410 until its watch cache has
       // caught up with that list, a moment later).
       this.log.debug({ err: err.message }, 'resourceVersion expired; relisting');
-      return { relist: true, forgetResourceVersion: true, delayMs: this.consecutiveExpired++ < 2 ? 0 : this.backoff.next() };
+      return { relist: true, forgetResourceVersion: true, delayMs: this.consecutiveExpired++ < 2 ? 0 : this.expiredBackoff.next() };
     }
     this.warnOnce(err);
     // The server went away: what it answers when back is a new story (see the 410s above).
