@@ -206,6 +206,8 @@ export class KindAvailability {
         );
     }
     if (this.probes.get(probe.key) !== probe) return;
+    // Answered again (a server that was starting): its answers count again.
+    if (allowed !== undefined) probe.broken = false;
     if (allowed === true) {
       this.probes.delete(probe.key);
       this.allowedAt.set(probe.key, this.clock.now());

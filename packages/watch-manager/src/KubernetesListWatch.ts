@@ -461,13 +461,17 @@ export class KubernetesListWatch implements ListWatch {
     refusal: KindUnavailableError | undefined,
   ): ((signal: AbortSignal) => Promise<void>) | undefined {
     const { kindAvailability, serverReadiness } = this.settings;
-    if (refusal !== undefined)
-      return kindAvailability === undefined ? undefined : (signal) => kindAvailability.whenAvailable(refusal, signal);
-    // Unreachable, or answering 5xx as a starting kube-apiserver does ("the request has been made before all known
-    // HTTP paths have been installed"): back once /readyz says so.
-    const unreachable = failure.status === undefined ? failure.reason !== 'InactivityTimeout' : failure.status >= 500;
-    if (unreachable && serverReadiness !== undefined) return (signal) => serverReadiness.whenBack(signal);
-    return undefined;
+    const back = serverReadiness === undefined ? undefined : (signal: AbortSignal) => serverReadiness.whenBack(signal);
+    if (refusal !== undefined) {
+      if (kindAvailability === undefined) return back;
+      // A kube-apiserver starting up refuses (its RBAC not loaded yet) before it is ready: ready again ends that too.
+      return (signal) => Promise.race([kindAvailability.whenAvailable(refusal, signal), ...(back === undefined ? [] : [back(signal)])]);
+    }
+    // Unreachable, or answering 5xx or 429 as a starting kube-apiserver does ("the request has been made before all
+    // known HTTP paths have been installed"): back once /readyz says so (after having seen it down: no busy loop).
+    const unreachable =
+      failure.status === undefined ? failure.reason !== 'InactivityTimeout' : failure.status >= 500 || failure.status === 429;
+    return unreachable ? back : undefined;
   }
 
   /** Sleeps `ms`, or until `wakeOn` resolves. */

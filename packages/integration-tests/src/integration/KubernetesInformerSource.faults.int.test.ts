@@ -139,8 +139,9 @@ describe('KubernetesInformer failure handling', () => {
     server.unregisterResource(WEBAPPS);
     await waitForValue(() => errors.filter((e) => statusOf(e) === 404).length >= 7, 'seven 404s');
     // The source's kind availability waits on the same clock (a CRD that would serve the kind: none here, as the
-    // resource is registered without one); the informer's own sleeps are the rest.
-    const availabilityWaits = new Set([60_000, 3_000]);
+    // resource is registered without one), and so does its /readyz probe (at once); the informer's own sleeps are the
+    // rest.
+    const availabilityWaits = new Set([60_000, 3_000, 0]);
     const sleeps = clock.delays.slice(delaysBefore).filter((d) => d !== FAST.inactivityTimeoutMs && !availabilityWaits.has(d));
     // One sleep per failed request, growing to the not-served cap: no hot loop.
     expect(sleeps.join(',')).toContain('20,40,80,160,160');
