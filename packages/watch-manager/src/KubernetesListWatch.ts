@@ -467,10 +467,9 @@ export class KubernetesListWatch implements ListWatch {
       // A kube-apiserver starting up refuses (its RBAC not loaded yet) before it is ready: ready again ends that too.
       return (signal) => Promise.race([kindAvailability.whenAvailable(refusal, signal), ...(back === undefined ? [] : [back(signal)])]);
     }
-    // Unreachable, or answering 5xx or 429 as a starting kube-apiserver does ("the request has been made before all
-    // known HTTP paths have been installed"): back once /readyz says so (after having seen it down: no busy loop).
-    const unreachable =
-      failure.status === undefined ? failure.reason !== 'InactivityTimeout' : failure.status >= 500 || failure.status === 429;
+    // Unreachable, or answering 5xx as a starting kube-apiserver does ("the request has been made before all known
+    // HTTP paths have been installed"): back once /readyz says so. (A 429's Retry-After is the server's word: kept.)
+    const unreachable = failure.status === undefined ? failure.reason !== 'InactivityTimeout' : failure.status >= 500;
     return unreachable ? back : undefined;
   }
 

@@ -7,6 +7,8 @@ export interface ServerReadinessOptions {
   readonly probeIntervalMs?: number;
   /** A probe not answered this long counts as "not ready". Default 1 000. */
   readonly probeTimeoutMs?: number;
+  /** Least time between two early ends of the waits by a ready answer at the first probe. Default 5 000. */
+  readonly quietMs?: number;
 }
 
 /**
@@ -18,11 +20,11 @@ export interface ServerReadinessOptions {
  * client, authenticated or not, by kube-apiserver's default RBAC) every
  * `probeIntervalMs` tells all of them at once: one request per interval
  * whatever the number of informers, and none while nothing waits. A wait
- * ends only on a change seen by the probes: a ready answer after a failed
- * one. A server that answers ready at the first probe was not down (the
- * failure was the connection's, or its own): the probing stops and the
- * informers keep their backoff, so a server that fails requests while
- * answering `/readyz` is still protected by it.
+ * ends on a ready answer after a failed one. A ready answer at the first
+ * probe (the server came back between the informer's failure and the
+ * probe, or was never down) ends the waits too, but at most once per
+ * `quietMs` (5 s): a server that fails requests while answering `/readyz`
+ * gets one early retry per 5 s, and the informers' backoff otherwise.
  *
  * Shared by every list/watch of a `KubernetesInformerSource`.
  */
@@ -36,6 +38,9 @@ export class ServerReadiness {
   private probing = false;
   /** The probes since the last ready answer saw the server not ready. */
   private down = false;
+  /** When a ready answer at the first probe last ended the waits. */
+  private lastReadyAtOnceMs = Number.NEGATIVE_INFINITY;
+  private readonly quietMs: number;
 
   constructor(
     private readonly pool: KubeConnectionPool,
@@ -45,6 +50,7 @@ export class ServerReadiness {
     this.log = (options.logger ?? silentLogger()).child({ component: 'server-readiness' });
     this.probeIntervalMs = options.probeIntervalMs ?? 50;
     this.probeTimeoutMs = options.probeTimeoutMs ?? 1000;
+    this.quietMs = options.quietMs ?? 5000;
   }
 
   /** Resolves once the API server answers `/readyz` after being seen down, or when `signal` aborts; never rejects. */
@@ -99,11 +105,13 @@ export class ServerReadiness {
       this.schedule(this.probeIntervalMs);
       return;
     }
-    if (this.down) {
+    const now = this.clock.now();
+    const atOnce = !this.down;
+    if (!atOnce || now - this.lastReadyAtOnceMs >= this.quietMs) {
+      if (atOnce) this.lastReadyAtOnceMs = now;
       this.log.info({ waiting: this.waiters.size }, 'the API server is ready again; its informers list and watch now');
       for (const done of [...this.waiters]) done();
     }
-    // Ready at the first probe: the server was not down; the waiters keep their backoff.
     this.stop();
   }
 }
