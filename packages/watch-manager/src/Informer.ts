@@ -18,7 +18,7 @@ import {
   type TimerHandle,
 } from '@protean/core';
 import { deliverRelist, type RelistListener } from './deliverRelist.js';
-import { NAMESPACE_INDEX, ObjectIndexes, OWNER_INDEX } from './ObjectIndexes.js';
+import { byOwner, NAMESPACE_INDEX, ObjectIndexes, OWNER_INDEX } from './ObjectIndexes.js';
 import { objectsNotDelivered } from './WatchError.js';
 import { MetadataStore } from './MetadataStore.js';
 
@@ -211,7 +211,7 @@ export class Informer implements InformerCache {
     if (index === NAMESPACE_INDEX) return this.store.listNamespace(value);
     if (this.indexes?.has(index) !== true) {
       if (index !== OWNER_INDEX) return undefined;
-      this.defineIndex(OWNER_INDEX, new ObjectIndexes().funcOf(OWNER_INDEX)!);
+      this.defineIndex(OWNER_INDEX, byOwner);
     }
     return this.indexes!.get(index, value);
   }
@@ -219,7 +219,7 @@ export class Informer implements InformerCache {
   /** The values `index` files `obj` under; undefined when not indexed (and not `owner`). */
   indexValues(index: string, obj: CachedObject): readonly string[] | undefined {
     if (index === NAMESPACE_INDEX) return [obj.metadata.namespace ?? ''];
-    return (this.indexes ?? BUILT_IN).funcOf(index)?.(obj);
+    return (this.indexes?.funcOf(index) ?? (index === OWNER_INDEX ? byOwner : undefined))?.(obj);
   }
 
   get(key: NamespacedName): PartialObjectMetadata | undefined {
@@ -519,9 +519,6 @@ export function runInformer(listWatch: ListWatch, listener: InformerListener, si
   informer.run(signal);
   return informer;
 }
-
-/** Answers `indexValues` for the built-in index before any index was defined. */
-const BUILT_IN = new ObjectIndexes();
 
 function newFeed(source: ListWatch, holdsObjects: boolean): Feed {
   const checkFirst = holdsObjects && source.delivers === undefined;

@@ -6,7 +6,7 @@ export const OWNER_INDEX = 'owner';
 export const NAMESPACE_INDEX = 'namespace';
 
 /** What the built-in `owner` index files an object under: the uid of each of its owner references. */
-const byOwner: IndexFunc = (obj) => obj.metadata.ownerReferences?.map((r) => r.uid) ?? [];
+export const byOwner: IndexFunc = (obj) => obj.metadata.ownerReferences?.map((r) => r.uid) ?? [];
 
 /**
  * The informer's secondary indexes: per index, value → the cached objects

@@ -131,12 +131,12 @@ export class ObjectReads implements WriteRecorder {
     const { namespace, index } = options;
     const selector = typeof options.labelSelector === 'string' ? parseSelector(options.labelSelector) : options.labelSelector;
     const value = options.value ?? '';
-    const inIndex = (obj: PartialObjectMetadata): boolean =>
-      index === undefined || cache.indexValues?.(index, obj as CachedObject)?.includes(value) === true;
     const matches = (obj: PartialObjectMetadata): boolean =>
       (namespace === undefined || (obj.metadata.namespace ?? '') === namespace) &&
-      (selector === undefined || selector.matches(obj.metadata.labels ?? {})) &&
-      inIndex(obj);
+      (selector === undefined || selector.matches(obj.metadata.labels ?? {}));
+    // The cache's candidates are in the index already; an object read from the server is looked up in it.
+    const inIndex = (obj: PartialObjectMetadata): boolean =>
+      index === undefined || cache.indexValues?.(index, obj as CachedObject)?.includes(value) === true;
     // The candidates: the index's entry for the value (no scan), else the namespace's objects, else all.
     const candidates = index === undefined ? cache.list(namespace) : cache.byIndex?.(index, value);
     if (candidates === undefined) throw new ObjectNotCachedError(gvr, index);
@@ -150,7 +150,7 @@ export class ObjectReads implements WriteRecorder {
       if (fetched?.has(key) === true) continue;
       if (matches(obj)) out.push(obj as unknown as T);
     }
-    for (const obj of fetched?.values() ?? []) if (obj !== undefined && matches(obj)) out.push(obj as unknown as T);
+    for (const obj of fetched?.values() ?? []) if (obj !== undefined && matches(obj) && inIndex(obj)) out.push(obj as unknown as T);
     return out;
   }
 
