@@ -1,7 +1,13 @@
 import {
   assertStillValid,
+  createLogger,
+  noteRead,
+  noteUnfencedWrite,
   noteWrite,
+  readVersionOf,
+  StaleReadError,
   tracing,
+  type Logger,
   validateObjectName,
   type CachedObject,
   type GroupVersionResource,
@@ -46,7 +52,12 @@ interface Call {
   /** Safe to send twice: retried after a 5xx or a reset connection. */
   readonly idempotent: boolean;
   readonly signal: AbortSignal | undefined;
+  /** `false`: no resourceVersion the pass read is added to the body (see `WriteOptions.precondition`). */
+  readonly precondition?: boolean | undefined;
 }
+
+/** Frames of this package, passed over when naming where an unfenced write was made. */
+const CLIENT_FRAMES = /[\\/](?:@protean[\\/]client|packages[\\/]client)[\\/](?:src|dist)[\\/](?![^:]*\.test\.)/;
 
 const APPLY_PATCH = 'application/apply-patch+yaml';
 const PATCH_TYPES = { merge: 'application/merge-patch+json', json: 'application/json-patch+json' } as const;
@@ -86,6 +97,7 @@ export class KubeClient {
   private readonly retry: ResolvedRetryOptions;
   private readonly userAgent: string;
   private readonly scopes: ResourceScopes;
+  private logger: Logger | undefined;
 
   constructor(options: KubeClientOptions) {
     if (options.transport !== undefined) {
@@ -101,6 +113,7 @@ export class KubeClient {
     this.fieldManager = options.fieldManager;
     this.retry = resolveRetryOptions(options.retry);
     this.userAgent = options.userAgent ?? 'protean-client';
+    this.logger = options.logger;
     this.scopes = new ResourceScopes(this.transport, this.userAgent);
   }
 
@@ -176,6 +189,7 @@ export class KubeClient {
       body: object,
       idempotent: true,
       signal: options.signal,
+      precondition: options.precondition,
     });
   }
 
@@ -198,6 +212,7 @@ export class KubeClient {
       contentType: PATCH_TYPES[type],
       idempotent: type === 'merge',
       signal: options.signal,
+      precondition: options.precondition,
     });
   }
 
@@ -245,6 +260,7 @@ export class KubeClient {
       contentType: APPLY_PATCH,
       idempotent: true,
       signal: options.signal,
+      precondition: options.precondition,
     });
   }
 
@@ -384,7 +400,11 @@ export class KubeClient {
     });
   }
 
-  private async send<T>(call: Call): Promise<T> {
+  private async send<T>(original: Call): Promise<T> {
+    // Before the first await: the stack still names the handler that made the write.
+    if (original.method !== 'GET') this.checkFenced(original);
+    const fenced = this.withPrecondition(original);
+    const call = fenced?.call ?? original;
     const path = objectPath(call.gvr, call.namespace, call.name, call.subresource);
     // A create's name is not part of its URL: check it as the other verbs' names are checked.
     const bodyName = call.method === 'POST' ? (call.body as KubeObject).metadata?.name : undefined;
@@ -423,15 +443,72 @@ export class KubeClient {
     try {
       const result = await this.attempts<T>(call, request, description, span);
       // A delete's answer is the object before it went (or a Status): `delete` notes it. Dry runs store nothing.
-      if (call.method !== 'GET' && call.method !== 'DELETE' && call.query?.has('dryRun') !== true)
+      if (call.method !== 'GET' && call.method !== 'DELETE' && call.query?.has('dryRun') !== true) {
         this.noteWritten(call.gvr, result, call.signal);
+        // The pass now knows the version it wrote: a second write of the object in the pass is fenced by that one.
+        noteRead(call.signal, call.gvr, result as CachedObject);
+      } else if (call.method === 'GET') noteRead(call.signal, call.gvr, readObjects(result));
       return result;
     } catch (err) {
       tracing.fail(span, err);
+      if (fenced !== undefined && err instanceof KubeApiError && err.status === 409 && !(err instanceof ApplyConflictError)) {
+        throw await this.staleRead(call, fenced.version, `${description.method} ${description.target}`, err);
+      }
       throw err;
     } finally {
       span?.end();
     }
+  }
+
+  /**
+   * The write with the resourceVersion its pass read of the object as a
+   * precondition (see `WriteOptions.precondition`); undefined when none
+   * applies: not an update, merge patch or apply, no pass signal, the pass
+   * did not read the object, or the body names a version of its own.
+   */
+  private withPrecondition(call: Call): { readonly call: Call; readonly version: string } | undefined {
+    if (call.precondition === false || call.signal === undefined || call.name === undefined) return undefined;
+    if (call.method !== 'PUT' && !(call.method === 'PATCH' && call.contentType !== PATCH_TYPES.json)) return undefined;
+    const body = call.body;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+    const meta = (body as KubeObject).metadata;
+    if (meta?.resourceVersion !== undefined && meta.resourceVersion !== '') return undefined;
+    const version = readVersionOf(call.signal, call.gvr, call.namespace ?? '', call.name);
+    if (version === undefined) return undefined;
+    return { call: { ...call, body: { ...body, metadata: { ...meta, resourceVersion: version } } }, version };
+  }
+
+  /**
+   * A fenced write was refused: the object changed after the pass read it.
+   * Its current version is noted as a write of the pass, so the pass that
+   * runs next reads at least that version (from the cache once it caught up,
+   * else from the server), then the refusal is a {@link StaleReadError}.
+   */
+  private async staleRead(call: Call, version: string, action: string, err: KubeApiError): Promise<StaleReadError> {
+    const namespace = call.namespace ?? '';
+    const name = call.name!;
+    if (call.signal?.aborted !== true) {
+      const current = await this.find<CachedObject>(call.gvr, { namespace, name }, { signal: call.signal }).catch(() => undefined);
+      if (current !== undefined) this.noteWritten(call.gvr, current, call.signal);
+    }
+    return new StaleReadError(action, call.gvr, namespace, name, version, err);
+  }
+
+  /**
+   * Counts a write made while this process acts under a lease without a
+   * fenced pass's signal (core's `noteUnfencedWrite`), and tells of it once
+   * per call site outside production.
+   */
+  private checkFenced(call: Call): void {
+    const unfenced = noteUnfencedWrite(call.signal, CLIENT_FRAMES);
+    if (unfenced === undefined || !unfenced.first || process.env['NODE_ENV'] === 'production') return;
+    this.logger ??= createLogger({ name: 'protean-client' });
+    this.logger.warn(
+      { site: unfenced.site, leases: unfenced.leases, method: call.method, gvr: call.gvr, name: call.name },
+      `a write sent without a pass's ctx.signal while this process acts under a lease (${unfenced.leases}): it is not refused ` +
+        "once the lease has ended. Pass { signal: ctx.signal }, or call assertStillValid(ctx, 'what') before a write of your own client; " +
+        `at ${unfenced.site}`,
+    );
   }
 
   private attempts<T>(call: Call, request: KubeHttpRequest, description: RequestDescription, span: TraceSpan | undefined): Promise<T> {
@@ -492,4 +569,12 @@ function checkFieldManager(fieldManager: string): void {
   if (typeof fieldManager !== 'string' || fieldManager === '' || fieldManager.length > 128) {
     throw new TypeError(`fieldManager must be a non-empty string of at most 128 characters, got ${JSON.stringify(fieldManager)}`);
   }
+}
+
+/** The objects a GET answered with: the object, or a list's items. */
+function readObjects(result: unknown): CachedObject | CachedObject[] | undefined {
+  if (result === null || typeof result !== 'object') return undefined;
+  const items = (result as { items?: unknown }).items;
+  if (Array.isArray(items)) return items as CachedObject[];
+  return typeof (result as KubeObject).metadata?.name === 'string' ? (result as CachedObject) : undefined;
 }

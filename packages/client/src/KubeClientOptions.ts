@@ -1,3 +1,4 @@
+import type { Logger } from '@protean/core';
 import type { KubeConfigLike } from '@protean/transport';
 import type { KubeTransport } from './KubeTransport.js';
 import type { RetryOptions } from './RetryOptions.js';
@@ -16,6 +17,13 @@ export interface KubeClientOptions {
   readonly retry?: RetryOptions;
   /** Default `protean-client`. */
   readonly userAgent?: string;
+  /**
+   * Where the client tells of a write made without a fenced pass's
+   * `ctx.signal` while this process acts under a lease (once per call
+   * site, unless `NODE_ENV` is `production`). Default: a logger of its own
+   * (`createLogger`), made on first use.
+   */
+  readonly logger?: Logger;
 }
 
 /** What every request takes. */
@@ -41,6 +49,20 @@ export interface WriteOptions extends RequestOptions {
    * server's (`Warn`).
    */
   readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  /**
+   * The server-enforced fence, on by default: a write made with a pass's
+   * `ctx.signal` to an object the pass read (`ctx.get`, `ctx.list`, or this
+   * client's `get`/`find`/`list` with the signal; or wrote before, in the
+   * same pass) carries the resourceVersion read as `metadata.resourceVersion`
+   * (update, merge patch, apply), so the API server refuses it with 409 when
+   * the object changed since: a replica woken past its lease cannot write
+   * over its successor, whatever the timing. Refused, the write rejects with
+   * core's `StaleReadError` (a requeue signal: the pass runs again at once,
+   * no failure counted). `false` sends the body as given. A body with its
+   * own `metadata.resourceVersion`, a JSON patch, a create and a delete are
+   * sent as given either way.
+   */
+  readonly precondition?: boolean;
 }
 
 /** A subresource a write can address; `status` is the one handlers write. */

@@ -10,7 +10,9 @@ export {
   type InstancePass,
   type InstanceWatcher,
   type InstanceWatches,
+  type Fencing,
   type Leadership,
+  type PassGate,
   type ParentRouteWatch,
   type QueueGetResult,
   type RateLimiter,
@@ -73,7 +75,9 @@ export { DynamicController } from './controller/DynamicController.js';
 export { messageWithCauses, type SerializedError, serializeError } from './errorSerializer.js';
 export { type EnqueueFunc, type EventHandler, type EventType, type WatchEvent } from './events.js';
 export { type EveryMember, forwardEveryMember } from './everyMember.js';
-export { assertStillValid, fenceSignal } from './fence.js';
+export { assertStillValid, fenceSignal, isFenced, noteUnfencedWrite, type UnfencedWrite, unfencedWriteCount } from './fence.js';
+export { FencingRequiredError } from './FencingRequiredError.js';
+export { bindPassReads, noteRead, readVersionOf } from './passReads.js';
 export { bindWriteRecorder, noteWrite, type ObjectWrite, type WriteRecorder } from './passWrites.js';
 export { resourceVersionAtLeast } from './resourceVersionAtLeast.js';
 export { objectTransformOf, stripObject } from './stripObject.js';
@@ -135,7 +139,8 @@ export {
   type QueueMetricsProvider,
   type SettableGaugeMetric,
 } from './queueMetrics.js';
-export { isRequeueError, NoRequeue, requeue, RequeueNeeded, RequeueNeededAfter } from './requeue.js';
+export { isRequeueError, NoRequeue, requeue, RequeueNeeded, RequeueNeededAfter, RequeueWhen } from './requeue.js';
+export { StaleReadError } from './StaleReadError.js';
 export {
   equalityRequirements,
   Everything,

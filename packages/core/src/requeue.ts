@@ -36,6 +36,23 @@ export class RequeueNeededAfter extends RequeueNeeded {
   }
 }
 
+/**
+ * Retry once `ready` resolves: the item waits outside the queue (one wait
+ * per item, ended at shutdown or deregister), its failure count reset,
+ * and runs again the moment `ready` resolves (or rejects). For a wait on
+ * something the handler cannot hurry: a lease valid again, a kind served.
+ */
+export class RequeueWhen extends RequeueNeeded {
+  override readonly name: string = 'RequeueWhen';
+  /** Resolves when the item should run again; `signal` aborts when the wait is no longer wanted. */
+  readonly ready: (signal: AbortSignal) => Promise<void>;
+  constructor(cause: unknown, ready: (signal: AbortSignal) => Promise<void>, what = 'requeue when ready') {
+    if (typeof ready !== 'function') throw new TypeError(`RequeueWhen: ready must be a function, got ${typeof ready}`);
+    super(cause, what);
+    this.ready = ready;
+  }
+}
+
 function messageOf(what: string, cause: unknown): string {
   if (cause === undefined || cause === null) return what;
   const detail = cause instanceof Error ? cause.message : String(cause);

@@ -1,7 +1,7 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
-import type { Leadership, WatchCoordinatorFactory, WatchManagerFactory, WorkQueueFactory } from './contracts/index.js';
+import type { Leadership, PassGate, WatchCoordinatorFactory, WatchManagerFactory, WorkQueueFactory } from './contracts/index.js';
 import type { ControllerObserver } from './controller/ControllerObserver.js';
 import type { InformerSource } from './informer.js';
 import type { Logger } from './logger.js';
@@ -30,4 +30,6 @@ export const TOKENS = Object.freeze({
   controllerObserver: token<ControllerObserver>('ControllerObserver'),
   /** Optional: a DynamicController without it always leads (one replica); with it, its workers run only while it leads. */
   leadership: token<Leadership>('Leadership'),
+  /** Optional: with it, every handler registered is wrapped by the gate, and the gate runs from `start` (a shard membership). */
+  passGate: token<PassGate>('PassGate'),
 });

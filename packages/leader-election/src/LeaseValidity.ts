@@ -18,6 +18,8 @@ import type { Clock, Validity } from '@protean/core';
  */
 export class LeaseValidity implements Validity {
   private renewedAt: number | undefined;
+  /** Waits of {@link whenValid}, ended by the next renewal that makes the lease valid. */
+  private readonly waiters = new Set<() => void>();
 
   constructor(
     private readonly clock: Clock,
@@ -30,6 +32,24 @@ export class LeaseValidity implements Validity {
   /** A renewal (or the acquisition) sent at `sentAtMs` (clock ms) succeeded. Never moves validity backwards. */
   renewed(sentAtMs: number): void {
     if (this.renewedAt === undefined || sentAtMs > this.renewedAt) this.renewedAt = sentAtMs;
+    if (this.waiters.size === 0 || !this.isValid()) return;
+    const waiting = [...this.waiters];
+    this.waiters.clear();
+    for (const wake of waiting) wake();
+  }
+
+  /** Resolves at once when valid, else at the next renewal that makes it valid, or when `signal` aborts. */
+  whenValid(signal: AbortSignal): Promise<void> {
+    if (this.isValid() || signal.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const wake = (): void => {
+        this.waiters.delete(wake);
+        signal.removeEventListener('abort', wake);
+        resolve();
+      };
+      this.waiters.add(wake);
+      signal.addEventListener('abort', wake, { once: true });
+    });
   }
 
   /** The lease was released or lost: not valid from now on, until the next {@link renewed}. */

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { PassCancelledError, silentLogger, type ReconcileContext } from '@protean/core';
+import { FencingRequiredError, PassCancelledError, silentLogger, type ReconcileContext } from '@protean/core';
+import { LogRecorder } from '@protean/core/testing';
 import { createTestController, Deferred, FakeInformerSource, noObjectCache, type TestController } from '@protean/testing';
 import { assignShards } from './assignShards.js';
 import { fnv1a64 } from './fnv1a64.js';
@@ -23,7 +24,7 @@ function ctx(signal: AbortSignal = new AbortController().signal): ReconcileConte
 
 describe('ShardGate', () => {
   it('runs the handler only for owned instances and tracks passes in flight', async () => {
-    const gate = new ShardGate({ key: 'namespace', ranges: shares.get('r0')! });
+    const gate = new ShardGate({ key: 'namespace', ranges: shares.get('r0')!, fencing: 'none' });
     const seen: string[] = [];
     const wrapped = gate.wrap(async (item) => void seen.push(item.namespace));
     for (const ns of NAMESPACES) await wrapped({ namespace: ns, name: 'x' }, ctx());
@@ -33,7 +34,7 @@ describe('ShardGate', () => {
   });
 
   it('on losing a range, aborts the passes of its instances and resolves once they returned; kept ones run on', async () => {
-    const gate = new ShardGate({ key: 'namespace', ranges: [FULL_RANGE] });
+    const gate = new ShardGate({ key: 'namespace', ranges: [FULL_RANGE], fencing: 'none' });
     const kept = NAMESPACES.find((ns) => inRanges(fnv1a64(ns), shares.get('r0')!))!;
     const lost = NAMESPACES.find((ns) => inRanges(fnv1a64(ns), shares.get('r1')!))!;
     const release = new Deferred();
@@ -57,7 +58,7 @@ describe('ShardGate', () => {
   });
 
   it('rejects a pass cut off by a lost range with a PassCancelledError (range-lost), whatever the handler threw; other errors pass through', async () => {
-    const gate = new ShardGate({ key: 'namespace', ranges: [FULL_RANGE] });
+    const gate = new ShardGate({ key: 'namespace', ranges: [FULL_RANGE], fencing: 'none' });
     const lost = NAMESPACES.find((ns) => inRanges(fnv1a64(ns), shares.get('r1')!))!;
     const kept = NAMESPACES.find((ns) => inRanges(fnv1a64(ns), shares.get('r0')!))!;
     const wrapped = gate.wrap(
@@ -86,12 +87,13 @@ describe('ShardGate', () => {
       key: 'uid',
       ranges: [{ start: h, end: h + 1n }],
       uidOf: (_g, item) => (item.name === 'ghost' ? undefined : `uid-${item.name}`),
+      fencing: 'none',
     });
     expect(gate.owns(gvr, { namespace: 'ns', name: 'o0' })).toBe(true);
     expect(gate.owns(gvr, { namespace: 'ns', name: 'o1' })).toBe(false);
     expect(gate.owns(gvr, { namespace: 'ns', name: 'ghost' })).toBe(false);
-    expect(() => new ShardGate({ key: 'uid' })).toThrow(/uidOf/);
-    expect(() => new ShardGate({ key: 'name' as never })).toThrow(ShardingConfigError);
+    expect(() => new ShardGate({ key: 'uid', fencing: 'none' })).toThrow(/uidOf/);
+    expect(() => new ShardGate({ key: 'name' as never, fencing: 'none' })).toThrow(ShardingConfigError);
     await expect(gate.setRanges([{ start: 1n, end: 0n }])).rejects.toThrow(ShardingConfigError);
   });
 
@@ -102,7 +104,7 @@ describe('ShardGate', () => {
     const replicas = ['r0', 'r1'].map((member) => {
       const ranges: readonly HashRange[] = shares.get(member)!;
       const source = new ShardedInformerSource(cluster, { key: 'namespace', ranges });
-      const gate = new ShardGate({ key: 'namespace', ranges });
+      const gate = new ShardGate({ key: 'namespace', ranges, fencing: 'none' });
       const t = createTestController({ source });
       controllers.push(t);
       const handler = gate.wrap(async (item) => void passes.push([member, item.namespace]));
@@ -129,5 +131,81 @@ describe('ShardGate', () => {
     await r0.t.waitFor(() => passes.length === moved.length + 1);
     expect(passes.every(([member]) => member === 'r0')).toBe(true);
     expect(passes.map((p) => p[1]).sort()).toEqual([...moved, moved[0]!].sort());
+  });
+});
+
+describe('ShardGate fencing', () => {
+  /** A lease validity a test turns on and off; `whenValid` waits are ended by `renew()`. */
+  function switchableValidity(valid: boolean) {
+    const waiters = new Set<() => void>();
+    return {
+      valid,
+      description: 'shard member lease test/r0',
+      isValid(): boolean {
+        return this.valid;
+      },
+      whenValid(signal: AbortSignal): Promise<void> {
+        if (this.valid) return Promise.resolve();
+        return new Promise<void>((resolve) => {
+          waiters.add(resolve);
+          signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+      },
+      waiting: (): number => waiters.size,
+      renew(): void {
+        this.valid = true;
+        for (const w of waiters) w();
+        waiters.clear();
+      },
+    };
+  }
+
+  it('refuses to be built without a fence, naming the gate and the fix; fencing: none is accepted', () => {
+    const err = (() => {
+      try {
+        return new ShardGate({ key: 'namespace' } as never);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(FencingRequiredError);
+    expect(err).toMatchObject({ name: 'FencingRequiredError', component: 'ShardGate' });
+    expect((err as Error).message).toMatch(/validity: membership\.validity/);
+    expect(() => new ShardGate({ key: 'namespace', validity: undefined } as never)).toThrow(FencingRequiredError);
+    expect(new ShardGate({ key: 'namespace', fencing: 'none' }).fencing).toBe('none');
+  });
+
+  it("logs fencing: 'none' once, at the first pass", async () => {
+    const log = new LogRecorder('warn');
+    const gate = new ShardGate({ key: 'namespace', ranges: [FULL_RANGE], fencing: 'none' });
+    const wrapped = gate.wrap(async () => undefined);
+    const c = { ...ctx(), logger: log.logger };
+    for (let i = 0; i < 3; i++) await wrapped({ namespace: 'a', name: `x${i}` }, c);
+    expect(log.find("fencing: 'none'")).toHaveLength(1);
+  });
+
+  it('an item refused past the validity waits for it and runs when the lease is valid again, with no failure counted', async () => {
+    const validity = switchableValidity(false);
+    const gate = new ShardGate({ key: 'namespace', ranges: [FULL_RANGE], validity });
+    const t = createTestController();
+    controllers.push(t as never);
+    const passes: string[] = [];
+    await t.start();
+    t.source.add(gvr, { namespace: 'a', name: 'app' });
+    await t.register(
+      gvr,
+      gate.wrap(async (item) => void passes.push(item.name)),
+    );
+    await t.waitFor(() => validity.waiting() === 1);
+    expect(passes).toEqual([]);
+    expect(t.controller.status().queue.recentFailures).toEqual([]);
+    validity.renew();
+    await t.waitFor(() => passes.length === 1);
+    expect(passes).toEqual(['app']);
+  });
+
+  it('a gate built without a fence by a TypeScript-less caller keeps the controller from being built through the pass gate token', () => {
+    const gate = { fencing: undefined, wrap: (h: never) => h, run: async () => undefined };
+    expect(() => createTestController({ passGate: gate as never })).toThrow(FencingRequiredError);
   });
 });

@@ -1,10 +1,13 @@
 import {
   fenceSignal,
+  FencingRequiredError,
+  type Fencing,
   gvrKey,
   LeaseExpiredError,
   namespacedNameKey,
   passCancellationOf,
   PassCancelledError,
+  RequeueWhen,
   type GroupVersionResource,
   type Handler,
   type NamespacedName,
@@ -15,8 +18,8 @@ import { fnv1a64 } from './fnv1a64.js';
 import { inRanges, validateRanges, type HashRange, type ShardKey } from './HashRange.js';
 import { ShardingConfigError } from './ShardingConfigError.js';
 
-/** Options of a {@link ShardGate}. */
-export interface ShardGateOptions {
+/** Options of a {@link ShardGate} besides its fence. */
+export interface ShardGateBaseOptions {
   readonly key: ShardKey;
   /** The ranges owned at first. Default none. */
   readonly ranges?: readonly HashRange[];
@@ -25,15 +28,19 @@ export interface ShardGateOptions {
    * informer's cache), `undefined` when unknown (then it is not owned).
    */
   readonly uidOf?: (gvr: GroupVersionResource, item: NamespacedName) => string | undefined;
-  /**
-   * The member's lease (`membership.validity`): checked when an item is
-   * admitted and tied to each pass's `ctx.signal`, so that past the renew
-   * deadline no pass starts and no write made with the pass's signal is
-   * sent (`assertStillValid`), even before the membership's timer drops
-   * the ranges. Unset: the ranges alone decide.
-   */
-  readonly validity?: Validity;
 }
+
+/**
+ * Options of a {@link ShardGate}: its fence is required. `validity` is the
+ * member's lease (`membership.validity`): checked when an item is admitted
+ * and tied to each pass's `ctx.signal`, so that past the renew deadline no
+ * pass starts and no write made with the pass's signal is sent
+ * (`assertStillValid`), even before the membership's timer drops the
+ * ranges. `fencing: 'none'` runs without one, on purpose (logged once, at
+ * the first pass).
+ */
+export type ShardGateOptions = ShardGateBaseOptions &
+  ({ readonly validity: Validity; readonly fencing?: never } | { readonly fencing: 'none'; readonly validity?: never });
 
 interface Pass {
   readonly item: NamespacedName;
@@ -68,15 +75,26 @@ export class ShardGate {
   private readonly uidOf: ((gvr: GroupVersionResource, item: NamespacedName) => string | undefined) | undefined;
   private readonly passes = new Set<Pass>();
   private readonly validity: Validity | undefined;
+  /** The gate's fence: the member's validity, or `'none'`. */
+  readonly fencing: Fencing;
+  /** `fencing: 'none'` still to be logged (at the first pass). */
+  private unfencedUnlogged: boolean;
 
+  /** @throws FencingRequiredError without `validity` or `fencing: 'none'`; ShardingConfigError for a bad key, ranges or uidOf. */
   constructor(options: ShardGateOptions) {
     if (options?.key !== 'namespace' && options?.key !== 'uid') {
       throw new ShardingConfigError(`key: must be 'namespace' or 'uid', got ${String(options?.key)}`);
     }
     if (options.key === 'uid' && options.uidOf === undefined) throw new ShardingConfigError("uidOf: is required with key 'uid'");
+    const fencing = options.validity ?? options.fencing;
+    if (fencing !== 'none' && typeof fencing?.isValid !== 'function') {
+      throw new FencingRequiredError('ShardGate', "new ShardGate({ key, validity: membership.validity }), or shardingModule(...), which wires it");
+    }
     this.key = options.key;
     this.uidOf = options.uidOf;
-    this.validity = options.validity;
+    this.fencing = fencing;
+    this.validity = fencing === 'none' ? undefined : fencing;
+    this.unfencedUnlogged = fencing === 'none';
     const ranges = options.ranges ?? [];
     validateRanges(ranges);
     this.current = [...ranges];
@@ -105,12 +123,18 @@ export class ShardGate {
         ctx.logger.debug({ instance: namespacedNameKey(item), gvr: gvrKey(ctx.gvr) }, 'not in this shard: skipped');
         return;
       }
-      if (this.validity !== undefined && !this.validity.isValid()) {
+      if (this.unfencedUnlogged) {
+        this.unfencedUnlogged = false;
+        ctx.logger.warn({ fencing: 'none' }, "the shard gate runs without a fence (fencing: 'none'): a write of a member past its lease is not refused");
+      }
+      const validity = this.validity;
+      if (validity !== undefined && !validity.isValid()) {
         // Past the renew deadline (a freeze): nothing starts, and the passes in flight stop now, not when a timer runs.
-        const err = new LeaseExpiredError(`a pass of ${namespacedNameKey(item)}`, this.validity.description);
+        const err = new LeaseExpiredError(`a pass of ${namespacedNameKey(item)}`, validity.description);
         for (const p of this.passes) p.abort.abort(err);
-        ctx.logger.debug({ instance: namespacedNameKey(item), gvr: gvrKey(ctx.gvr) }, 'shard lease past its renew deadline: skipped');
-        return;
+        ctx.logger.debug({ instance: namespacedNameKey(item), gvr: gvrKey(ctx.gvr) }, 'shard lease past its renew deadline: waits for it');
+        // Not forgotten: the item runs again when the lease is renewed (and is skipped then if its range went elsewhere).
+        throw new RequeueWhen(err, (signal) => (validity.whenValid === undefined ? recheck(signal) : validity.whenValid(signal)), 'requeue when the shard lease is valid');
       }
       const abort = new AbortController();
       const signal = fenceSignal(abort, this.validity, ctx.signal);
@@ -164,4 +188,17 @@ export class ShardGate {
 /** Why a pass of an instance whose range this replica lost was cut off. */
 function rangeLost(cause?: unknown): PassCancelledError {
   return new PassCancelledError('range-lost', 'the shard lost the range of this instance', cause === undefined ? undefined : { cause });
+}
+
+/** For a validity that cannot tell when it is valid again: look again in a second. */
+function recheck(signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(done, 1_000);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

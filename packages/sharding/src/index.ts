@@ -34,4 +34,6 @@ export {
   type ShardMembershipOptions,
 } from './ShardMembershipOptions.js';
 export type { ShardMembershipStatus, ShardTransition, ShardTransitionKind } from './ShardStatus.js';
-export { ShardGate, type ShardGateOptions } from './ShardGate.js';
+export { ShardGate, type ShardGateBaseOptions, type ShardGateOptions } from './ShardGate.js';
+export { ShardReplica, type ShardReplicaOptions } from './ShardReplica.js';
+export { shardingModule, type ShardingModuleOptions } from './shardingModule.js';

@@ -215,7 +215,7 @@ function shardedSuite(gate: boolean, expected: ShardFilterMode): void {
     const replicas = MEMBERS.map((identity) => {
       const membership = new ShardMembership({ client, namespace: 'default', group, identity, keys: () => NAMESPACES, ...timing });
       const source = kubeShardInformerSource({ kubeConfig: server.kubeConfig, key: 'namespace', ranges: [], mode });
-      const shardGate = new ShardGate({ key: 'namespace' });
+      const shardGate = new ShardGate({ key: 'namespace', validity: membership.validity });
       const t = createTestController({ source, config: { workers: 2 } });
       controllers.push(t);
       const handler = shardGate.wrap(async (item) => {

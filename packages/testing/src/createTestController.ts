@@ -11,6 +11,8 @@ import {
   type GroupVersionResource,
   type Handler,
   type InformerSource,
+  type Leadership,
+  type PassGate,
   type Logger,
   type ObjectIdentifiers,
   type RateLimitingQueue,
@@ -92,6 +94,19 @@ export interface TestControllerOptions<S extends InformerSource = FakeInformerSo
    * sync timeout, no back-off after a failed sync.
    */
   readonly watchManager?: InformerWatchManagerOptions;
+  /**
+   * Bound to `TOKENS.leadership`: the workers run only in the terms it
+   * leads (e.g. core's `FakeLeadership`, or a `LeaderElector` on the
+   * in-memory API server). A term offered without a fence makes `start`
+   * reject with a `FencingRequiredError`.
+   */
+  readonly leadership?: Leadership;
+  /**
+   * Bound to `TOKENS.passGate`: every handler registered is wrapped by it
+   * and it runs from `start` (e.g. `@protean/sharding`'s `ShardReplica`).
+   * A gate without `fencing` is refused with a `FencingRequiredError`.
+   */
+  readonly passGate?: PassGate;
   /** Rebind tokens here (`container.rebind(TOKENS.x)...`); it runs before the controller is built. */
   readonly configure?: (container: Container) => void;
   /** Default timeout of the returned `waitFor`. Default {@link testWaitForTimeoutMs} (4 s). */
@@ -191,6 +206,8 @@ export function createTestController(options: TestControllerOptions<InformerSour
   );
   container.rebind(TOKENS.clock).toConstantValue(clock);
   if (options.observer !== undefined) container.rebind(TOKENS.controllerObserver).toConstantValue(options.observer);
+  if (options.leadership !== undefined) container.bind(TOKENS.leadership).toConstantValue(options.leadership);
+  if (options.passGate !== undefined) container.bind(TOKENS.passGate).toConstantValue(options.passGate);
   options.configure?.(container);
 
   const logFailures = options.logFailures ?? true;

@@ -1,4 +1,4 @@
-import type { Validity } from './Validity.js';
+import type { Fencing } from './Validity.js';
 
 /**
  * Decides when a DynamicController's workers run, so that of several
@@ -21,11 +21,14 @@ import type { Validity } from './Validity.js';
  * resolves, then release it; never release after a rejection, let the
  * lease run out instead); and a term must end before the lease can expire
  * from other replicas' point of view, or two replicas reconcile at once.
- * `validity` (optional) tells, synchronously, whether the term may still be
- * acted on: the workers check it before each pass and tie it to each
- * pass's `ctx.signal`, so a write attempted after it ended is refused
- * ({@link assertStillValid}) even before `term` aborts (after a freeze, the
- * process's continuations run before its timers).
+ * `fencing` is the term's validity, which tells synchronously whether the
+ * term may still be acted on: the workers check it before each pass and tie
+ * it to each pass's `ctx.signal`, so a write attempted after it ended is
+ * refused ({@link assertStillValid}) even before `term` aborts (after a
+ * freeze, the process's continuations run before its timers). A leadership
+ * without a lease passes `'none'`, said on purpose (logged once); a `lead`
+ * called without either is refused with a `FencingRequiredError`, and the
+ * controller's `start` rejects with it.
  */
 export interface Leadership {
   /** This replica's name (the lease holder identity), for logs and metrics. */
@@ -35,5 +38,5 @@ export interface Leadership {
    * every term led, one term at a time. Resolves after `signal` aborted and
    * the last term's `lead` settled (and the lease was handed back).
    */
-  run(signal: AbortSignal, lead: (term: AbortSignal, validity?: Validity) => Promise<void>): Promise<void>;
+  run(signal: AbortSignal, lead: (term: AbortSignal, fencing: Fencing) => Promise<void>): Promise<void>;
 }

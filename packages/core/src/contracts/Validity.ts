@@ -17,4 +17,18 @@ export interface Validity {
   isValid(): boolean;
   /** Names the lease in errors, e.g. `leadership of lease ctl/webapp`. */
   readonly description: string;
+  /**
+   * Resolves when the lease is valid again (at once if it is now), or when
+   * `signal` aborts: a pass refused past the deadline waits on it and runs
+   * when the lease is renewed, instead of being forgotten.
+   */
+  whenValid?(signal: AbortSignal): Promise<void>;
 }
+
+/**
+ * What fences the passes of a leadership or a shard gate: the lease's
+ * {@link Validity}, or `'none'`, said explicitly, to run without a fence
+ * (logged once at start). Leaving it out is refused with a
+ * `FencingRequiredError`.
+ */
+export type Fencing = Validity | 'none';

@@ -3,6 +3,7 @@ export type * from './DelayingQueue.js';
 export type * from './InstancePass.js';
 export type * from './InstanceWatcher.js';
 export type * from './Leadership.js';
+export type * from './PassGate.js';
 export type * from './RateLimiter.js';
 export type * from './RateLimitingQueue.js';
 export type * from './WatchCoordinator.js';

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Leadership } from '../contracts/index.js';
 import type { ControllerObserver } from './ControllerObserver.js';
 import { ShutdownTimeoutError } from './ShutdownTimeoutError.js';
+import { FencingRequiredError } from '../FencingRequiredError.js';
 import { DynamicController } from './DynamicController.js';
 import type { GroupVersionResource, NamespacedName, ObjectIdentifiers } from '../gvr.js';
 import {
@@ -288,5 +289,34 @@ describe('DynamicController with a Leadership: warm standby', () => {
     await expect(rig.running).rejects.toThrow('lease API gone');
     expect(rig.controller.isStarted()).toBe(false);
     expect(rig.logs.find('leadership ended before the controller was stopped; shutting down')[0]).toMatchObject({ identity: 'replica-b' });
+  });
+});
+
+describe('DynamicController with a Leadership: fencing', () => {
+  it('a term offered without a fence (a leadership written before fencing was required) stops the controller: start rejects with FencingRequiredError', async () => {
+    const handler = new HandlerRecorder();
+    const unfenced: Leadership = {
+      identity: 'old-style',
+      run: async (signal, lead) => {
+        await lead(signal, undefined as never).catch(() => undefined);
+      },
+    };
+    const rig = started(unfenced);
+    await rig.controller.register(webapps, handler.handler).catch(() => undefined);
+    await expect(rig.running).rejects.toThrow(FencingRequiredError);
+    await expect(rig.running).rejects.toThrow(/leadership old-style needs the validity of the lease it acts under/);
+    expect(handler.count()).toBe(0);
+    expect(rig.logs.find('shutting down: leadership old-style needs')).toHaveLength(1);
+  });
+
+  it("a term fenced by 'none' runs, and the choice is logged once however many terms follow", async () => {
+    const handler = new HandlerRecorder();
+    const rig = await standbyWithInstances(handler);
+    void fake(rig).elect('none');
+    await waitFor(() => handler.count() === 2);
+    await fake(rig).depose();
+    void fake(rig).elect('none');
+    await waitFor(() => rig.controller.isLeading());
+    expect(rig.logs.find("fencing: 'none'")).toHaveLength(1);
   });
 });

@@ -183,7 +183,7 @@ describe('DynamicController: passes cut off by normal operation', () => {
     const passes = { started: 0 };
     await rig.controller.register(webapps, untilCutOff(passes));
     addInstance(rig, a);
-    void leadership.elect();
+    void leadership.elect({ isValid: () => true, description: 'lease of replica-a' });
     await waitFor(() => passes.started === 1);
     await leadership.depose(new Error('lease lost'));
     expect(rig.observer.outcomes()).toEqual(['cancelled']);

@@ -1,7 +1,7 @@
 import { inject, injectable, optional } from 'inversify';
 import { realClock, type Clock } from '../clock.js';
 import { resolveConfig, type Config } from '../config.js';
-import type { Leadership, WatchCoordinator, WatchCoordinatorFactory, WatchManagerFactory, WorkQueueFactory } from '../contracts/index.js';
+import type { Leadership, PassGate, WatchCoordinator, WatchCoordinatorFactory, WatchManagerFactory, WorkQueueFactory } from '../contracts/index.js';
 import { noopControllerObserver, type ControllerObserver } from './ControllerObserver.js';
 import { awaitWithin } from './awaitWithin.js';
 import { buildControllerParts, type ControllerParts } from './controllerParts.js';
@@ -19,6 +19,7 @@ import { validateGroupVersionResource } from '../gvrValidation.js';
 import type { Handler } from '../handler.js';
 import type { InformerCache, InformerSource } from '../informer.js';
 import { createLogger, type Logger } from '../logger.js';
+import { FencingRequiredError } from '../FencingRequiredError.js';
 import { TOKENS } from '../tokens.js';
 import { tracing } from '../tracing/tracing.js';
 
@@ -54,8 +55,13 @@ export class DynamicController {
   private readonly observer: ControllerObserver;
   /** Decides when the workers run; undefined: always (a single replica). */
   private readonly leadership: Leadership | undefined;
+  /** Wraps every handler registered and runs from `start` (a shard membership); undefined: every pass runs. */
+  private readonly passGate: PassGate | undefined;
   private readonly parts: ControllerParts;
   private state: ControllerState = 'idle';
+  /** Why the controller must stop on its own (a leadership or gate without a fence): `start` rejects with it. */
+  private fatal: Error | undefined;
+  private onFatal: () => void = () => undefined;
 
   constructor(
     @inject(TOKENS.config) config: Config,
@@ -67,7 +73,12 @@ export class DynamicController {
     @inject(TOKENS.watchCoordinatorFactory) watchCoordinatorFactory: WatchCoordinatorFactory,
     @inject(TOKENS.controllerObserver) @optional() observer?: ControllerObserver,
     @inject(TOKENS.leadership) @optional() leadership?: Leadership,
+    @inject(TOKENS.passGate) @optional() passGate?: PassGate,
   ) {
+    if (passGate !== undefined && passGate.fencing === undefined) {
+      throw new FencingRequiredError('the PassGate bound to TOKENS.passGate', 'its fencing: the validity of the lease it admits passes for');
+    }
+    this.passGate = passGate;
     // Re-validating is idempotent for a resolved config and catches hand-built ones.
     this.config = resolveConfig(config);
     this.log = logger.child({ component: 'dynamic-controller' });
@@ -88,6 +99,7 @@ export class DynamicController {
       isRunning: () => this.state === 'running',
       isLeading: () => this.isLeading(),
       notify: (call) => this.notify(call),
+      fail: (err) => this.fail(err),
     });
   }
 
@@ -103,6 +115,7 @@ export class DynamicController {
       options.watchCoordinatorFactory,
       options.observer,
       options.leadership,
+      options.passGate,
     );
   }
 
@@ -135,8 +148,12 @@ export class DynamicController {
     tracing.refresh();
     this.state = 'running';
     const leadership = this.leadership;
+    const gate = this.passGate;
+    if (gate?.fencing === 'none') this.log.warn({ fencing: 'none' }, "the pass gate runs without a fence (fencing: 'none'): a write of a replica past its lease is not refused");
     // With a leadership the workers run only in the terms it leads; the informers sync either way (a warm standby).
     const workers = leadership === undefined ? this.parts.workers.run(this.config.workers) : leadership.run(signal, this.parts.terms.lead);
+    const gateRun = gate?.run(signal);
+    const failed = new Promise<void>((resolve) => (this.onFatal = resolve));
     if (leadership === undefined) this.log.info({ workers: this.config.workers }, 'dynamic controller started');
     else
       this.log.info(
@@ -147,10 +164,28 @@ export class DynamicController {
       if (signal.aborted) resolve();
       else signal.addEventListener('abort', () => resolve(), { once: true });
       if (leadership !== undefined) workers.then(resolve, resolve);
+      gateRun?.then(resolve, (err: unknown) => {
+        this.fail(err instanceof Error ? err : new Error(String(err)));
+        resolve();
+      });
+      void failed.then(resolve);
     });
-    if (!signal.aborted)
-      this.log.error({ identity: leadership?.identity }, 'leadership ended before the controller was stopped; shutting down');
-    await this.shutdown(workers, signal.reason);
+    if (this.fatal !== undefined) this.log.error({ err: this.fatal }, `shutting down: ${this.fatal.message}`);
+    else if (!signal.aborted)
+      this.log.error(
+        { identity: leadership?.identity },
+        `${leadership !== undefined ? 'leadership' : 'the pass gate'} ended before the controller was stopped; shutting down`,
+      );
+    await this.shutdown(workers, this.fatal ?? signal.reason);
+    // The gate gives its ranges up when `signal` aborts; after a failure of its own it has stopped already.
+    if (gateRun !== undefined && signal.aborted) await gateRun.catch((err: unknown) => this.log.error({ err }, 'the pass gate failed while stopping'));
+    if (this.fatal !== undefined) throw this.fatal;
+  }
+
+  /** Something the controller cannot run without is missing or failed: `start` shuts down and rejects with `err`. */
+  private fail(err: Error): void {
+    this.fatal ??= err;
+    this.onFatal();
   }
 
   /**
@@ -189,7 +224,7 @@ export class DynamicController {
     const { parents, watchManager, queue } = this.parts;
     const informerExisted = watchManager.getInformer(parent) !== undefined;
     // Set before the informer starts, so its initial add events are enqueued.
-    const registration = parents.begin(parent, handler);
+    const registration = parents.begin(parent, this.passGate === undefined ? handler : this.passGate.wrap(handler));
     const { gvr } = registration.entry;
     try {
       // Only when asked: without caches the parent's watch starts within this call, as before.

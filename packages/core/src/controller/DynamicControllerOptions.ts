@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { Leadership, WatchCoordinatorFactory, WatchManagerFactory, WorkQueueFactory } from '../contracts/index.js';
+import type { Leadership, PassGate, WatchCoordinatorFactory, WatchManagerFactory, WorkQueueFactory } from '../contracts/index.js';
 import type { InformerSource } from '../informer.js';
 import type { Logger } from '../logger.js';
 import type { ControllerObserver } from './ControllerObserver.js';
@@ -25,4 +25,6 @@ export interface DynamicControllerOptions {
   readonly observer?: ControllerObserver;
   /** When set, the workers run only while this replica leads (warm standby otherwise); unset: always. */
   readonly leadership?: Leadership;
+  /** When set, every handler registered is wrapped by the gate (a shard membership's), which runs from `start`. */
+  readonly passGate?: PassGate;
 }

@@ -1,5 +1,6 @@
 import { errorMessage } from '../apiStatus.js';
-import type { RateLimitingQueue, Validity, WatchManager } from '../contracts/index.js';
+import type { Fencing, RateLimitingQueue, Validity, WatchManager } from '../contracts/index.js';
+import { FencingRequiredError } from '../FencingRequiredError.js';
 import type { ObjectIdentifiers } from '../gvr.js';
 import type { Logger } from '../logger.js';
 import { tracing } from '../tracing/tracing.js';
@@ -24,6 +25,8 @@ export interface LeadershipTermsDeps {
   readonly isRunning: () => boolean;
   readonly log: Logger;
   readonly notify: (call: (observer: ControllerObserver) => void) => void;
+  /** Stops the controller with `err`: a term offered without a fence. */
+  readonly fail: (err: Error) => void;
   /** Where each takeover enqueue is recorded while tracing is on. */
   readonly triggers: TriggerLog;
 }
@@ -39,6 +42,8 @@ export class LeadershipTerms {
   /** The validity of the term led now (`true` for one without), `undefined` between terms. */
   private current: Validity | true | undefined;
   private giveUp: (err: Error) => void = () => undefined;
+  /** `fencing: 'none'` was logged (once). */
+  private unfencedLogged = false;
   /** Rejects when shutdown stops waiting for handlers, so a term's `lead` does not hold its lease forever. */
   private readonly gaveUp = new Promise<never>((_, reject) => {
     this.giveUp = reject;
@@ -66,8 +71,22 @@ export class LeadershipTerms {
    * (their handlers' `ctx.signal` aborts with it), then the term waits for
    * the handlers it started.
    */
-  readonly lead = async (term: AbortSignal, validity?: Validity): Promise<void> => {
+  readonly lead = async (term: AbortSignal, fencing: Fencing): Promise<void> => {
     const { deps } = this;
+    if (fencing === undefined || fencing === null) {
+      // A leadership written before fencing was required, or one that forgot it: no pass runs unfenced by accident.
+      const err = new FencingRequiredError(
+        `leadership ${deps.identity}`,
+        "call lead(term, validity) with the term's validity, as LeaderElector does",
+      );
+      deps.fail(err);
+      throw err;
+    }
+    if (fencing === 'none' && !this.unfencedLogged) {
+      this.unfencedLogged = true;
+      deps.log.warn({ identity: deps.identity, fencing: 'none' }, "leading without a fence (fencing: 'none'): a write made past the end of a term is not refused");
+    }
+    const validity = fencing === 'none' ? undefined : fencing;
     if (!deps.isRunning() || term.aborted) return;
     const signal = AbortSignal.any([term, deps.shutdownSignal]);
     const pool = deps.workers.derive(this.terms.view(signal), signal, validity);

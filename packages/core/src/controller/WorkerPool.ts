@@ -1,11 +1,13 @@
 import { apiStatusChain, apiStatusOf, summarizeError, type ApiStatus } from '../apiStatus.js';
+import { bindPassReads, noteRead } from '../passReads.js';
 import { bindWriteRecorder } from '../passWrites.js';
 import { ObjectNotCachedError } from './ObjectNotCachedError.js';
 import type { ObjectReads } from './ObjectReads.js';
 import type { Clock } from '../clock.js';
 import type { InstancePass, QueueGetResult, RateLimitingQueue, Validity, WatchCoordinator, WatchManager } from '../contracts/index.js';
 import { gvrKey, namespacedNameKey, type GroupVersionResource, type ObjectIdentifiers } from '../gvr.js';
-import type { Handler, ReconcileContext } from '../handler.js';
+import type { CachedListOptions, Handler, ReconcileContext } from '../handler.js';
+import type { PartialObjectMetadata } from '../informer.js';
 import type { KindUnavailableError } from '../KindUnavailableError.js';
 import type { Logger } from '../logger.js';
 import { LogSummarizer } from '../LogSummarizer.js';
@@ -269,16 +271,22 @@ export class WorkerPool {
       },
       gvr: parent.gvr,
       watcher: trace === undefined ? watcher : trace.watching(watcher),
-      get: (gvr, namespace, name) => {
-        if (reads === undefined) return Promise.reject(new ObjectNotCachedError(gvr));
-        return reads.get(gvr, namespace, name, limit.signal);
+      // What a pass reads is remembered: a write of it made with ctx.signal carries the version read (the server's fence).
+      get: async <T extends PartialObjectMetadata>(gvr: GroupVersionResource, namespace: string, name: string) => {
+        if (reads === undefined) throw new ObjectNotCachedError(gvr);
+        const obj = await reads.get<T>(gvr, namespace, name, limit.signal);
+        noteRead(limit.signal, gvr, obj);
+        return obj;
       },
-      list: (gvr, options = {}) => {
-        if (reads === undefined) return Promise.reject(new ObjectNotCachedError(gvr));
-        return reads.list(gvr, options, limit.signal);
+      list: async <T extends PartialObjectMetadata>(gvr: GroupVersionResource, options: CachedListOptions = {}) => {
+        if (reads === undefined) throw new ObjectNotCachedError(gvr);
+        const objects = await reads.list<T>(gvr, options, limit.signal);
+        noteRead(limit.signal, gvr, objects);
+        return objects;
       },
     };
     if (reads !== undefined) bindWriteRecorder(limit.signal, reads);
+    bindPassReads(limit.signal);
     let thrownSync = true;
     let outcome: ReconcileOutcome;
     let failure: unknown;
@@ -343,11 +351,17 @@ export class WorkerPool {
         // Not a failure of the handler: the kind comes back through the cluster, not through retries.
         this.forget(item, key);
         activity.clearFailure(key);
-        this.park(item, key, verdict.refusal, trace);
+        this.park(item, key, this.kindWait(item, key, verdict.refusal, trace), trace);
         // One line per kind and transition is the coordinator's; here, debug only.
         if (logger.isLevelEnabled('debug')) {
           logger.debug({ item: key, kind: verdict.refusal.kind, error: verdict.refusal.message }, 'pass waits for a kind');
         }
+        return 'waiting';
+      case 'requeue_when':
+        // Not a failure either: what the item waits for (a lease valid again) is not hurried by retries.
+        this.forget(item, key);
+        activity.clearFailure(key);
+        this.park(item, key, verdict.ready, trace);
         return 'waiting';
       case 'not_found':
         // As in the seed system, a NotFound of the instance means it is gone: forget it.
@@ -441,20 +455,37 @@ export class WorkerPool {
   }
 
   /**
-   * Runs `item` again once the kind `refusal` refused may be available (the
-   * watch manager's `whenAvailable`), one wait per item; without a
-   * `whenAvailable`, after {@link KIND_RECHECK_MS}.
+   * How an item waits for the kind `refusal` refused: the watch manager's
+   * `whenAvailable`; without one, it is queued again after
+   * {@link KIND_RECHECK_MS} (and `undefined` is returned: nothing to park on).
    */
-  private park(item: ObjectIdentifiers, key: string, refusal: KindUnavailableError, trace: PassTrace | undefined): void {
-    const { queue, watchManager, signal: stopping } = this.deps;
+  private kindWait(
+    item: ObjectIdentifiers,
+    key: string,
+    refusal: KindUnavailableError,
+    trace: PassTrace | undefined,
+  ): ((signal: AbortSignal) => Promise<void>) | undefined {
+    const { queue, watchManager } = this.deps;
     if (watchManager.whenAvailable === undefined) {
       queue.addAfter(item, KIND_RECHECK_MS, 'requeue');
       this.againAfter(key, trace, 'requeue', KIND_RECHECK_MS);
-      return;
+      return undefined;
     }
+    return (signal) => watchManager.whenAvailable!(refusal, signal);
+  }
+
+  /** Runs `item` again once `wait` resolves (or rejects), one wait per item; the wait ends at shutdown. */
+  private park(
+    item: ObjectIdentifiers,
+    key: string,
+    wait: ((signal: AbortSignal) => Promise<void>) | undefined,
+    trace: PassTrace | undefined,
+  ): void {
+    if (wait === undefined) return;
+    const { queue, signal: stopping } = this.deps;
     const parked = this.deps.activity.park(
       key,
-      (signal) => watchManager.whenAvailable!(refusal, AbortSignal.any([signal, stopping])),
+      (signal) => Promise.resolve().then(() => wait(AbortSignal.any([signal, stopping]))),
       () => {
         if (!stopping.aborted) queue.add(item, 'requeue');
       },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { requeue } from '../requeue.js';
+import { requeue, RequeueWhen } from '../requeue.js';
+import { StaleReadError } from '../StaleReadError.js';
 import { classifyHandlerError } from './classifyHandlerError.js';
 import { ShutdownTimeoutError } from './ShutdownTimeoutError.js';
 
@@ -8,6 +9,15 @@ describe('classifyHandlerError', () => {
     expect(classifyHandlerError(requeue.none(new Error('x')))).toEqual({ kind: 'no_requeue' });
     expect(classifyHandlerError(requeue.needed())).toEqual({ kind: 'requeue' });
     expect(classifyHandlerError(requeue.neededAfter(null, 250))).toEqual({ kind: 'requeue_after', delayMs: 250 });
+  });
+
+  it('a write refused by its precondition (StaleReadError) runs again at once; RequeueWhen waits on its own promise, before RequeueNeeded could take it', () => {
+    const gvr = { group: '', version: 'v1', resource: 'configmaps' };
+    const conflict = Object.assign(new Error('409'), { status: 409 });
+    expect(classifyHandlerError(new StaleReadError('PATCH configmaps a/b', gvr, 'a', 'b', '7', conflict))).toEqual({ kind: 'requeue' });
+    const ready = (): Promise<void> => Promise.resolve();
+    expect(classifyHandlerError(new Error('wrapped', { cause: new RequeueWhen('lease', ready) }))).toEqual({ kind: 'requeue_when', ready });
+    expect(() => new RequeueWhen('x', undefined as never)).toThrow(/ready must be a function/);
   });
 
   it('finds a requeue signal in the cause chain, as errors.As does', () => {

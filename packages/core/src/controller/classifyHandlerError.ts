@@ -1,7 +1,7 @@
 import { errorCauses } from '../causeChain.js';
 import { isNotFound } from '../isNotFound.js';
 import { KindUnavailableError } from '../KindUnavailableError.js';
-import { NoRequeue, RequeueNeeded, RequeueNeededAfter } from '../requeue.js';
+import { NoRequeue, RequeueNeeded, RequeueNeededAfter, RequeueWhen } from '../requeue.js';
 
 /** What the worker does with an item whose handler failed with a given error. */
 export type HandlerErrorClass =
@@ -9,6 +9,7 @@ export type HandlerErrorClass =
   | { readonly kind: 'requeue' }
   | { readonly kind: 'requeue_after'; readonly delayMs: number }
   | { readonly kind: 'waiting'; readonly refusal: KindUnavailableError }
+  | { readonly kind: 'requeue_when'; readonly ready: (signal: AbortSignal) => Promise<void> }
   | { readonly kind: 'not_found' }
   | { readonly kind: 'error' };
 
@@ -19,13 +20,14 @@ export type HandlerErrorClass =
  * ({@link KindUnavailableError}: waiting, not failing), then a Kubernetes
  * NotFound, else a plain error.
  *
- * Easy to get wrong: `RequeueNeededAfter` extends `RequeueNeeded`, so it
- * must be tested first.
+ * Easy to get wrong: `RequeueNeededAfter` and `RequeueWhen` extend
+ * `RequeueNeeded`, so they must be tested first.
  */
 export function classifyHandlerError(err: unknown): HandlerErrorClass {
   let refusal: KindUnavailableError | undefined;
   for (const e of errorCauses(err)) {
     if (e instanceof NoRequeue) return { kind: 'no_requeue' };
+    if (e instanceof RequeueWhen) return { kind: 'requeue_when', ready: e.ready };
     if (e instanceof RequeueNeededAfter) return { kind: 'requeue_after', delayMs: e.delayMs };
     if (e instanceof RequeueNeeded) return { kind: 'requeue' };
     if (e instanceof KindUnavailableError) refusal ??= e;

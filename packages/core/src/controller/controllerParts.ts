@@ -42,6 +42,8 @@ export interface ControllerPartsDeps {
   readonly isRunning: () => boolean;
   readonly isLeading: () => boolean;
   readonly notify: (call: (observer: ControllerObserver) => void) => void;
+  /** Stops the controller with `err` (`start` rejects with it). */
+  readonly fail: (err: Error) => void;
 }
 
 /** The parts of one DynamicController, wired to each other. */
@@ -143,6 +145,7 @@ export function buildControllerParts(deps: ControllerPartsDeps): ControllerParts
     isRunning: deps.isRunning,
     log,
     notify: deps.notify,
+    fail: deps.fail,
     triggers,
   });
   const statusView = new StatusView({

@@ -1,4 +1,4 @@
-import type { Leadership, Validity } from '../contracts/index.js';
+import type { Fencing, Leadership } from '../contracts/index.js';
 
 /** How one term handed to {@link FakeLeadership} ended. */
 export interface FakeTerm {
@@ -25,7 +25,7 @@ export class FakeLeadership implements Leadership {
   readonly terms: FakeTerm[] = [];
   /** True once `run` ended after a term whose `lead` resolved (or with no term at all). */
   released = false;
-  private lead: ((term: AbortSignal, validity?: Validity) => Promise<void>) | undefined;
+  private lead: ((term: AbortSignal, fencing: Fencing) => Promise<void>) | undefined;
   private current: { abort: AbortController; done: Promise<void> } | undefined;
   private readonly running: Promise<void>;
   private markRunning!: () => void;
@@ -35,7 +35,7 @@ export class FakeLeadership implements Leadership {
     this.running = new Promise<void>((resolve) => (this.markRunning = resolve));
   }
 
-  async run(signal: AbortSignal, lead: (term: AbortSignal, validity?: Validity) => Promise<void>): Promise<void> {
+  async run(signal: AbortSignal, lead: (term: AbortSignal, fencing: Fencing) => Promise<void>): Promise<void> {
     this.lead = lead;
     this.markRunning();
     await new Promise<void>((resolve) => {
@@ -60,15 +60,18 @@ export class FakeLeadership implements Leadership {
     return this.current !== undefined && !this.current.abort.signal.aborted;
   }
 
-  /** Starts a term (with `validity`, when given, as a lease's); returns the promise of the controller's `lead` for it. */
-  elect(validity?: Validity): Promise<void> {
+  /**
+   * Starts a term fenced by `fencing` (a lease's validity; default `'none'`:
+   * a fake has no lease); returns the promise of the controller's `lead` for it.
+   */
+  elect(fencing: Fencing = 'none'): Promise<void> {
     const lead = this.lead;
     if (lead === undefined) throw new Error('FakeLeadership.elect: the controller has not called run() yet');
     if (this.isLeading()) throw new Error('FakeLeadership.elect: a term is already open; depose() it first');
     const abort = new AbortController();
     const term: FakeTerm = { outcome: 'pending' };
     this.terms.push(term);
-    const done = lead(abort.signal, validity).then(
+    const done = lead(abort.signal, fencing).then(
       () => {
         term.outcome = 'resolved';
       },

@@ -1,0 +1,58 @@
+import type { Fencing, GroupVersionResource, Handler, NamespacedName, PassGate } from '@protean/core';
+import { applyShardChange } from './applyShardChange.js';
+import type { ShardKey } from './HashRange.js';
+import type { ShardedInformerSource } from './ShardedInformerSource.js';
+import { ShardGate } from './ShardGate.js';
+import { ShardMembership } from './ShardMembership.js';
+import type { ShardMembershipOptions } from './ShardMembershipOptions.js';
+
+/** Options of a {@link ShardReplica}: its membership's, its source, and the shard key. */
+export interface ShardReplicaOptions extends ShardMembershipOptions {
+  /** The replica's informer source (e.g. `kubeShardInformerSource`); its ranges follow the membership. */
+  readonly source: ShardedInformerSource;
+  /** With `key: 'uid'` (the source's key): the uid of an instance, `undefined` when unknown. */
+  readonly uidOf?: (gvr: GroupVersionResource, item: NamespacedName) => string | undefined;
+}
+
+/**
+ * One replica of a shard group, whole: its {@link ShardMembership}, a
+ * {@link ShardGate} fenced by the membership's validity, and the sharded
+ * informer source, joined by {@link applyShardChange}. It is the
+ * controller's `PassGate` (`TOKENS.passGate`, bound by `shardingModule`):
+ * the controller wraps every handler it registers with the gate and runs
+ * the membership from `start(signal)`, so neither the fence nor the wrap
+ * can be left out.
+ */
+export class ShardReplica implements PassGate {
+  readonly key: ShardKey;
+  readonly source: ShardedInformerSource;
+  readonly membership: ShardMembership;
+  readonly gate: ShardGate;
+
+  constructor(options: ShardReplicaOptions) {
+    const { source, uidOf, ...membership } = options;
+    this.key = source.key;
+    this.source = source;
+    this.membership = new ShardMembership(membership);
+    this.gate = new ShardGate({
+      key: source.key,
+      validity: this.membership.validity,
+      ranges: source.ranges(),
+      ...(uidOf === undefined ? {} : { uidOf }),
+    });
+  }
+
+  /** The membership's validity. */
+  get fencing(): Fencing {
+    return this.membership.validity;
+  }
+
+  wrap(handler: Handler): Handler {
+    return this.gate.wrap(handler);
+  }
+
+  /** Joins the group, renews and hands ranges over until `signal` aborts, then gives every range up and leaves. */
+  run(signal: AbortSignal): Promise<void> {
+    return this.membership.run(signal, applyShardChange({ gate: this.gate, source: this.source }));
+  }
+}
