@@ -50,21 +50,31 @@ describe('KubeClient: the precondition a pass read gives its writes (the server-
     const patch = await client.patch(configmaps, key('fenced'), { data: { value: 'stale' } }, { signal }).catch((e: unknown) => e);
     expect(patch).toBeInstanceOf(StaleReadError);
     expect(patch).toMatchObject({ readVersion: read.metadata.resourceVersion, objectName: 'fenced', namespace: 'default' });
-    expect((patch as Error).message).toMatch(/^PATCH configmaps default\/fenced refused: the object changed after this pass read it at resourceVersion \d+/);
+    expect((patch as Error).message).toMatch(
+      /^PATCH configmaps default\/fenced refused: the object changed after this pass read it at resourceVersion \d+/,
+    );
     expect((patch as Error).cause).toBeInstanceOf(KubeApiError);
     expect(((patch as Error).cause as KubeApiError).status).toBe(409);
 
     const fresh = passSignal();
     noteRead(fresh, configmaps, read as PartialObjectMetadata);
     const update = await client
-      .update(configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fenced', namespace: 'default' }, data: { value: 'stale' } }, { signal: fresh })
+      .update(
+        configmaps,
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fenced', namespace: 'default' }, data: { value: 'stale' } },
+        { signal: fresh },
+      )
       .catch((e: unknown) => e);
     expect(update).toBeInstanceOf(StaleReadError);
 
     const again = passSignal();
     noteRead(again, configmaps, read as PartialObjectMetadata);
     const apply = await client
-      .apply(configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fenced', namespace: 'default' }, data: { value: 'stale' } }, { signal: again })
+      .apply(
+        configmaps,
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fenced', namespace: 'default' }, data: { value: 'stale' } },
+        { signal: again },
+      )
       .catch((e: unknown) => e);
     expect(apply).toBeInstanceOf(StaleReadError);
     expect(server.get(configmaps, 'default', 'fenced')?.['data']).toEqual({ value: '2', writer: 'new-owner' });
@@ -110,11 +120,18 @@ describe('KubeClient: the precondition a pass read gives its writes (the server-
         return live;
       },
     };
-    const err = await applyOwned(client, watcher, configmaps, { ...owner, apiVersion: 'v1', kind: 'ConfigMap' }, { ...child, data: { v: '2' } }, {
-      nodeId: 'c',
-      cache: racing,
-      signal,
-    }).catch((e: unknown) => e);
+    const err = await applyOwned(
+      client,
+      watcher,
+      configmaps,
+      { ...owner, apiVersion: 'v1', kind: 'ConfigMap' },
+      { ...child, data: { v: '2' } },
+      {
+        nodeId: 'c',
+        cache: racing,
+        signal,
+      },
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StaleReadError);
     expect((server.get(configmaps, 'default', 'owned')?.['data'] as Record<string, string>)['v']).toBe('other');
   });

@@ -1,10 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { isNotFound, UNSERVED_RESOURCE_HINT, type GroupVersionResource } from '@protean/core';
+import {
+  bindPassReads,
+  fenceSignal,
+  isNotFound,
+  StaleReadError,
+  UNSERVED_RESOURCE_HINT,
+  type GroupVersionResource,
+  type Validity,
+} from '@protean/core';
 import { startKubeApiServer, waitUntil, type KubeApiServer } from '@protean/envtest';
 import { ApplyConflictError } from './ApplyConflictError.js';
 import { setStatusCondition, type Condition } from './conditions.js';
 import { EVENTS, EventRecorder } from './EventRecorder.js';
+import type { KubeApiError } from './KubeApiError.js';
 import { KubeClient } from './KubeClient.js';
+import { KubeConfigTransport } from './KubeConfigTransport.js';
+import type { KubeHttpRequest, KubeTransport } from './KubeTransport.js';
 import type { KubeObject } from './KubeObject.js';
 import { MissingNamespaceError } from './MissingNamespaceError.js';
 import { reconcileFinalizer } from './reconcileFinalizer.js';
@@ -200,5 +211,76 @@ describe('KubeClient against a real kube-apiserver', () => {
     expect((unserved as Error).message).toContain(`(${UNSERVED_RESOURCE_HINT})`);
     const missing = await client.get(backups, { namespace: 'default', name: 'absent' }).catch((e: unknown) => e);
     expect((missing as Error).message).not.toContain(UNSERVED_RESOURCE_HINT);
+  });
+  it('a write checked valid whose bytes leave after a freeze past the lease is refused by kube-apiserver (409) when it carries the version the pass read', async () => {
+    await client.create(configmaps, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'fenced', namespace: 'default' },
+      data: { value: '1' },
+    });
+    const run = async (
+      precondition: boolean,
+      how: 'patch' | 'apply' = 'patch',
+    ): Promise<{ outcome: unknown; stored: Record<string, string> | undefined }> => {
+      let valid = true;
+      const validity: Validity = { isValid: () => valid, description: 'shard member lease default/r0' };
+      let frozen!: () => void;
+      const freeze = new Promise<void>((resolve) => (frozen = resolve));
+      let thaw!: () => void;
+      const thawed = new Promise<void>((resolve) => (thaw = resolve));
+      const real = new KubeConfigTransport(server.kubeConfig);
+      // The transport hook: the last client-side check passes, then the process "freezes" before the bytes leave.
+      const transport: KubeTransport = {
+        async send(request: KubeHttpRequest) {
+          if (request.method !== 'GET') {
+            request.beforeSend?.();
+            frozen();
+            await thawed;
+          }
+          return real.send({ ...request, beforeSend: undefined });
+        },
+      };
+      const replica = new KubeClient({ transport, fieldManager: 'frozen-replica' });
+      const signal = fenceSignal(new AbortController(), validity);
+      bindPassReads(signal);
+      await replica.get(configmaps, { namespace: 'default', name: 'fenced' }, { signal });
+      const data = { value: 'stale', writer: 'frozen-replica' };
+      const write = (
+        how === 'patch'
+          ? replica.patch(configmaps, { namespace: 'default', name: 'fenced' }, { data }, { signal, precondition })
+          : replica.apply(
+              configmaps,
+              { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fenced', namespace: 'default' }, data },
+              { signal, precondition, force: true },
+            )
+      ).then(
+        () => 'sent',
+        (e: unknown) => e,
+      );
+      await freeze;
+      // While it is frozen, its lease runs out and the successor writes a newer value.
+      valid = false;
+      await other.patch(configmaps, { namespace: 'default', name: 'fenced' }, { data: { value: `newer ${how}`, writer: 'successor' } });
+      thaw();
+      const outcome = await write;
+      replica.close();
+      const stored = (
+        await client.get<KubeObject & { data?: Record<string, string> }>(configmaps, { namespace: 'default', name: 'fenced' })
+      ).data;
+      return { outcome, stored };
+    };
+    const fenced = await run(true);
+    expect(fenced.outcome).toBeInstanceOf(StaleReadError);
+    expect(((fenced.outcome as Error).cause as KubeApiError).status).toBe(409);
+    expect(fenced.stored).toEqual({ value: 'newer patch', writer: 'successor' });
+    // Server-side apply carries it as metadata.resourceVersion: refused the same way, force or not.
+    const applied = await run(true, 'apply');
+    expect(applied.outcome).toBeInstanceOf(StaleReadError);
+    expect(applied.stored).toEqual({ value: 'newer apply', writer: 'successor' });
+    // Without the precondition the same timing lets the stale write land over the successor's: only the server can fence it.
+    const unfenced = await run(false, 'patch');
+    expect(unfenced.outcome).toBe('sent');
+    expect(unfenced.stored).toEqual({ value: 'stale', writer: 'frozen-replica' });
   });
 });

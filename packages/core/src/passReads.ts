@@ -73,7 +73,12 @@ export function noteRead(
 }
 
 /** The resourceVersion the pass of `signal` last read (or wrote) `namespace/name` of `gvr` at, if it did. */
-export function readVersionOf(signal: AbortSignal | undefined, gvr: GroupVersionResource, namespace: string, name: string): string | undefined {
+export function readVersionOf(
+  signal: AbortSignal | undefined,
+  gvr: GroupVersionResource,
+  namespace: string,
+  name: string,
+): string | undefined {
   if (signal === undefined) return undefined;
   return reads.get(signal)?.versionOf(gvr, namespace, name);
 }

@@ -1,5 +1,6 @@
 import {
   gvrKey,
+  unfencedWriteCount,
   type ControllerObserver,
   type EventType,
   type GroupVersionResource,
@@ -156,6 +157,15 @@ export class ControllerMetrics implements ControllerObserver {
     gauge('dynamic_controller_queue_length', 'Current length of the workqueue', (s) => s.queueLength());
     gauge('dynamic_controller_gvr_count', 'Number of parent GVRs currently registered', (s) => s.registeredGvrCount());
     gauge('dynamic_controller_watch_count', 'Number of active informers managed by the watch manager', (s) => s.activeWatchCount());
+    // A counter read at scrape time from core's process-wide count (a Gauge whose value only grows).
+    new Gauge({
+      name: 'dynamic_controller_unfenced_writes',
+      help: "Writes sent through @protean/client without a fenced pass's ctx.signal since this process first acted under a lease (each could land after the lease ended)",
+      registers,
+      collect() {
+        this.set(unfencedWriteCount());
+      },
+    });
     gauge('dynamic_controller_instance_watch_count', 'Number of instances with at least one watch request', (s) => s.instanceWatchCount());
     const sources = (): ControllerGaugeSources | undefined => this.sources;
     new Gauge({

@@ -85,6 +85,8 @@ describe('instrumentContainer', () => {
     expect(m.get('dynamic_controller_watch_request_count{type="scalar"}')).toBe(2);
     expect(m.get('dynamic_controller_watch_request_count{type="collection"}')).toBe(0);
     expect(m.get('dynamic_controller_queue_length')).toBe(0);
+    // No lease in this process: nothing counts as unfenced.
+    expect(m.get('dynamic_controller_unfenced_writes')).toBe(0);
     const q = '{name="dynamic-controller-queue"}';
     expect(m.get(`workqueue_adds_total${q}`)).toBe(4);
     expect(m.get(`workqueue_depth${q}`)).toBe(0);

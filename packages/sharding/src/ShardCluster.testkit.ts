@@ -1,6 +1,7 @@
 import {
   assertStillValid,
   ObjectNotCachedError,
+  RequeueWhen,
   silentLogger,
   type GroupVersionResource,
   type Handler,
@@ -257,10 +258,15 @@ export class Cluster {
         list: (gvr) => Promise.reject(new ObjectNotCachedError(gvr)),
       };
       r.inFlight.set(key, { key, replica: r.id, start: -1, startValid: true }); // reserved until the gate runs the handler
-      void wrapped({ namespace: key, name: 'app' }, ctx).finally(() => {
-        const pass = r.inFlight.get(key);
-        if (pass !== undefined && pass.start === -1) r.inFlight.delete(key);
-      });
+      void wrapped({ namespace: key, name: 'app' }, ctx)
+        .catch((err: unknown) => {
+          // Refused past the lease (RequeueWhen): this worker takes the key again on a later tick, as the queue would.
+          if (!(err instanceof RequeueWhen)) throw err;
+        })
+        .finally(() => {
+          const pass = r.inFlight.get(key);
+          if (pass !== undefined && pass.start === -1) r.inFlight.delete(key);
+        });
     }
   }
 

@@ -7,7 +7,9 @@ import {
   namespacedNameKey,
   passCancellationOf,
   PassCancelledError,
+  realClock,
   RequeueWhen,
+  type Clock,
   type GroupVersionResource,
   type Handler,
   type NamespacedName,
@@ -28,6 +30,8 @@ export interface ShardGateBaseOptions {
    * informer's cache), `undefined` when unknown (then it is not owned).
    */
   readonly uidOf?: (gvr: GroupVersionResource, item: NamespacedName) => string | undefined;
+  /** Times the recheck of a validity without `whenValid` (every second). Default `realClock`. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -79,6 +83,7 @@ export class ShardGate {
   readonly fencing: Fencing;
   /** `fencing: 'none'` still to be logged (at the first pass). */
   private unfencedUnlogged: boolean;
+  private readonly clock: Clock;
 
   /** @throws FencingRequiredError without `validity` or `fencing: 'none'`; ShardingConfigError for a bad key, ranges or uidOf. */
   constructor(options: ShardGateOptions) {
@@ -88,13 +93,17 @@ export class ShardGate {
     if (options.key === 'uid' && options.uidOf === undefined) throw new ShardingConfigError("uidOf: is required with key 'uid'");
     const fencing = options.validity ?? options.fencing;
     if (fencing !== 'none' && typeof fencing?.isValid !== 'function') {
-      throw new FencingRequiredError('ShardGate', "new ShardGate({ key, validity: membership.validity }), or shardingModule(...), which wires it");
+      throw new FencingRequiredError(
+        'ShardGate',
+        'new ShardGate({ key, validity: membership.validity }), or shardingModule(...), which wires it',
+      );
     }
     this.key = options.key;
     this.uidOf = options.uidOf;
     this.fencing = fencing;
     this.validity = fencing === 'none' ? undefined : fencing;
     this.unfencedUnlogged = fencing === 'none';
+    this.clock = options.clock ?? realClock;
     const ranges = options.ranges ?? [];
     validateRanges(ranges);
     this.current = [...ranges];
@@ -125,7 +134,10 @@ export class ShardGate {
       }
       if (this.unfencedUnlogged) {
         this.unfencedUnlogged = false;
-        ctx.logger.warn({ fencing: 'none' }, "the shard gate runs without a fence (fencing: 'none'): a write of a member past its lease is not refused");
+        ctx.logger.warn(
+          { fencing: 'none' },
+          "the shard gate runs without a fence (fencing: 'none'): a write of a member past its lease is not refused",
+        );
       }
       const validity = this.validity;
       if (validity !== undefined && !validity.isValid()) {
@@ -134,7 +146,11 @@ export class ShardGate {
         for (const p of this.passes) p.abort.abort(err);
         ctx.logger.debug({ instance: namespacedNameKey(item), gvr: gvrKey(ctx.gvr) }, 'shard lease past its renew deadline: waits for it');
         // Not forgotten: the item runs again when the lease is renewed (and is skipped then if its range went elsewhere).
-        throw new RequeueWhen(err, (signal) => (validity.whenValid === undefined ? recheck(signal) : validity.whenValid(signal)), 'requeue when the shard lease is valid');
+        throw new RequeueWhen(
+          err,
+          (signal) => (validity.whenValid === undefined ? recheck(this.clock, signal) : validity.whenValid(signal)),
+          'requeue when the shard lease is valid',
+        );
       }
       const abort = new AbortController();
       const signal = fenceSignal(abort, this.validity, ctx.signal);
@@ -191,11 +207,11 @@ function rangeLost(cause?: unknown): PassCancelledError {
 }
 
 /** For a validity that cannot tell when it is valid again: look again in a second. */
-function recheck(signal: AbortSignal): Promise<void> {
+function recheck(clock: Clock, signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {
-    const timer = setTimeout(done, 1_000);
+    const timer = clock.setTimeout(done, 1_000);
     function done(): void {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       signal.removeEventListener('abort', done);
       resolve();
     }

@@ -3,7 +3,7 @@ import { applyShardChange } from './applyShardChange.js';
 import type { ShardKey } from './HashRange.js';
 import type { ShardedInformerSource } from './ShardedInformerSource.js';
 import { ShardGate } from './ShardGate.js';
-import { ShardMembership } from './ShardMembership.js';
+import { ShardMembership, type ShardChange } from './ShardMembership.js';
 import type { ShardMembershipOptions } from './ShardMembershipOptions.js';
 
 /** Options of a {@link ShardReplica}: its membership's, its source, and the shard key. */
@@ -12,6 +12,8 @@ export interface ShardReplicaOptions extends ShardMembershipOptions {
   readonly source: ShardedInformerSource;
   /** With `key: 'uid'` (the source's key): the uid of an instance, `undefined` when unknown. */
   readonly uidOf?: (gvr: GroupVersionResource, item: NamespacedName) => string | undefined;
+  /** Told of every change once the gate drained and the source took it (logs, audits); what it throws is ignored. */
+  readonly onShareChange?: (change: ShardChange) => void;
 }
 
 /**
@@ -28,9 +30,11 @@ export class ShardReplica implements PassGate {
   readonly source: ShardedInformerSource;
   readonly membership: ShardMembership;
   readonly gate: ShardGate;
+  private readonly onShareChange: ((change: ShardChange) => void) | undefined;
 
   constructor(options: ShardReplicaOptions) {
-    const { source, uidOf, ...membership } = options;
+    const { source, uidOf, onShareChange, ...membership } = options;
+    this.onShareChange = onShareChange;
     this.key = source.key;
     this.source = source;
     this.membership = new ShardMembership(membership);
@@ -53,6 +57,20 @@ export class ShardReplica implements PassGate {
 
   /** Joins the group, renews and hands ranges over until `signal` aborts, then gives every range up and leaves. */
   run(signal: AbortSignal): Promise<void> {
-    return this.membership.run(signal, applyShardChange({ gate: this.gate, source: this.source }));
+    const apply = applyShardChange({ gate: this.gate, source: this.source });
+    const told = this.onShareChange;
+    return this.membership.run(
+      signal,
+      told === undefined
+        ? apply
+        : async (change) => {
+            await apply(change);
+            try {
+              told(change);
+            } catch {
+              // An observer's failure is not the membership's.
+            }
+          },
+    );
   }
 }

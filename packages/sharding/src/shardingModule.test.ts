@@ -50,7 +50,11 @@ describe('shardingModule', () => {
       controllers.push(t);
       // Not wrapped by hand: the controller wraps it with the replica's gate.
       const handler: Handler = async (item, ctx) => {
-        passes.push({ member: identity, namespace: item.namespace, fenced: replica!.membership.validity.isValid() && ctx.signal !== undefined });
+        passes.push({
+          member: identity,
+          namespace: item.namespace,
+          fenced: replica!.membership.validity.isValid() && ctx.signal !== undefined,
+        });
       };
       return { identity, t, handler, replica: () => replica! };
     });
@@ -72,10 +76,21 @@ describe('shardingModule', () => {
     const base = { client: new FakeMemberLeaseClient(), namespace: 'default', group: 'webapp', identity: 'r0', key: 'namespace' as const };
     expect(() => shardingModule({ ...base, kubeConfig: undefined as never, mode: 'client' })).toThrow(/kubeConfig: is required/);
     expect(() =>
-      shardingModule({ ...base, source: new ShardedInformerSource(new FakeInformerSource(), { key: 'namespace' }), kubeConfig: undefined as never, mode: 'both' as never }),
+      shardingModule({
+        ...base,
+        source: new ShardedInformerSource(new FakeInformerSource(), { key: 'namespace' }),
+        kubeConfig: undefined as never,
+        mode: 'both' as never,
+      }),
     ).toThrow(ShardingConfigError);
     expect(() =>
-      shardingModule({ ...base, source: new ShardedInformerSource(new FakeInformerSource(), { key: 'namespace' }), kubeConfig: undefined as never, mode: 'client', group: 'Bad_Group' }),
+      shardingModule({
+        ...base,
+        source: new ShardedInformerSource(new FakeInformerSource(), { key: 'namespace' }),
+        kubeConfig: undefined as never,
+        mode: 'client',
+        group: 'Bad_Group',
+      }),
     ).toThrow(/group: must be a DNS label/);
   });
 });

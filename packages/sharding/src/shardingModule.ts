@@ -12,7 +12,8 @@ import type { ShardedInformerSource } from './ShardedInformerSource.js';
 import { ShardingConfigError } from './ShardingConfigError.js';
 
 /** Options of {@link shardingModule}. */
-export interface ShardingModuleOptions extends Omit<ShardMembershipOptions, 'client'>, Pick<ShardReplicaOptions, 'uidOf'> {
+export interface ShardingModuleOptions
+  extends Omit<ShardMembershipOptions, 'client'>, Pick<ShardReplicaOptions, 'uidOf' | 'onShareChange'> {
   readonly kubeConfig: KubeConfigLike;
   /** The field hashed: `'namespace'` or `'uid'` (which needs `uidOf`). */
   readonly key: ShardKey;

@@ -1,7 +1,14 @@
 import { inject, injectable, optional } from 'inversify';
 import { realClock, type Clock } from '../clock.js';
 import { resolveConfig, type Config } from '../config.js';
-import type { Leadership, PassGate, WatchCoordinator, WatchCoordinatorFactory, WatchManagerFactory, WorkQueueFactory } from '../contracts/index.js';
+import type {
+  Leadership,
+  PassGate,
+  WatchCoordinator,
+  WatchCoordinatorFactory,
+  WatchManagerFactory,
+  WorkQueueFactory,
+} from '../contracts/index.js';
 import { noopControllerObserver, type ControllerObserver } from './ControllerObserver.js';
 import { awaitWithin } from './awaitWithin.js';
 import { buildControllerParts, type ControllerParts } from './controllerParts.js';
@@ -76,7 +83,10 @@ export class DynamicController {
     @inject(TOKENS.passGate) @optional() passGate?: PassGate,
   ) {
     if (passGate !== undefined && passGate.fencing === undefined) {
-      throw new FencingRequiredError('the PassGate bound to TOKENS.passGate', 'its fencing: the validity of the lease it admits passes for');
+      throw new FencingRequiredError(
+        'the PassGate bound to TOKENS.passGate',
+        'its fencing: the validity of the lease it admits passes for',
+      );
     }
     this.passGate = passGate;
     // Re-validating is idempotent for a resolved config and catches hand-built ones.
@@ -149,7 +159,11 @@ export class DynamicController {
     this.state = 'running';
     const leadership = this.leadership;
     const gate = this.passGate;
-    if (gate?.fencing === 'none') this.log.warn({ fencing: 'none' }, "the pass gate runs without a fence (fencing: 'none'): a write of a replica past its lease is not refused");
+    if (gate?.fencing === 'none')
+      this.log.warn(
+        { fencing: 'none' },
+        "the pass gate runs without a fence (fencing: 'none'): a write of a replica past its lease is not refused",
+      );
     // With a leadership the workers run only in the terms it leads; the informers sync either way (a warm standby).
     const workers = leadership === undefined ? this.parts.workers.run(this.config.workers) : leadership.run(signal, this.parts.terms.lead);
     const gateRun = gate?.run(signal);
@@ -178,7 +192,8 @@ export class DynamicController {
       );
     await this.shutdown(workers, this.fatal ?? signal.reason);
     // The gate gives its ranges up when `signal` aborts; after a failure of its own it has stopped already.
-    if (gateRun !== undefined && signal.aborted) await gateRun.catch((err: unknown) => this.log.error({ err }, 'the pass gate failed while stopping'));
+    if (gateRun !== undefined && signal.aborted)
+      await gateRun.catch((err: unknown) => this.log.error({ err }, 'the pass gate failed while stopping'));
     if (this.fatal !== undefined) throw this.fatal;
   }
 

@@ -84,7 +84,10 @@ export class LeadershipTerms {
     }
     if (fencing === 'none' && !this.unfencedLogged) {
       this.unfencedLogged = true;
-      deps.log.warn({ identity: deps.identity, fencing: 'none' }, "leading without a fence (fencing: 'none'): a write made past the end of a term is not refused");
+      deps.log.warn(
+        { identity: deps.identity, fencing: 'none' },
+        "leading without a fence (fencing: 'none'): a write made past the end of a term is not refused",
+      );
     }
     const validity = fencing === 'none' ? undefined : fencing;
     if (!deps.isRunning() || term.aborted) return;

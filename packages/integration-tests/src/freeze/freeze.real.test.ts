@@ -320,6 +320,27 @@ function freezeSuite(setup: Setup): void {
     expect(backwards).toEqual([]);
     expect(unserved.ms).toBeLessThan(LEASE_DURATION_MS + 2 * RETRY_PERIOD_MS + SYNC_ALLOWANCE_MS);
   }
+
+  if (setup === 'gate off')
+    it('a replica whose gate is built by hand without validity (as the README once showed) refuses to start, naming the error', async () => {
+      const r = new Replica('unfenced', {
+        PROTEAN_KUBECONFIG: join(dir, 'kubeconfig'),
+        REPLICA_MODE: 'sharded',
+        REPLICA_GATE: 'hand-built-unfenced',
+        REPLICA_AUDIT: join(dir, 'unfenced-audit.jsonl'),
+        REPLICA_LEASE_NAMESPACE: LEASE_NAMESPACE,
+        REPLICA_LEASE_DURATION_MS: String(LEASE_DURATION_MS),
+        REPLICA_RENEW_DEADLINE_MS: String(RENEW_DEADLINE_MS),
+        REPLICA_RETRY_PERIOD_MS: String(RETRY_PERIOD_MS),
+      });
+      const exit = await r.exited;
+      expect(exit.code).toBe(1);
+      expect(r.stderr).toMatch(/FencingRequiredError: ShardGate needs the validity of the lease it acts under/);
+      // Nothing of it reached the server: no member lease, no pass.
+      const leases = await kubeRequest(server.kubeConfig, 'GET', `/apis/coordination.k8s.io/v1/namespaces/${LEASE_NAMESPACE}/leases`);
+      expect(leases.status).toBe(200);
+      expect(leases.text).not.toContain('unfenced');
+    }, 60_000);
 }
 
 describe('a sharded replica frozen past its lease on kube-apiserver, ShardedListAndWatch on', () => {

@@ -1,9 +1,12 @@
 // One replica of the freeze test (freeze.real.test.ts), run as a child
 // process from dist/ after `tsc -b`, which the test stops with SIGSTOP for
 // longer than its lease and wakes with SIGCONT. REPLICA_MODE `sharded`
-// composes it as the sharding README says (ShardMembership, a sharded
-// informer source, a ShardGate given the membership's validity, the
-// namespace as the shard key); `leader` composes it with a LeaderElector.
+// composes it as the sharding README says (`shardingModule`: membership,
+// sharded informer source and a gate fenced by the membership's validity,
+// the namespace as the shard key); `leader` composes it with a
+// LeaderElector. REPLICA_GATE=hand-built-unfenced builds a gate the way the
+// README did before fencing was required (`new ShardGate({ key })`), which
+// must refuse to start.
 // Short lease timings come from the environment.
 //
 // The handler reads its parent's `spec.touch` from the server, waits 100 to
@@ -24,16 +27,7 @@ import { coordinatorModule } from '@protean/coordinator';
 import { coreModule, createLogger, DynamicController, TOKENS, type Handler, type Leadership } from '@protean/core';
 import { LeaderElector, type LeaseValidity } from '@protean/leader-election';
 import { queueModule } from '@protean/queue';
-import {
-  applyShardChange,
-  detectShardSelectorSupport,
-  fnv1a64,
-  KubeMemberLeaseClient,
-  kubeShardInformerSource,
-  ShardGate,
-  ShardMembership,
-  type ShardChange,
-} from '@protean/sharding';
+import { detectShardSelectorSupport, fnv1a64, ShardGate, shardingModule, type ShardReplica } from '@protean/sharding';
 import { watchManagerModule } from '@protean/watch-manager';
 import { Container } from 'inversify';
 import { CHILD_SUFFIX, CONFIGMAPS, PARENTS } from '../sharding/shardAudit.js';
@@ -110,27 +104,27 @@ async function main(): Promise<void> {
     coordinatorModule(),
   );
 
-  let wrap = (h: Handler): Handler => h;
-  let membership: ShardMembership | undefined;
-  let gate: ShardGate | undefined;
-  let source: ReturnType<typeof kubeShardInformerSource> | undefined;
+  if (process.env['REPLICA_GATE'] === 'hand-built-unfenced') {
+    // As the README showed before fencing was required: refused with FencingRequiredError, nothing starts.
+    new ShardGate({ key: 'namespace' } as never);
+  }
   if (mode === 'sharded') {
     const { mode: selectorMode } = await detectShardSelectorSupport(kubeConfig, { logger });
     const namespaces = (await kubeConfig.makeApiClient(CoreV1Api).listNamespace()).items.map((n) => n.metadata!.name!).sort();
-    source = kubeShardInformerSource({ kubeConfig, logger, key: 'namespace', ranges: [], mode: selectorMode });
-    membership = new ShardMembership({
-      client: new KubeMemberLeaseClient(kubeConfig),
-      namespace: leaseNamespace,
-      group: 'freeze',
-      identity,
-      keys: () => namespaces,
-      logger,
-      ...timings,
-    });
-    traceValidity(membership.validity, traced);
-    gate = new ShardGate({ key: 'namespace', validity: membership.validity });
-    container.rebind(TOKENS.informerSource).toConstantValue(source);
-    wrap = (h) => gate!.wrap(h);
+    container.load(
+      shardingModule({
+        kubeConfig,
+        key: 'namespace',
+        mode: selectorMode,
+        namespace: leaseNamespace,
+        group: 'freeze',
+        identity,
+        keys: () => namespaces,
+        onShareChange: (change) => record({ replica: identity, event: 'share', at: now(), members: [...change.members] }),
+        ...timings,
+      }),
+    );
+    traceValidity((container.get(TOKENS.passGate) as ShardReplica).membership.validity, traced);
   } else {
     const elector = new LeaderElector({ kubeConfig, namespace: leaseNamespace, leaseName: 'freeze', identity, logger, ...timings });
     let tracing = false;
@@ -170,20 +164,12 @@ async function main(): Promise<void> {
 
   const abort = new AbortController();
   process.once('SIGTERM', () => abort.abort(new Error('SIGTERM')));
+  // Sharded: the controller runs the membership and wraps the handler with the gate (TOKENS.passGate).
   const running = controller.start(abort.signal);
-  let membershipRun: Promise<void> = Promise.resolve();
-  if (membership !== undefined) {
-    const listener = applyShardChange({ gate: gate!, source: source! });
-    membershipRun = membership.run(abort.signal, async (change: ShardChange) => {
-      await listener(change);
-      record({ replica: identity, event: 'share', at: now(), members: [...change.members] });
-    });
-  }
-  await controller.register(PARENTS, wrap(handler));
+  await controller.register(PARENTS, handler);
   logger.info({ mode }, 'replica registered its parents');
 
   await running;
-  await membershipRun;
   closeSync(audit);
   logger.info('replica stopped');
 }

@@ -12,15 +12,7 @@ import { waitFor } from '@protean/core/testing';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import { defaultIdentity } from '@protean/leader-election';
 import { queueModule } from '@protean/queue';
-import {
-  applyShardChange,
-  detectShardSelectorSupport,
-  FULL_RANGE,
-  KubeMemberLeaseClient,
-  kubeShardInformerSource,
-  ShardGate,
-  ShardMembership,
-} from '@protean/sharding';
+import { detectShardSelectorSupport, FULL_RANGE, shardingModule, type ShardReplica } from '@protean/sharding';
 import { watchManagerModule } from '@protean/watch-manager';
 import { Container } from 'inversify';
 
@@ -31,33 +23,34 @@ const THIS_FILE = new URL(import.meta.url);
 async function composeReplica(kubeConfig: KubeConfig, webapps: GroupVersionResource, handler: Handler, signal: AbortSignal) {
   // README: begin
   const logger = createLogger();
-  const key = 'namespace';
   const { mode } = await detectShardSelectorSupport(kubeConfig, { logger });
   const namespaces = (await kubeConfig.makeApiClient(CoreV1Api).listNamespace()).items.map((ns) => ns.metadata!.name!);
-  const source = kubeShardInformerSource({ kubeConfig, key, ranges: [], mode, logger });
-  const membership = new ShardMembership({
-    client: new KubeMemberLeaseClient(kubeConfig),
-    namespace: 'default', // where the member leases live
-    group: 'webapp',
-    identity: defaultIdentity(),
-    keys: () => namespaces, // the split balances the namespaces present at start
-    logger,
-  });
-  // validity: no pass starts and no write goes out past the member's renew deadline (see "Frozen replicas").
-  const gate = new ShardGate({ key, validity: membership.validity });
 
   const container = new Container();
-  container.load(coreModule({}, logger), queueModule(), watchManagerModule({ kubeConfig }), coordinatorModule());
-  // The shard's source replaces the module's, before the controller is built from the container.
-  container.rebind(TOKENS.informerSource).toConstantValue(source);
+  container.load(
+    coreModule({}, logger),
+    queueModule(),
+    watchManagerModule({ kubeConfig }),
+    coordinatorModule(),
+    // After watchManagerModule: its sharded source replaces the module's, and its gate is fenced by the member's lease.
+    shardingModule({
+      kubeConfig,
+      key: 'namespace',
+      mode,
+      namespace: 'default', // where the member leases live
+      group: 'webapp',
+      identity: defaultIdentity(),
+      keys: () => namespaces, // the split balances the namespaces present at start
+    }),
+  );
   const controller = container.get(DynamicController);
 
+  // Runs the membership too; every handler registered is wrapped by the shard's gate.
   const running = controller.start(signal);
-  await controller.register(webapps, gate.wrap(handler));
-  // Gate first (stop taking, drain), then the informers; a superseded change leaves the source alone.
-  const membershipDone = membership.run(signal, applyShardChange({ gate, source }));
+  await controller.register(webapps, handler);
   // README: end
-  return { running, membershipDone, membership, mode };
+  const replica = container.get(TOKENS.passGate) as ShardReplica;
+  return { running, membership: replica.membership, mode };
 }
 
 /** The lines of `text` between the `// README: begin` and `// README: end` markers of this file, unindented. */
@@ -131,7 +124,9 @@ describe('the sharding README', () => {
       expect([...seen].sort()).toEqual(['team-a', 'team-b', 'team-c']);
       expect(replica.membership.ranges()).toEqual([FULL_RANGE]);
       stop.abort();
-      await Promise.all([replica.running, replica.membershipDone]);
+      await replica.running;
+      // The member left: its lease is released.
+      expect(replica.membership.status().renewing).toBe(false);
     } finally {
       if (previousLevel === undefined) delete process.env['LOG_LEVEL'];
       else process.env['LOG_LEVEL'] = previousLevel;
