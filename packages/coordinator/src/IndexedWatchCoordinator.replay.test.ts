@@ -37,6 +37,12 @@ describe('IndexedWatchCoordinator and replayed events', () => {
     expect(enqueued.take()).toEqual([APP1, APP2]);
   });
 
+  it('enqueues nothing for a child that entered the share through a range taken over', async () => {
+    const { coordinator, enqueued } = await watchingHarness();
+    coordinator.routeEvent({ ...event(configmaps, 'default', 'c', { app: 'a' }), takeover: true });
+    expect(enqueued.take()).toEqual([]);
+  });
+
   it('routes adds and updates whose replay flags are explicitly false', async () => {
     const { coordinator, enqueued } = await watchingHarness();
     coordinator.routeEvent({ ...event(configmaps, 'default', 'c'), initialList: false });

@@ -140,6 +140,8 @@ export class IndexedWatchCoordinator implements WatchCoordinator {
     // kro-diff: resync updates are not routed (kro routes them): parents are re-reconciled on resync anyway, and
     // routing them would enqueue every watcher each period.
     if (event.resync === true) return;
+    // A child that entered this replica's share (a range taken over) did not change; its parents are enqueued anyway.
+    if (event.takeover === true) return;
     const gvrWatches = this.gvrs.get(event.gvr);
     if (gvrWatches === undefined) return;
     const stamp = ++this.stamp;

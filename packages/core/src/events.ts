@@ -46,6 +46,13 @@ export interface WatchEvent {
    * changed on the server, so a generation comparison always drops them.
    */
   readonly resync?: boolean;
+  /**
+   * True for adds of objects that entered this replica's share because it
+   * took a range over (a shard rebalance); absent otherwise. They are not
+   * changes: the parents among them are reconciled at the queue's low
+   * priority (source `takeover`), and children are not routed.
+   */
+  readonly takeover?: boolean;
 }
 
 /** Receives every normalized event of a watch manager. */

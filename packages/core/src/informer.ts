@@ -90,7 +90,8 @@ export class DeletedFinalStateUnknown {
 
 /** Callbacks an informer calls, in order, for each change of its cache. */
 export interface ResourceEventHandler {
-  onAdd?(obj: PartialObjectMetadata, isInInitialList: boolean): void;
+  /** `takeover`: added by a list of a share taken over (see `ListWatchSink.replace`). */
+  onAdd?(obj: PartialObjectMetadata, isInInitialList: boolean, takeover?: boolean): void;
   onUpdate?(oldObj: PartialObjectMetadata, newObj: PartialObjectMetadata): void;
   onDelete?(obj: PartialObjectMetadata | DeletedFinalStateUnknown): void;
 }
@@ -155,9 +156,11 @@ export interface ListWatchSink {
   readonly cache: InformerCache;
   /**
    * A complete list: it replaces the cache (objects whose resourceVersion
-   * did not change stay the cached objects).
+   * did not change stay the cached objects). `reason: 'takeover'`: the
+   * list is the share a decorator took over (a shard's new ranges), and
+   * the objects it adds are flagged `takeover` on their events.
    */
-  replace(objects: Iterable<PartialObjectMetadata>): void;
+  replace(objects: Iterable<PartialObjectMetadata>, reason?: 'takeover'): void;
   /** A streamed list begins (any list in progress is dropped). */
   beginList(): void;
   /** The streamed list is complete: it replaces the cache. */

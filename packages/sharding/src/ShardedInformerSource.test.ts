@@ -29,7 +29,7 @@ type Seen = [string, string, ...unknown[]];
 function recorder(seen: Seen[]): ResourceEventHandler {
   const id = (o: { metadata: { namespace?: string; name: string } }): string => `${o.metadata.namespace}/${o.metadata.name}`;
   return {
-    onAdd: (obj, initial) => void seen.push(['add', id(obj), initial]),
+    onAdd: (obj, initial, takeover) => void seen.push(['add', id(obj), initial, takeover === true]),
     onUpdate: (_o, n) => void seen.push(['update', id(n)]),
     onDelete: (obj) => void seen.push(['delete', obj instanceof DeletedFinalStateUnknown ? obj.key : id(obj)]),
   };
@@ -104,7 +104,7 @@ describe('ShardedInformerSource', () => {
     fake.delete(gvr, { namespace: outside, name: 'x' });
     fake.delete(gvr, { namespace: inside, name: 'x' }, { finalStateUnknown: true });
     expect(seen).toEqual([
-      ['add', `${inside}/x`, false],
+      ['add', `${inside}/x`, false, false],
       ['update', `${inside}/x`],
       ['delete', `${inside}/x`],
     ]);
@@ -126,6 +126,8 @@ describe('ShardedInformerSource', () => {
     const added = seen.filter((s) => s[0] === 'add');
     expect(added.map((s) => s[1]).sort()).toEqual(inShare('r1').sort());
     expect(added.every((s) => s[2] === false)).toBe(true);
+    // Entered through the range change: flagged as taken over, not as changed.
+    expect(added.every((s) => s[3] === true)).toBe(true);
     expect(source.ranges()).toEqual(rangesOf('r1'));
     // The relist came from a new list/watch of the same source; the old one stopped.
     expect(fake.runningInformers(gvr)).toHaveLength(1);
@@ -230,7 +232,7 @@ describe('ShardedInformerSource', () => {
     expect(ids('delete')).toEqual(inShare('r1').sort());
     const ns = inShare('r0')[0]!.split('/')[0]!;
     built[3]!.add(fakeObject({ namespace: ns, name: 'new' }));
-    expect(seen.at(-1)).toEqual(['add', `${ns}/new`, false]);
+    expect(seen.at(-1)).toEqual(['add', `${ns}/new`, false, false]);
     // The server sent only the share: the filter dropped nothing.
     expect(source.cachedObjects()[0]!.filteredOut).toBe(0);
   });

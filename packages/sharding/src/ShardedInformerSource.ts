@@ -372,7 +372,8 @@ class FilteringSink implements ListWatchSink {
     const restarted = !this.listed;
     this.listed = true;
     if (restarted) this.onListed!();
-    this.target.replace(objects);
+    // A restarted list is the share after a range change: what it adds was taken over, not changed.
+    this.target.replace(objects, restarted ? 'takeover' : undefined);
   }
 }
 

@@ -84,6 +84,8 @@ export class Informer implements InformerCache {
   /** A streamed list in progress: the next state, committed at `endList`. */
   private next: MetadataStore | undefined;
   private synced = false;
+  /** A relist of a share taken over is being delivered: its adds are flagged `takeover`. */
+  private takingOver = false;
   private running = false;
   private stopped = false;
   private lists = 0;
@@ -261,7 +263,7 @@ export class Informer implements InformerCache {
   private sinkFor(feed: Feed): ListWatchSink {
     return {
       cache: this,
-      replace: (objects) => {
+      replace: (objects, reason) => {
         if (this.stopped || feed.retired) return;
         const next = new MetadataStore();
         for (const obj of objects) {
@@ -270,7 +272,7 @@ export class Informer implements InformerCache {
         }
         if (feed !== this.feed) return this.promote(feed, next);
         this.next = undefined;
-        this.commit(next, false);
+        this.commit(next, false, reason === 'takeover');
       },
       beginList: () => {
         // Not contact with the server: a source may begin a list before its request is answered.
@@ -422,7 +424,7 @@ export class Informer implements InformerCache {
    * the first time, the relist diff after (`switched`: unchanged objects
    * are the new source's, as after a switch to full objects).
    */
-  private commit(next: MetadataStore, switched: boolean): void {
+  private commit(next: MetadataStore, switched: boolean, takeover = false): void {
     this.lists++;
     this.heard();
     const prev = this.store;
@@ -430,7 +432,12 @@ export class Informer implements InformerCache {
     prev.attach(undefined);
     next.attach(this.indexes);
     if (this.synced) {
-      deliverRelist(prev, next, this.relist, switched);
+      this.takingOver = takeover;
+      try {
+        deliverRelist(prev, next, this.relist, switched);
+      } finally {
+        this.takingOver = false;
+      }
       return;
     }
     for (const obj of next.values()) this.added(obj, true);
@@ -445,7 +452,7 @@ export class Informer implements InformerCache {
 
   /** Where the relist diff delivers. */
   private readonly relist: RelistListener = {
-    added: (obj) => this.added(obj, false),
+    added: (obj) => this.added(obj, false, this.takingOver),
     updated: (oldObj, newObj) => this.updated(oldObj, newObj),
     deleted: (obj) => this.deleted(obj),
   };
@@ -459,9 +466,9 @@ export class Informer implements InformerCache {
     this.lastFailure = undefined;
   }
 
-  private added(obj: PartialObjectMetadata, isInInitialList: boolean): void {
+  private added(obj: PartialObjectMetadata, isInInitialList: boolean, takeover = false): void {
     try {
-      this.listener.onAdd?.(obj, isInInitialList);
+      this.listener.onAdd?.(obj, isInInitialList, takeover);
     } catch (err) {
       this.listenerThrew(err, 'onAdd');
     }

@@ -300,7 +300,7 @@ export class InformerWatchManager implements WatchManager {
     const informer = new Informer(
       listWatch,
       {
-        onAdd: (obj, isInInitialList) => this.emit(entry, 'add', obj, undefined, isInInitialList),
+        onAdd: (obj, isInInitialList, takeover) => this.emit(entry, 'add', obj, undefined, isInInitialList, takeover),
         onUpdate: (oldObj, newObj) => this.emit(entry, 'update', newObj, oldObj),
         onDelete: (obj) => this.emit(entry, 'delete', obj),
         onSynced: () => this.checkSynced(entry),
@@ -343,11 +343,12 @@ export class InformerWatchManager implements WatchManager {
     obj: PartialObjectMetadata | DeletedFinalStateUnknown,
     oldObj?: PartialObjectMetadata,
     isInInitialList = false,
+    takeover = false,
   ): void {
     // A released informer may still be delivering; its events are no one's any more.
     if (this.entries.get(entry.key) !== entry) return;
     try {
-      this.onEvent(toWatchEvent(entry.gvr, type, obj, oldObj, isInInitialList));
+      this.onEvent(toWatchEvent(entry.gvr, type, obj, oldObj, isInInitialList, takeover));
     } catch (err) {
       this.log.error({ err, gvr: entry.key, type }, 'onEvent threw; the informer carries on');
     }

@@ -14,6 +14,9 @@ describe('toWatchEvent', () => {
     expect(toWatchEvent(cms, 'add', obj('a', '1'), undefined, true).initialList).toBe(true);
     expect(toWatchEvent(cms, 'add', obj('a', '1'), undefined, false)).not.toHaveProperty('initialList');
     expect(toWatchEvent(cms, 'add', obj('a', '1'))).not.toHaveProperty('initialList');
+    // An add of a share taken over (a shard's new range) says so; other adds do not.
+    expect(toWatchEvent(cms, 'add', obj('a', '1'), undefined, false, true).takeover).toBe(true);
+    expect(toWatchEvent(cms, 'add', obj('a', '1'))).not.toHaveProperty('takeover');
   });
 
   it('flags an update as resync when old and new are the same object or share a resourceVersion', () => {

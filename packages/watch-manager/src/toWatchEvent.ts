@@ -27,6 +27,7 @@ export function toWatchEvent(
   obj: PartialObjectMetadata | DeletedFinalStateUnknown,
   oldObj?: PartialObjectMetadata,
   isInInitialList = false,
+  takeover = false,
 ): WatchEvent {
   if (obj instanceof DeletedFinalStateUnknown) {
     if (obj.obj !== undefined) return toWatchEvent(gvr, type, obj.obj);
@@ -44,6 +45,7 @@ export function toWatchEvent(
   if (meta.resourceVersion !== undefined) event.resourceVersion = meta.resourceVersion;
   if (meta.generation !== undefined) event.generation = meta.generation;
   if (type === 'add' && isInInitialList) event.initialList = true;
+  if (type === 'add' && takeover) event.takeover = true;
   if (type === 'update' && oldObj !== undefined) {
     event.oldLabels = copyLabels(oldObj.metadata.labels);
     if (oldObj.metadata.generation !== undefined) event.oldGeneration = oldObj.metadata.generation;

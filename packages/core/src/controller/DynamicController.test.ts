@@ -297,6 +297,22 @@ describe('DynamicController: register and deregister', () => {
     expect(h.keys()).toEqual(['ns/a', 'ns/b']);
   });
 
+  it('enqueues the instances of a share taken over (a shard rebalance) as takeover, the low priority, not as live changes', async () => {
+    const h = new HandlerRecorder();
+    const rig = await running(h.handler);
+    rig.watchManager().emit(event('add', a, { takeover: true }));
+    rig.watchManager().emit(event('add', b));
+    await settled(rig, 2);
+    const sources = rig
+      .queue()
+      .calls.filter((c) => c.op === 'add')
+      .map((c) => [`${c.item.namespace}/${c.item.name}`, c.source]);
+    expect(sources).toEqual([
+      ['ns/a', 'takeover'],
+      ['ns/b', 'live'],
+    ]);
+  });
+
   it('swaps the handler on re-register and reconciles every cached instance again', async () => {
     const first = new HandlerRecorder();
     const rig = await running(first.handler);

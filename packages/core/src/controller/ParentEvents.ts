@@ -85,6 +85,7 @@ export class ParentEvents {
 function sourceOf(event: WatchEvent): EnqueueSource {
   if (event.initialList === true) return 'initial-list';
   if (event.resync === true) return 'resync';
+  if (event.takeover === true) return 'takeover';
   return 'live';
 }
 
