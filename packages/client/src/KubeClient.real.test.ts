@@ -13,6 +13,7 @@ import { ApplyConflictError } from './ApplyConflictError.js';
 import { setStatusCondition, type Condition } from './conditions.js';
 import { EVENTS, EventRecorder } from './EventRecorder.js';
 import type { KubeApiError } from './KubeApiError.js';
+import { warningsOf } from './apiWarnings.js';
 import { KubeClient } from './KubeClient.js';
 import { KubeConfigTransport } from './KubeConfigTransport.js';
 import type { KubeHttpRequest, KubeTransport } from './KubeTransport.js';
@@ -282,5 +283,28 @@ describe('KubeClient against a real kube-apiserver', () => {
     const unfenced = await run(false, 'patch');
     expect(unfenced.outcome).toBe('sent');
     expect(unfenced.stored).toEqual({ value: 'stale', writer: 'frozen-replica' });
+  });
+  it("hands kube-apiserver's Warning headers back with the answer: a field the server dropped is named, not lost silently", async () => {
+    const created = await client.create(configmaps, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'warned', namespace: 'default' },
+      data: { a: '1' },
+      spec: { oops: true },
+    } as KubeObject);
+    expect(warningsOf(created)).toEqual(['unknown field "spec"']);
+    expect((created as KubeObject & { spec?: unknown }).spec).toBeUndefined();
+    // Strict refuses the same write with the same text.
+    const strict = await client
+      .create(
+        configmaps,
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'strict', namespace: 'default' }, spec: {} } as KubeObject,
+        {
+          fieldValidation: 'Strict',
+        },
+      )
+      .catch((e: unknown) => e);
+    expect(strict).toBeInstanceOf(Error);
+    expect((strict as Error).message).toContain('unknown field "spec"');
   });
 });

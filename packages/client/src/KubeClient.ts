@@ -15,6 +15,7 @@ import {
 } from '@protean/core';
 import pRetry from 'p-retry';
 import { ApplyConflictError } from './ApplyConflictError.js';
+import { keepWarnings, parseWarnings } from './apiWarnings.js';
 import { isConflict } from './errorPredicates.js';
 import { KubeApiError, type RequestDescription } from './KubeApiError.js';
 import type {
@@ -98,6 +99,8 @@ export class KubeClient {
   private readonly userAgent: string;
   private readonly scopes: ResourceScopes;
   private logger: Logger | undefined;
+  /** `group/resource|text` of the warnings logged already. */
+  private readonly warnedOnce = new Set<string>();
 
   constructor(options: KubeClientOptions) {
     if (options.transport !== undefined) {
@@ -511,6 +514,20 @@ export class KubeClient {
     );
   }
 
+  /** Each distinct warning of a resource, once per client, at warn level (the server says the write lost something). */
+  private warned(call: Call, warnings: readonly string[]): void {
+    for (const text of warnings) {
+      const key = `${call.gvr.group}/${call.gvr.resource}|${text}`;
+      if (this.warnedOnce.has(key)) continue;
+      if (this.warnedOnce.size < 1024) this.warnedOnce.add(key);
+      this.logger ??= createLogger({ name: 'protean-client' });
+      this.logger.warn(
+        { warning: text, method: call.method, gvr: call.gvr, name: call.name },
+        `the API server warned about a ${call.method} of ${call.gvr.resource}${call.gvr.group === '' ? '' : `.${call.gvr.group}`}: ${text}`,
+      );
+    }
+  }
+
   private attempts<T>(call: Call, request: KubeHttpRequest, description: RequestDescription, span: TraceSpan | undefined): Promise<T> {
     return retryRequest(
       async () => {
@@ -519,12 +536,19 @@ export class KubeClient {
         if (call.method !== 'GET') assertStillValid(call.signal, `${description.method} ${description.target}`);
         const res = await this.transport.send(request);
         span?.setAttribute('http.response.status_code', res.status);
-        if (res.status >= 200 && res.status < 300) return (res.body.trim() === '' ? {} : JSON.parse(res.body)) as T;
-        const error = KubeApiError.fromResponse(description, res);
-        if (ApplyConflictError.isApplyConflict(res.status, error.body)) {
-          throw new ApplyConflictError(description, error.body, call.query?.get('fieldManager') ?? '');
+        const warnings = parseWarnings(res.headers['warning']);
+        if (warnings.length > 0) this.warned(call, warnings);
+        if (res.status >= 200 && res.status < 300) {
+          const answer = (res.body.trim() === '' ? {} : JSON.parse(res.body)) as T;
+          keepWarnings(answer, warnings);
+          return answer;
         }
-        throw error;
+        const error = KubeApiError.fromResponse(description, res);
+        const refused = ApplyConflictError.isApplyConflict(res.status, error.body)
+          ? new ApplyConflictError(description, error.body, call.query?.get('fieldManager') ?? '')
+          : error;
+        keepWarnings(refused, warnings);
+        throw refused;
       },
       this.retry,
       call.idempotent,

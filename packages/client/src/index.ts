@@ -1,6 +1,7 @@
 export { AlreadyOwnedError } from './AlreadyOwnedError.js';
 export { ApplyConflictError, type FieldConflict } from './ApplyConflictError.js';
 export { applyOwned, type ApplyOwnedOptions } from './applyOwned.js';
+export { parseWarnings, warningsOf } from './apiWarnings.js';
 export {
   type Condition,
   type ConditionInput,

@@ -77,6 +77,7 @@ export { type EnqueueFunc, type EventHandler, type EventType, type WatchEvent } 
 export { type EveryMember, forwardEveryMember } from './everyMember.js';
 export { assertStillValid, fenceSignal, isFenced, noteUnfencedWrite, type UnfencedWrite, unfencedWriteCount } from './fence.js';
 export { FencingRequiredError } from './FencingRequiredError.js';
+export { apiWarningCount, countApiWarnings } from './apiWarnings.js';
 export { bindPassReads, noteRead, readVersionOf } from './passReads.js';
 export { bindWriteRecorder, noteWrite, type ObjectWrite, type WriteRecorder } from './passWrites.js';
 export { resourceVersionAtLeast } from './resourceVersionAtLeast.js';

@@ -1,5 +1,6 @@
 import {
   gvrKey,
+  apiWarningCount,
   unfencedWriteCount,
   type ControllerObserver,
   type EventType,
@@ -164,6 +165,14 @@ export class ControllerMetrics implements ControllerObserver {
       registers,
       collect() {
         this.set(unfencedWriteCount());
+      },
+    });
+    new Gauge({
+      name: 'dynamic_controller_api_warnings',
+      help: 'Warnings the API server sent with its answers to @protean/client (Warning headers: fields it pruned, deprecated versions)',
+      registers,
+      collect() {
+        this.set(apiWarningCount());
       },
     });
     gauge('dynamic_controller_instance_watch_count', 'Number of instances with at least one watch request', (s) => s.instanceWatchCount());
