@@ -45,9 +45,18 @@ try {
   await admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });
   const writer = new KubeClient({ kubeConfig: admin, fieldManager: 'bench-writer' });
   // Through KubeClient: client-node's CRD model would drop x-kubernetes-preserve-unknown-fields (and spec with it).
-  await writer.create({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }, crdManifest(parents, 'FenceParent'));
+  await writer.create(
+    { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' },
+    crdManifest(parents, 'FenceParent'),
+  );
   for (const deadline = performance.now() + 60_000; ; await sleep(100)) {
-    if (await writer.list(parents, { namespace: NAMESPACE }).then(() => true, () => false)) break;
+    if (
+      await writer.list(parents, { namespace: NAMESPACE }).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
     if (performance.now() > deadline) throw new Error('fenceparents not served within 60 s');
   }
   await createAll(0, PARENTS, 16, (i) =>

@@ -9,6 +9,7 @@ export const PROTEAN_VERSIONS: Readonly<Record<string, string>> = {
   '@protean/core': '0.1.0',
   '@protean/envtest': '0.1.0',
   '@protean/in-memory-apiserver': '0.1.0',
+  '@protean/kinds': '0.0.0',
   '@protean/leader-election': '0.0.0',
   '@protean/metrics': '0.1.0',
   '@protean/permissions': '0.0.0',
