@@ -52,9 +52,11 @@ export function apiVersionOf(kind: ParentKind): string {
  * stored version with a status subresource, and a schema that rejects a
  * non-string `message` or a negative `replicas` on a real cluster.
  *
- * Easy to get wrong: client-node serializes this through its model, which
- * silently drops keys it does not know, so schema extensions must be spelled
- * the model's way (`x_kubernetes_preserve_unknown_fields`), not the wire way.
+ * Easy to get wrong: every status field the handler writes must be in the
+ * schema, or the API server prunes it (with a `Warning`, which
+ * `@protean/client` logs). It is sent as plain JSON (`ensureCrd`), so schema
+ * extensions take their wire spelling (`x-kubernetes-...`), not client-node's
+ * model spelling.
  */
 export function crdManifest(kind: ParentKind): V1CustomResourceDefinition {
   const { group, version, resource } = kind.gvr;
@@ -87,7 +89,29 @@ export function crdManifest(kind: ParentKind): V1CustomResourceDefinition {
                     replicas: { type: 'integer', minimum: 0 },
                   },
                 },
-                status: { type: 'object', x_kubernetes_preserve_unknown_fields: true },
+                // Every field the handler writes, declared: a status field missing here is pruned by the API server.
+                status: {
+                  type: 'object',
+                  properties: {
+                    observedGeneration: { type: 'integer' },
+                    configMapCount: { type: 'integer' },
+                    conditions: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        required: ['type', 'status'],
+                        properties: {
+                          type: { type: 'string' },
+                          status: { type: 'string' },
+                          reason: { type: 'string' },
+                          message: { type: 'string' },
+                          lastTransitionTime: { type: 'string' },
+                          observedGeneration: { type: 'integer' },
+                        },
+                      },
+                    },
+                  },
+                },
               },
             },
           },

@@ -3,8 +3,9 @@ import type { WebAppObject, WebAppSpec } from './WebAppObject.js';
 
 /**
  * Checks an instance's spec and fills in defaults (`message: ""`,
- * `replicas: 1`). Throws {@link InvalidSpecError} naming the field, since a
- * real cluster enforces the CRD schema but the in-memory server does not.
+ * `replicas: 1`). Throws {@link InvalidSpecError} naming the field: the API
+ * server enforces the CRD schema on writes, but an object stored before the
+ * schema tightened stays as it was.
  */
 export function parseWebAppSpec(obj: WebAppObject): WebAppSpec {
   const instance = `${obj.metadata.namespace}/${obj.metadata.name}`;

@@ -183,7 +183,24 @@ describe('the WebApp handler', () => {
   });
 
   it('reports an invalid spec as Ready=False and does not retry it', async () => {
+    // The CRD's schema refuses it, as kube-apiserver does...
+    expect(() => createWebApp('shop', { replicas: -1 })).toThrow(/spec\.replicas in body should be greater than or equal to 0/);
+    // ...so it is an object stored before the schema said so (a schema tightened later), which the server keeps.
+    const crds = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
+    const crdName = `${WEBAPP.gvr.resource}.${WEBAPP.gvr.group}`;
+    const strict = server.get(crds, '', crdName)!;
+    type Replicas = { minimum?: number };
+    type Crd = KubeObject & {
+      spec: { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: { replicas: Replicas } } } } } }[] };
+    };
+    const lax = structuredClone(strict) as Crd;
+    delete lax.spec.versions[0]!.schema.openAPIV3Schema.properties.spec.properties.replicas.minimum;
+    server.update(crds, lax);
     createWebApp('shop', { replicas: -1 });
+    server.update(crds, {
+      ...strict,
+      metadata: { ...strict.metadata, resourceVersion: server.get(crds, '', crdName)!.metadata.resourceVersion! },
+    });
 
     await t.waitFor(() => statusOf('shop')?.conditions?.[0]?.status === 'False');
 

@@ -1,3 +1,4 @@
+import { enforceSchema, type FieldValidation } from './crdSchema.js';
 import { gvrKey, type GroupVersionResource } from '@protean/core';
 import { defaultNamespace, defaultSecret, foldStringData } from './builtins.js';
 import { CRD_GVR, crdStatus, crdToDefinition } from './crd.js';
@@ -29,6 +30,10 @@ export interface WriteOptions {
   subresource?: 'status';
   /** `managedFields` already worked out (server-side apply); otherwise the write is recorded as an Update. */
   managedFields?: ManagedFieldsEntry[];
+  /** `?fieldValidation=` of the request; default `Warn`. Applies to resources with a schema (custom resources). */
+  fieldValidation?: FieldValidation;
+  /** Where the write's warnings go (fields pruned as unknown), for the `Warning` header. */
+  warnings?: string[];
 }
 
 /** Options of {@link ObjectStore.apply}. */
@@ -37,6 +42,8 @@ export interface ApplyOptions {
   manager: string;
   force?: boolean;
   subresource?: 'status';
+  fieldValidation?: FieldValidation;
+  warnings?: string[];
 }
 
 /** DeleteOptions preconditions. */
@@ -144,6 +151,7 @@ export class ObjectStore {
   create(table: ResourceTable, body: unknown, opts: WriteOptions = {}): KubeObject {
     const def = table.def;
     const input = normaliseBody(def, body);
+    if (def.schema !== undefined) note(opts, enforceSchema(def, def.schema, input, opts.fieldValidation ?? 'Warn'));
     const namespace = resolveNamespace(def, input.metadata, opts.namespace);
     if (this.requireNamespaces && def.namespaced && !this.tables.get(NAMESPACES_KEY)?.has(namespace)) {
       throw notFound({ group: '', resource: 'namespaces' }, namespace);
@@ -218,6 +226,7 @@ export class ObjectStore {
 
   private applyUpdate(table: ResourceTable, old: KubeObject, input: KubeObject, opts: WriteOptions): KubeObject {
     const def = table.def;
+    if (def.schema !== undefined) note(opts, enforceSchema(def, def.schema, input, opts.fieldValidation ?? 'Warn', old));
     const next = prepareUpdate(def, old, input, opts.subresource);
     validateOwnerReferences(def, next, 4);
     if (def.key === LEASES_KEY) validateLease(def, next);
@@ -282,6 +291,8 @@ export class ObjectStore {
     });
     delete object.metadata.resourceVersion;
     const write: WriteOptions = { manager: opts.manager, namespace, name, managedFields };
+    if (opts.fieldValidation !== undefined) write.fieldValidation = opts.fieldValidation;
+    if (opts.warnings !== undefined) write.warnings = opts.warnings;
     if (live === undefined) return { object: this.create(table, object, write), created: true };
     if (opts.subresource !== undefined) write.subresource = opts.subresource;
     object.metadata.resourceVersion = live.metadata.resourceVersion as string;
@@ -384,4 +395,9 @@ function invalidRv(def: ServedResource, name: string): Error {
   return invalid(def.group, def.resource, name, [
     { field: 'metadata.resourceVersion', reason: 'FieldValueInvalid', message: 'Invalid value: 0: must be specified for an update' },
   ]);
+}
+
+/** Hands a write's warnings to whoever asked for them (the HTTP path's `Warning` header). */
+function note(opts: WriteOptions, warnings: readonly string[]): void {
+  if (warnings.length > 0) opts.warnings?.push(...warnings);
 }

@@ -16,6 +16,8 @@ export interface ServedResource extends GroupVersionResource {
   readonly deleteReturnsObject: boolean;
   readonly allowUnconditionalUpdate: boolean;
   readonly builtin: boolean;
+  /** A custom resource's structural schema, enforced on writes; undefined: anything goes. */
+  readonly schema: Readonly<Record<string, unknown>> | undefined;
   /** `group/version`, or `version` for the core group. */
   readonly apiVersion: string;
   /** {@link gvrKey} of this resource. */
@@ -55,6 +57,7 @@ export function toServedResource(def: ResourceDefinition): ServedResource {
     deleteReturnsObject: def.deleteReturnsObject ?? false,
     allowUnconditionalUpdate: def.allowUnconditionalUpdate ?? false,
     builtin: def.builtin ?? false,
+    schema: def.schema,
     apiVersion: def.group === '' ? def.version : `${def.group}/${def.version}`,
     key: gvrKey(gvr),
   };

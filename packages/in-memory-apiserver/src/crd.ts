@@ -76,6 +76,8 @@ export function crdToDefinition(crd: KubeObject): ResourceDefinition {
   if (str(names['listKind']) !== '') def.listKind = str(names['listKind']);
   if (str(names['singular']) !== '') def.singular = str(names['singular']);
   if (Array.isArray(names['shortNames'])) def.shortNames = (names['shortNames'] as unknown[]).map(str);
+  const schema = isJsonObject(version['schema']) ? version['schema']['openAPIV3Schema'] : undefined;
+  if (isJsonObject(schema)) def.schema = schema;
   return def;
 }
 

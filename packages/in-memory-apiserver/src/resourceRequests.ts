@@ -5,10 +5,19 @@ import { listPage } from './listPage.js';
 import { isJsonObject, mergePatch } from './mergePatch.js';
 import { negotiate } from './negotiate.js';
 import { ObjectFilter } from './ObjectFilter.js';
+import type { FieldValidation } from './crdSchema.js';
 import type { ApplyOptions, ObjectStore, WriteOptions } from './ObjectStore.js';
 import type { ResourceTable } from './ResourceTable.js';
 import { listItemJson, META_API_VERSION, objectJson } from './serialize.js';
-import { badRequest, methodNotAllowed, notFound, patchOptionsInvalid, routeNotFound, unsupportedPatchType } from './statusErrors.js';
+import {
+  badRequest,
+  invalid,
+  methodNotAllowed,
+  notFound,
+  patchOptionsInvalid,
+  routeNotFound,
+  unsupportedPatchType,
+} from './statusErrors.js';
 import type { KubeObject } from './types.js';
 import type { WatchHub } from './WatchHub.js';
 
@@ -57,8 +66,9 @@ export async function serveResource(store: ObjectStore, hub: WatchHub, r: Resour
     if (method === 'POST') {
       if (def.namespaced && r.namespace === undefined) throw methodNotAllowed();
       const body = parseJsonBody(await readBody(req));
-      const created = store.create(table, body, writeOptions(r));
-      return sendJsonText(res, 201, objectJson(created, false));
+      const opts = writeOptions(r);
+      const created = store.create(table, body, opts);
+      return sendJsonText(res, 201, objectJson(created, false), warningHeader(opts.warnings));
     }
     if (method === 'DELETE') return serveDeleteCollection(store, r);
     throw methodNotAllowed();
@@ -74,7 +84,9 @@ export async function serveResource(store: ObjectStore, hub: WatchHub, r: Resour
     }
     case 'PUT': {
       const body = parseJsonBody(await readBody(req));
-      return sendJsonText(res, 200, objectJson(store.update(table, body, writeOptions(r)), false));
+      const opts = writeOptions(r);
+      const updated = store.update(table, body, opts);
+      return sendJsonText(res, 200, objectJson(updated, false), warningHeader(opts.warnings));
     }
     case 'PATCH': {
       const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
@@ -93,8 +105,9 @@ export async function serveResource(store: ObjectStore, hub: WatchHub, r: Resour
       } else {
         throw unsupportedPatchType(contentType);
       }
-      const patched = store.patch(table, namespace, name, apply, writeOptions(r));
-      return sendJsonText(res, 200, objectJson(patched, false));
+      const opts = writeOptions(r);
+      const patched = store.patch(table, namespace, name, apply, opts);
+      return sendJsonText(res, 200, objectJson(patched, false), warningHeader(opts.warnings));
     }
     case 'DELETE': {
       const text = await readBody(req);
@@ -130,14 +143,36 @@ async function serveApply(store: ObjectStore, r: ResourceRequest, name: string, 
   // Go's strconv.ParseBool; anything else reads as false, as on the real server.
   const force = ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(r.query.get('force') ?? '');
   const body = parseApplyBody(await readBody(r.req));
-  const opts: ApplyOptions = { manager, force };
+  const opts: ApplyOptions = { manager, force, fieldValidation: fieldValidationOf(r.query, 'PatchOptions'), warnings: [] };
   if (r.subresource === 'status') opts.subresource = 'status';
   const { object, created } = store.apply(r.table, namespace, name, body, opts);
-  sendJsonText(r.res, created ? 201 : 200, objectJson(object, false));
+  sendJsonText(r.res, created ? 201 : 200, objectJson(object, false), warningHeader(opts.warnings));
+}
+
+/** `?fieldValidation=`, as kube-apiserver reads it (unset or empty: `Warn`); anything else is a 422 of the verb's options. */
+function fieldValidationOf(query: URLSearchParams, options: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'): FieldValidation {
+  const value = query.get('fieldValidation') ?? '';
+  if (value === '' || value === 'Warn') return 'Warn';
+  if (value === 'Strict' || value === 'Ignore') return value;
+  throw invalid('meta.k8s.io', options, '', [
+    {
+      field: 'fieldValidation',
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: ${JSON.stringify(value)}: supported values: "", "Ignore", "Strict", "Warn"`,
+    },
+  ]);
+}
+
+/** The `Warning` header of a write's warnings (RFC 7234 form, as kube-apiserver sends them), or none. */
+function warningHeader(warnings: readonly string[] | undefined): Record<string, string> {
+  if (warnings === undefined || warnings.length === 0) return {};
+  return { Warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ') };
 }
 
 function writeOptions(r: ResourceRequest): WriteOptions {
-  const opts: WriteOptions = { manager: managerOf(r.req, r.query) };
+  const method = (r.req.method ?? 'GET').toUpperCase();
+  const options = method === 'POST' ? 'CreateOptions' : method === 'PUT' ? 'UpdateOptions' : 'PatchOptions';
+  const opts: WriteOptions = { manager: managerOf(r.req, r.query), fieldValidation: fieldValidationOf(r.query, options), warnings: [] };
   if (r.namespace !== undefined) opts.namespace = r.namespace;
   if (r.name !== undefined) opts.name = r.name;
   if (r.subresource === 'status') opts.subresource = 'status';

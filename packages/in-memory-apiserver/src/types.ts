@@ -41,6 +41,12 @@ export interface ResourceDefinition {
    * plain-text `404 page not found` of custom and unknown groups. Default false.
    */
   builtin?: boolean;
+  /**
+   * A custom resource's structural schema (its storage version's
+   * `openAPIV3Schema`): enforced on every write as kube-apiserver does
+   * (pruning, defaults, validation; see `enforceSchema`). Unset: anything goes.
+   */
+  schema?: Record<string, unknown>;
 }
 
 /**

@@ -10,6 +10,7 @@ import { leaseTests } from './leaseTests.js';
 import { listTests } from './listTests.js';
 import { namespaceTests } from './namespaceTests.js';
 import { ownershipTests } from './ownershipTests.js';
+import { schemaTests } from './schemaTests.js';
 import { SuiteContext } from './SuiteContext.js';
 import { watchListDisabledTests, watchListTests } from './watchListTests.js';
 import { watchTests } from './watchTests.js';
@@ -43,6 +44,7 @@ export function defineConformanceSuite(target: ConformanceTarget): void {
     applyTests(ctx);
     writeRulesTests(ctx);
     ownershipTests(ctx);
+    schemaTests(ctx);
     // Last: compaction expires every resourceVersion issued so far.
     expiryTests(ctx);
   });
