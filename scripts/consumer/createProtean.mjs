@@ -95,6 +95,7 @@ export function createProteanChecks({ checks, tarballs, work, env }) {
       checks.pass(`${label}: npm test is green`, `${result.numPassedTests} passed, ${result.numPendingTests} opt-in skipped`);
       timings.push({ layout, seconds });
     } else checks.fail(`${label}: npm test is green`, `exit ${test.status ?? test.signal}\n${tail(test.output, 20)}`);
+    if (layout === 'leader-election') editStatusOnlyInTypeScript({ checks, label, dir, env });
     const skipped = result.testResults.flatMap((s) => s.assertionResults.filter((a) => a.status === 'pending').map((a) => a.fullName));
     checks.expectNone(
       `${label}: only the opt-in real-server test is skipped, under a name that says how to run it`,
@@ -141,4 +142,30 @@ export function createProteanOnOlderNode({ checks, tarballs, work, env, nodeVers
   if (engines === '>=24' && note?.includes(`this is ${nodeVersion}`) === true)
     checks.pass(`${label}: it says the project needs Node.js 24`, note);
   else checks.fail(`${label}: it says the project needs Node.js 24`, `engines ${engines}; output:\n${tail(create.output, 15)}`);
+}
+
+/**
+ * The edit a user makes next: the handler writes one more status field, added in TypeScript only. The in-memory
+ * test runs against deploy/crd.yaml's schema, so `npm test` fails, naming the field the server pruned (as
+ * kube-apiserver would have, silently but for its Warning header). The file is put back afterwards.
+ */
+function editStatusOnlyInTypeScript({ checks, label, dir, env }) {
+  const name = `${label}: a status field added only in TypeScript fails npm test with the server's warning`;
+  const file = join(dir, 'src/controller.ts');
+  const original = readFileSync(file, 'utf8');
+  const written = '{ conditions, parts: parts.length }';
+  if (!original.includes(written)) {
+    checks.fail(name, `src/controller.ts no longer writes ${written}`);
+    return;
+  }
+  writeFileSync(file, original.replace(written, "{ conditions, parts: parts.length, secretName: 'demo' }"));
+  try {
+    const test = run('npm', ['test'], { cwd: dir, env, timeoutMs: 5 * 60_000 });
+    const named =
+      test.output.includes('unknown field \\"status.secretName\\"') || test.output.includes('unknown field "status.secretName"');
+    if (!test.ok && named) checks.pass(name);
+    else checks.fail(name, `exit ${test.status ?? test.signal}, ${named ? 'named' : 'did not name'} the field\n${tail(test.output, 20)}`);
+  } finally {
+    writeFileSync(file, original);
+  }
 }

@@ -1,9 +1,12 @@
 // The handler on the in-memory API server: real HTTP, real informers, the real queue and coordinator.
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { findStatusCondition, KubeClient, type Stored } from '@protean/client';
+import { LogRecorder } from '@protean/core/testing';
 import { InMemoryApiServer, type KubeObject } from '@protean/in-memory-apiserver';
 import { createTestController, routesOf, type TestController } from '@protean/testing';
 import { KubernetesInformerSource } from '@protean/watch-manager';
+import { parse } from 'yaml';
 import { createHandler, type Parent } from './controller.js';
 import { CONFIGMAPS, FINALIZER, PARENT, PART_OF_LABEL } from './names.js';
 
@@ -13,18 +16,24 @@ const EVENTS = { group: 'events.k8s.io', version: 'v1', resource: 'events' };
 let server: InMemoryApiServer;
 let client: KubeClient;
 let t: TestController<KubernetesInformerSource>;
+let log: LogRecorder;
 
 beforeEach(async () => {
   server = await InMemoryApiServer.start();
-  server.registerResource({ ...PARENT.gvr, kind: PARENT.kind, namespaced: true, hasStatusSubresource: true });
   const kubeConfig = server.kubeConfig();
   client = new KubeClient({ kubeConfig });
+  // The CRD exactly as deploy/crd.yaml ships it: the server enforces its schema as kube-apiserver does.
+  const crd = parse(readFileSync(new URL('../deploy/crd.yaml', import.meta.url), 'utf8')) as KubeObject;
+  await client.create({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }, crd);
+  log = new LogRecorder('warn');
   t = createTestController({ source: new KubernetesInformerSource({ kubeConfig }), waitForTimeoutMs: 10_000 });
   await t.start();
-  await t.register(PARENT.gvr, createHandler({ kubeConfig, controller: t.controller }));
+  await t.register(PARENT.gvr, createHandler({ kubeConfig, controller: t.controller, logger: log.logger }));
 });
 
 afterEach(async () => {
+  // Every field the handler writes is in deploy/crd.yaml: a field the server pruned fails here, with its warning.
+  expect(log.find('the API server warned').map((r) => r.msg)).toEqual([]);
   await t.dispose();
   client.close();
   await server.stop();

@@ -8,7 +8,7 @@ import {
   type Condition,
   type KubeObject,
 } from '@protean/client';
-import { parseSelector, type DynamicController, type Handler } from '@protean/core';
+import { parseSelector, type DynamicController, type Handler, type Logger } from '@protean/core';
 import { CONFIGMAPS, CONTROLLER_NAME, FINALIZER, PARENT, PART_OF_LABEL, REPORTING_CONTROLLER } from './names.js';
 
 /** The parent object as this controller reads it (deploy/crd.yaml has its schema). */
@@ -22,6 +22,8 @@ export interface HandlerOptions {
   readonly kubeConfig: KubeConfigLike;
   /** Read for the informer cache of the parts (metadata only, no request to the API server). */
   readonly controller: Pick<DynamicController, 'informer'>;
+  /** Where the client tells of what the API server warned about (a field it pruned). Default: a logger of its own. */
+  readonly logger?: Logger;
 }
 
 /**
@@ -35,7 +37,11 @@ export interface HandlerOptions {
  * in between is missed.
  */
 export function createHandler(options: HandlerOptions): Handler {
-  const client = new KubeClient({ kubeConfig: options.kubeConfig, fieldManager: CONTROLLER_NAME });
+  const client = new KubeClient({
+    kubeConfig: options.kubeConfig,
+    fieldManager: CONTROLLER_NAME,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
   const events = new EventRecorder({ client, reportingController: REPORTING_CONTROLLER });
   return async ({ namespace, name }, ctx) => {
     const { signal } = ctx; // aborts at shutdown, at the reconcile timeout and when leadership ends: pass it on
