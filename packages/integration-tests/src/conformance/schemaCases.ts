@@ -336,7 +336,8 @@ export const SCHEMA_CASES: readonly SchemaCase[] = [
     fieldValidation: 'Loose' as never,
     expect: {
       status: 422,
-      message: 'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loose": supported values: "", "Ignore", "Strict", "Warn"',
+      message:
+        'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loose": supported values: "", "Ignore", "Strict", "Warn"',
     },
   },
 ];
