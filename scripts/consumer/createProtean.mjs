@@ -152,7 +152,11 @@ export function createProteanOnOlderNode({ checks, tarballs, work, env, nodeVers
 function editStatusOnlyInTypeScript({ checks, label, dir, env }) {
   const name = `${label}: a status field added only in TypeScript fails npm test with the server's warning`;
   const file = join(dir, 'src/controller.ts');
+  const kindFile = join(dir, 'src/kind.ts');
+  const crdFile = join(dir, 'deploy/crd.yaml');
   const original = readFileSync(file, 'utf8');
+  const kind = readFileSync(kindFile, 'utf8');
+  const crd = readFileSync(crdFile, 'utf8');
   const written = '{ conditions, parts: parts.length }';
   if (!original.includes(written)) {
     checks.fail(name, `src/controller.ts no longer writes ${written}`);
@@ -165,7 +169,28 @@ function editStatusOnlyInTypeScript({ checks, label, dir, env }) {
       test.output.includes('unknown field \\"status.secretName\\"') || test.output.includes('unknown field "status.secretName"');
     if (!test.ok && named) checks.pass(name);
     else checks.fail(name, `exit ${test.status ?? test.signal}, ${named ? 'named' : 'did not name'} the field\n${tail(test.output, 20)}`);
+
+    // Then the fix: the field declared once (src/kind.ts); the drift test names deploy/crd.yaml until `npm run crd`.
+    const declared = `${label}: the field declared in src/kind.ts: npm test names the drifted deploy/crd.yaml, npm run crd makes it green`;
+    const status = '      status: Type.Object({\n';
+    if (!kind.includes(status)) {
+      checks.fail(declared, 'src/kind.ts has no "status: Type.Object({" line');
+      return;
+    }
+    writeFileSync(kindFile, kind.replace(status, `${status}        secretName: Type.Optional(Type.String()),\n`));
+    const drifted = run('npm', ['test'], { cwd: dir, env, timeoutMs: 5 * 60_000 });
+    const crdRun = run('npm', ['run', 'crd'], { cwd: dir, env });
+    const green = crdRun.ok ? run('npm', ['test'], { cwd: dir, env, timeoutMs: 5 * 60_000 }) : crdRun;
+    if (!drifted.ok && drifted.output.includes('secretName') && crdRun.ok && green.ok) checks.pass(declared);
+    else
+      checks.fail(
+        declared,
+        `drifted: exit ${drifted.status}; npm run crd: exit ${crdRun.status}; then npm test: exit ${green.status}\n` +
+          `${tail(drifted.output, 10)}\n${tail(crdRun.output, 10)}\n${tail(green.output, 15)}`,
+      );
   } finally {
     writeFileSync(file, original);
+    writeFileSync(kindFile, kind);
+    writeFileSync(crdFile, crd);
   }
 }

@@ -40,6 +40,8 @@ const COMMON_FILES = [
   'src/controller.test.ts',
   'src/controller.ts',
   'src/environment.ts',
+  'src/kind.test.ts',
+  'src/kind.ts',
   'src/main.ts',
   'src/names.ts',
   'src/register.ts',

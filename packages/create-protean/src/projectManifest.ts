@@ -21,6 +21,7 @@ export const PROJECT_DEV_DEPENDENCIES = {
   '@swc/jest': '^0.2.39',
   '@types/node': '^24.0.0',
   jest: '^30.5.2',
+  typebox: '^1.4.3',
   typescript: '~5.9.3',
   yaml: '^2.9.1',
 } as const;
@@ -51,9 +52,14 @@ export function projectManifest(project: ResolvedProject): Record<string, unknow
       typecheck: 'tsc -p tsconfig.json',
       test: jest,
       'test:real': `PROTEAN_ENVTEST=1 ${jest} --runInBand src/controller.real.test.ts`,
+      // deploy/crd.yaml from the kind's one declaration (src/kind.ts); src/kind.test.ts fails when they drift.
+      crd: 'protean-crd src/kind.ts --out deploy/crd.yaml',
       start: 'node dist/main.js',
     },
     dependencies: sorted([...protean(proteanRuntime(project)), ...Object.entries(PROJECT_DEPENDENCIES)]),
-    devDependencies: sorted([...protean(['envtest', 'in-memory-apiserver', 'testing']), ...Object.entries(PROJECT_DEV_DEPENDENCIES)]),
+    devDependencies: sorted([
+      ...protean(['envtest', 'in-memory-apiserver', 'kinds', 'testing']),
+      ...Object.entries(PROJECT_DEV_DEPENDENCIES),
+    ]),
   };
 }

@@ -36,9 +36,9 @@ describe.each(LAYOUTS)('a generated %s project on the workspace packages', (layo
     rmSync(join(out, '..'), { recursive: true, force: true });
     const failures = result.testResults.filter((s) => s.status === 'failed').map((s) => `${s.name}: ${s.message}`);
     expect({ status: jest.status, failures }).toEqual({ status: 0, failures: [] });
-    // Four tests on the in-memory API server; the real-server one is opt-in (PROTEAN_ENVTEST=1) and says so.
+    // Four tests on the in-memory API server and the CRD's drift check; the real-server one is opt-in (PROTEAN_ENVTEST=1) and says so.
     expect({ passed: result.numPassedTests, failed: result.numFailedTests, pending: result.numPendingTests }).toEqual({
-      passed: 4,
+      passed: 5,
       failed: 0,
       pending: 1,
     });

@@ -1,21 +1,10 @@
 import type { KubeConfigLike } from '@protean/transport';
-import {
-  applyOwned,
-  EventRecorder,
-  KubeClient,
-  reconcileFinalizer,
-  setStatusCondition,
-  type Condition,
-  type KubeObject,
-} from '@protean/client';
+import { applyOwned, EventRecorder, KubeClient, reconcileFinalizer, setStatusCondition } from '@protean/client';
 import { parseSelector, type DynamicController, type Handler, type Logger } from '@protean/core';
+import type { Parent } from './kind.js';
 import { CONFIGMAPS, CONTROLLER_NAME, FINALIZER, PARENT, PART_OF_LABEL, REPORTING_CONTROLLER } from './names.js';
 
-/** The parent object as this controller reads it (deploy/crd.yaml has its schema). */
-export interface Parent extends KubeObject {
-  spec?: { message?: string };
-  status?: { conditions?: Condition[]; parts?: number; observedGeneration?: number };
-}
+export type { Parent } from './kind.js';
 
 /** What {@link createHandler} needs. */
 export interface HandlerOptions {
