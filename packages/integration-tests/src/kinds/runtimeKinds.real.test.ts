@@ -130,13 +130,11 @@ describe('kinds created at run time from a declaration', () => {
 
     // Another kind of the group whose singular is Greeting's: NamesAccepted=False.
     const clash = defineKind({ group: GROUP, kind: 'Salutation', singular: 'greeting', versions: [{ name: 'v1', spec: Type.Object({}) }] });
-    const started = performance.now();
     const conflict = await ensureKind(client, clash, { timeoutMs: 20_000 }).catch((e: unknown) => e);
     expect(conflict).toBeInstanceOf(KindNamesConflictError);
     expect((conflict as Error).message).toMatch(
       /CRD salutations\.runtime\.protean\.dev: its names were not accepted \(SingularConflict\): .*greeting/,
     );
-    // Told as soon as the server decided, not at the bound.
-    expect(performance.now() - started).toBeLessThan(20_000);
+    // Told as soon as the server decided (the unit test counts one look at the CRD), not at the bound: no wait is timed here.
   }, 60_000);
 });
