@@ -1,4 +1,6 @@
+import { deepEqual } from './deepEqual.js';
 import { isJsonObject } from './mergePatch.js';
+import { METADATA_ORDER } from './objectRules.js';
 import { badRequest, invalid, type FieldCause } from './statusErrors.js';
 import type { ServedResource } from './ServedResource.js';
 import type { KubeObject } from './types.js';
@@ -10,23 +12,7 @@ type Schema = Record<string, unknown>;
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
 /** ObjectMeta's fields: anything else under `metadata` is unknown. */
-const OBJECT_META = new Set([
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-]);
+const OBJECT_META: ReadonlySet<string> = new Set([...METADATA_ORDER, 'selfLink']);
 
 /**
  * Enforces a custom resource's structural schema on an object about to be
@@ -157,7 +143,7 @@ function check(schema: Schema, value: unknown, path: string, causes: FieldCause[
   const bad = (message: string, reason = 'FieldValueInvalid'): void => void causes.push({ field: path, reason, message });
   if (value === null) return; // a null kept is nullable
   // Ratcheting: a value the update left as it was is not judged again.
-  if (old !== NO_OLD && JSON.stringify(old) === JSON.stringify(value)) return;
+  if (old !== NO_OLD && deepEqual(old, value)) return;
   const oldAt = (key: string | number): unknown =>
     old !== NO_OLD && old !== null && typeof old === 'object' && key in (old as object) ? (old as Record<string, unknown>)[key] : NO_OLD;
   if (schema['x-kubernetes-int-or-string'] === true) {
@@ -182,7 +168,7 @@ function check(schema: Schema, value: unknown, path: string, causes: FieldCause[
       return;
     }
   }
-  if (Array.isArray(schema['enum']) && !(schema['enum'] as unknown[]).some((e) => JSON.stringify(e) === JSON.stringify(value))) {
+  if (Array.isArray(schema['enum']) && !(schema['enum'] as unknown[]).some((e) => deepEqual(e, value))) {
     bad(
       `Unsupported value: ${shown(value)}: supported values: ${(schema['enum'] as unknown[]).map(shown).join(', ')}`,
       'FieldValueNotSupported',

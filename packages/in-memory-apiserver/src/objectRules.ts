@@ -193,7 +193,8 @@ export function changed(old: KubeObject, next: KubeObject): boolean {
   return !deepEqual(strip(old), strip(next));
 }
 
-const METADATA_ORDER = [
+/** ObjectMeta's fields, in the order the real server serialises them (`selfLink`, never written any more, aside). */
+export const METADATA_ORDER = [
   'name',
   'generateName',
   'namespace',
