@@ -95,3 +95,49 @@ describe('CustomResourceDefinitions', () => {
     expect((err as ApiError).message).toContain('metadata.name');
   });
 });
+
+describe('fieldValidation as the server default', () => {
+  const withSchema = (): Record<string, unknown> => {
+    const c = crd('Namespaced', true);
+    const versions = (c['spec'] as { versions: Record<string, unknown>[] }).versions;
+    versions[1]!['schema'] = {
+      openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } },
+    };
+    return c;
+  };
+  const body = { apiVersion: 'example.com/v1', kind: 'Gizmo', metadata: { name: 'g' }, spec: { size: 1, sise: 2 } };
+  const path = '/apis/example.com/v1/namespaces/default/gizmos';
+
+  it("started with 'Strict', refuses a write that does not ask, with kube-apiserver's strict decoding error", async () => {
+    const strict = await InMemoryApiServer.start({ fieldValidation: 'Strict' });
+    try {
+      strict.create(CRD_GVR, withSchema() as NewKubeObject);
+      const res = await fetch(`${strict.url}${path}`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { message: string }).message).toBe(
+        'Gizmo in version "v1" cannot be handled as a Gizmo: strict decoding error: unknown field "spec.sise"',
+      );
+      // A write that asks keeps what it asked for.
+      const warned = await fetch(`${strict.url}${path}?fieldValidation=Warn`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(warned.status).toBe(201);
+      expect(warned.headers.get('warning')).toBe('299 - "unknown field \\"spec.sise\\""');
+    } finally {
+      await strict.stop();
+    }
+  });
+
+  it("defaults to 'Warn', as kube-apiserver does", async () => {
+    server.create(CRD_GVR, withSchema() as NewKubeObject);
+    const r = await call('POST', path, body);
+    expect(r.status).toBe(201);
+    expect(r.json['spec']).toEqual({ size: 1 });
+  });
+});

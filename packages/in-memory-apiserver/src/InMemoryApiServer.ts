@@ -63,7 +63,7 @@ export class InMemoryApiServer {
     }
     const bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60_000;
     if (!(bookmarkIntervalMs > 0)) throw new RangeError(`bookmarkIntervalMs must be positive, got ${bookmarkIntervalMs}`);
-    const store = new ObjectStore(historyWindow, opts.requireNamespaces ?? false);
+    const store = new ObjectStore(historyWindow, opts.requireNamespaces ?? false, opts.fieldValidation ?? 'Warn');
     if (opts.builtins ?? true) for (const def of BUILTIN_RESOURCES) store.register(def);
     const hub = new WatchHub(store, opts.clock ?? realClock, bookmarkIntervalMs, opts.watchList ?? 'enabled');
     const injector = new FaultInjector(hub, store);

@@ -1,4 +1,5 @@
-import { enforceSchema, type FieldValidation } from './crdSchema.js';
+import { deepEqual } from './deepEqual.js';
+import { applyDefaults, enforceSchema, type FieldValidation } from './crdSchema.js';
 import { gvrKey, type GroupVersionResource } from '@protean/core';
 import { defaultNamespace, defaultSecret, foldStringData } from './builtins.js';
 import { CRD_GVR, crdStatus, crdToDefinition } from './crd.js';
@@ -30,7 +31,7 @@ export interface WriteOptions {
   subresource?: 'status';
   /** `managedFields` already worked out (server-side apply); otherwise the write is recorded as an Update. */
   managedFields?: ManagedFieldsEntry[];
-  /** `?fieldValidation=` of the request; default `Warn`. Applies to resources with a schema (custom resources). */
+  /** `?fieldValidation=` of the request; unset: the server's default (`Warn`, as kube-apiserver's). Applies to resources with a schema (custom resources). */
   fieldValidation?: FieldValidation;
   /** Where the write's warnings go (fields pruned as unknown), for the `Warning` header. */
   warnings?: string[];
@@ -77,6 +78,8 @@ export class ObjectStore {
   constructor(
     private readonly historyWindow: number,
     private readonly requireNamespaces: boolean,
+    /** How writes that do not say (`?fieldValidation=` unset) treat unknown fields. */
+    private readonly fieldValidation: FieldValidation = 'Warn',
   ) {}
 
   addListener(l: StoreListener): void {
@@ -92,6 +95,15 @@ export class ObjectStore {
     const served = toServedResource(def);
     const existing = this.tables.get(served.key);
     if (existing !== undefined) {
+      // Defaults on read: objects stored under the old schema show the new one's defaults.
+      if (served.schema !== undefined && served.schema !== existing.def.schema) {
+        // Stored objects are never mutated (their serialisations are cached): a defaulted copy replaces each.
+        for (const key of existing.sortedKeys()) {
+          const defaulted = structuredClone(existing.get(key) as KubeObject);
+          applyDefaults(served.schema, defaulted);
+          if (!deepEqual(defaulted, existing.get(key))) existing.put(key, defaulted);
+        }
+      }
       existing.def = served;
       return existing;
     }
@@ -151,7 +163,7 @@ export class ObjectStore {
   create(table: ResourceTable, body: unknown, opts: WriteOptions = {}): KubeObject {
     const def = table.def;
     const input = normaliseBody(def, body);
-    if (def.schema !== undefined) note(opts, enforceSchema(def, def.schema, input, opts.fieldValidation ?? 'Warn'));
+    if (def.schema !== undefined) note(opts, enforceSchema(def, def.schema, input, opts.fieldValidation ?? this.fieldValidation));
     const namespace = resolveNamespace(def, input.metadata, opts.namespace);
     if (this.requireNamespaces && def.namespaced && !this.tables.get(NAMESPACES_KEY)?.has(namespace)) {
       throw notFound({ group: '', resource: 'namespaces' }, namespace);
@@ -226,7 +238,7 @@ export class ObjectStore {
 
   private applyUpdate(table: ResourceTable, old: KubeObject, input: KubeObject, opts: WriteOptions): KubeObject {
     const def = table.def;
-    if (def.schema !== undefined) note(opts, enforceSchema(def, def.schema, input, opts.fieldValidation ?? 'Warn', old));
+    if (def.schema !== undefined) note(opts, enforceSchema(def, def.schema, input, opts.fieldValidation ?? this.fieldValidation, old));
     const next = prepareUpdate(def, old, input, opts.subresource);
     validateOwnerReferences(def, next, 4);
     if (def.key === LEASES_KEY) validateLease(def, next);

@@ -1,3 +1,4 @@
+import { ruleCompileCauses } from './crdRules.js';
 import { isJsonObject } from './mergePatch.js';
 import { invalid, type FieldCause } from './statusErrors.js';
 import type { KubeObject, ResourceDefinition } from './types.js';
@@ -58,6 +59,12 @@ export function crdToDefinition(crd: KubeObject): ResourceDefinition {
       reason: 'FieldValueInvalid',
       message: `Invalid value: "${name}": must be spec.names.plural+"."+spec.group`,
     });
+  }
+  for (const v of versions) {
+    const schema = isJsonObject(v['schema']) ? v['schema']['openAPIV3Schema'] : undefined;
+    // kube-apiserver names the schema of a CRD with one version without the version (`spec.validation`).
+    const at = versions.length === 1 ? 'spec.validation.openAPIV3Schema' : `spec.versions[${versions.indexOf(v)}].schema.openAPIV3Schema`;
+    if (isJsonObject(schema)) causes.push(...ruleCompileCauses(schema, at));
   }
   if (causes.length > 0) throw invalid(CRD_GVR.group, 'CustomResourceDefinition', name, causes);
   const version = storage[0] as Record<string, unknown>;

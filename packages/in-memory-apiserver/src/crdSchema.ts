@@ -1,6 +1,8 @@
 import { deepEqual } from './deepEqual.js';
 import { isJsonObject } from './mergePatch.js';
+import { evaluateRules, hasRules, listTypeCauses, NO_OLD } from './crdRules.js';
 import { METADATA_ORDER } from './objectRules.js';
+import { matchesFormat } from './schemaFormats.js';
 import { badRequest, invalid, type FieldCause } from './statusErrors.js';
 import type { ServedResource } from './ServedResource.js';
 import type { KubeObject } from './types.js';
@@ -59,10 +61,7 @@ export function enforceSchema(
       `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${unknown.map((u) => `unknown field "${u}"`).join(', ')}`,
     );
   }
-  for (const [key, child] of Object.entries(properties)) {
-    if (!(key in obj) && child['default'] !== undefined) (obj as Record<string, unknown>)[key] = structuredClone(child['default']);
-    if (key in obj) fillDefaults(child, obj[key]);
-  }
+  applyDefaults(schema, obj);
   const causes: FieldCause[] = [];
   for (const [key, child] of Object.entries(properties)) {
     if (key in obj) check(child, obj[key], key, causes, old === undefined ? NO_OLD : (old as Record<string, unknown>)[key]);
@@ -71,8 +70,27 @@ export function enforceSchema(
     if (!(req in obj) && (old === undefined || req in old))
       causes.push({ field: req, reason: 'FieldValueRequired', message: 'Required value' });
   }
+  // CEL rules run on an object that passed the schema; otherwise they are said to be skipped.
+  if (causes.length === 0) evaluateRules(schema, obj, '', causes, old ?? NO_OLD);
+  else if (hasRules(schema)) causes.push({ field: '<nil>', reason: 'FieldValueInvalid', message: RULES_NOT_CHECKED });
+  listTypeCauses(schema, obj, '', causes);
   if (causes.length > 0) throw invalid(def.group, def.kind, obj.metadata.name, causes);
   return fieldValidation === 'Warn' ? unknown.map((u) => `unknown field "${u}"`) : [];
+}
+
+/**
+ * Fills in the defaults of `schema` under an object's fields (in place).
+ * Besides writes, kube-apiserver defaults objects as it reads them from
+ * storage: a default added to a CRD shows on objects stored before it,
+ * with their resourceVersion unchanged.
+ */
+export function applyDefaults(schema: Readonly<Schema>, obj: KubeObject): void {
+  if (!isJsonObject(schema['properties'])) return;
+  for (const [key, child] of Object.entries(schema['properties'] as Record<string, Schema>)) {
+    if (key === 'apiVersion' || key === 'kind' || key === 'metadata') continue;
+    if (!(key in obj) && child['default'] !== undefined) (obj as Record<string, unknown>)[key] = structuredClone(child['default']);
+    if (key in obj) fillDefaults(child, obj[key]);
+  }
 }
 
 /** Removes what `schema` does not know from `value` (in place), recording each unknown field's path. */
@@ -136,8 +154,8 @@ function shown(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
 
-/** No old value to ratchet against (a create, or a field the old object did not have). */
-const NO_OLD = Symbol('no old value');
+const RULES_NOT_CHECKED =
+  'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
 
 function check(schema: Schema, value: unknown, path: string, causes: FieldCause[], old: unknown = NO_OLD): void {
   const bad = (message: string, reason = 'FieldValueInvalid'): void => void causes.push({ field: path, reason, message });
@@ -183,6 +201,9 @@ function check(schema: Schema, value: unknown, path: string, causes: FieldCause[
     }
     if (typeof schema['pattern'] === 'string' && !new RegExp(schema['pattern'], 'u').test(value)) {
       bad(`Invalid value: ${shown(value)}: ${path} in body should match '${schema['pattern']}'`);
+    }
+    if (typeof schema['format'] === 'string' && !matchesFormat(schema['format'], value)) {
+      bad(`Invalid value: ${shown(value)}: ${path} in body must be of type ${schema['format']}: ${shown(value)}`);
     }
   }
   if (typeof value === 'number') {

@@ -143,16 +143,25 @@ async function serveApply(store: ObjectStore, r: ResourceRequest, name: string, 
   // Go's strconv.ParseBool; anything else reads as false, as on the real server.
   const force = ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(r.query.get('force') ?? '');
   const body = parseApplyBody(await readBody(r.req));
-  const opts: ApplyOptions = { manager, force, fieldValidation: fieldValidationOf(r.query, 'PatchOptions'), warnings: [] };
+  const opts: ApplyOptions = { manager, force, warnings: [] };
+  const fieldValidation = fieldValidationOf(r.query, 'PatchOptions');
+  if (fieldValidation !== undefined) opts.fieldValidation = fieldValidation;
   if (r.subresource === 'status') opts.subresource = 'status';
   const { object, created } = store.apply(r.table, namespace, name, body, opts);
   sendJsonText(r.res, created ? 201 : 200, objectJson(object, false), warningHeader(opts.warnings));
 }
 
-/** `?fieldValidation=`, as kube-apiserver reads it (unset or empty: `Warn`); anything else is a 422 of the verb's options. */
-function fieldValidationOf(query: URLSearchParams, options: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'): FieldValidation {
+/**
+ * `?fieldValidation=`, as kube-apiserver reads it; unset or empty: undefined (the server's default, `Warn` unless
+ * the test server was started otherwise); anything else is a 422 of the verb's options.
+ */
+function fieldValidationOf(
+  query: URLSearchParams,
+  options: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions',
+): FieldValidation | undefined {
   const value = query.get('fieldValidation') ?? '';
-  if (value === '' || value === 'Warn') return 'Warn';
+  if (value === '') return undefined;
+  if (value === 'Warn') return 'Warn';
   if (value === 'Strict' || value === 'Ignore') return value;
   throw invalid('meta.k8s.io', options, '', [
     {
@@ -172,7 +181,9 @@ function warningHeader(warnings: readonly string[] | undefined): Record<string, 
 function writeOptions(r: ResourceRequest): WriteOptions {
   const method = (r.req.method ?? 'GET').toUpperCase();
   const options = method === 'POST' ? 'CreateOptions' : method === 'PUT' ? 'UpdateOptions' : 'PatchOptions';
-  const opts: WriteOptions = { manager: managerOf(r.req, r.query), fieldValidation: fieldValidationOf(r.query, options), warnings: [] };
+  const opts: WriteOptions = { manager: managerOf(r.req, r.query), warnings: [] };
+  const fieldValidation = fieldValidationOf(r.query, options);
+  if (fieldValidation !== undefined) opts.fieldValidation = fieldValidation;
   if (r.namespace !== undefined) opts.namespace = r.namespace;
   if (r.name !== undefined) opts.name = r.name;
   if (r.subresource === 'status') opts.subresource = 'status';

@@ -123,6 +123,15 @@ export interface InMemoryApiServerOptions {
    * that does not know them might (no `k8s.io/initial-events-end` bookmark).
    */
   watchList?: WatchListMode;
+  /**
+   * How a write that does not ask (`?fieldValidation=` unset) treats fields
+   * its custom resource's schema does not know: `'Warn'` (default, as
+   * kube-apiserver) prunes them and says so in a `Warning` header;
+   * `'Strict'` refuses the write with kube-apiserver's 400 "strict decoding
+   * error: unknown field ...", so a test fails at the write that sent it;
+   * `'Ignore'` prunes them silently.
+   */
+  fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
 }
 
 /** See {@link InMemoryApiServerOptions.watchList}. */

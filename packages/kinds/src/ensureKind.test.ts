@@ -31,6 +31,39 @@ describe('ensureKind on the in-memory API server', () => {
     // Again: an apply of the same CRD, no change.
     expect(await ensureKind(client, Cache)).toEqual(gvr);
   });
+
+  it("enforces the declaration's CEL rules, transition rules included, as kube-apiserver does", async () => {
+    const Quota = defineKind({
+      group: 'kinds.protean.dev',
+      kind: 'Quota',
+      versions: [
+        {
+          name: 'v1',
+          spec: Type.Object(
+            {
+              min: Type.Integer(),
+              max: Type.Integer(),
+              tier: Type.String({ 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'tier is immutable' }] }),
+            },
+            { 'x-kubernetes-validations': [{ rule: 'self.min <= self.max', message: 'min must not exceed max' }] },
+          ),
+        },
+      ],
+    });
+    const gvr = await ensureKind(client, Quota);
+    const quota = (spec: Record<string, unknown>, resourceVersion?: string) => ({
+      ...Quota.typeMeta(),
+      metadata: { name: 'q', namespace: 'default', ...(resourceVersion === undefined ? {} : { resourceVersion }) },
+      spec,
+    });
+    await expect(client.create(gvr, quota({ min: 3, max: 2, tier: 'a' }))).rejects.toThrow(
+      'Quota.kinds.protean.dev "q" is invalid: spec: Invalid value: min must not exceed max',
+    );
+    const created = await client.create(gvr, quota({ min: 1, max: 2, tier: 'a' }));
+    await expect(client.update(gvr, quota({ min: 1, max: 2, tier: 'b' }, created.metadata.resourceVersion))).rejects.toThrow(
+      'spec.tier: Invalid value: "b": tier is immutable',
+    );
+  });
 });
 
 describe('ensureKind when the server does not establish it', () => {
