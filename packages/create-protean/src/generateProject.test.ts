@@ -35,6 +35,7 @@ const COMMON_FILES = [
   'deploy/serviceaccount.yaml',
   'jest.config.js',
   'package.json',
+  'src/app.ts',
   'src/composeController.ts',
   'src/controller.real.test.ts',
   'src/controller.test.ts',
@@ -44,6 +45,7 @@ const COMMON_FILES = [
   'src/kind.ts',
   'src/main.ts',
   'src/names.ts',
+  'src/permissions.test.ts',
   'src/register.ts',
   'src/shutdown.ts',
   'tsconfig.build.json',
@@ -65,8 +67,8 @@ describe('generateProject', () => {
     const sharded = join(work, 'sharded');
     generateProject({ directory: leader });
     generateProject({ directory: sharded, layout: 'sharding' });
-    expect(read(leader, 'src/main.ts')).toContain("from '@protean/leader-election'");
-    expect(read(sharded, 'src/main.ts')).toContain("from '@protean/sharding'");
+    expect(read(leader, 'src/app.ts')).toContain("from '@protean/leader-election'");
+    expect(read(sharded, 'src/app.ts')).toContain("from '@protean/sharding'");
     expect(read(leader, 'deploy/deployment.yaml')).toContain('replicas: 2');
     expect(read(sharded, 'deploy/deployment.yaml')).toContain('replicas: 3');
     expect(read(leader, 'deploy/clusterrole.yaml')).not.toContain('namespaces');

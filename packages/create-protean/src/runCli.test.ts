@@ -42,9 +42,9 @@ describe('runCli', () => {
   it('generates from flags alone when not interactive, and prints the next steps', async () => {
     const code = await runCli(['svc', '--layout', 'sharding', '--group', 'ops.acme.io', '--kind', 'Policy'], io());
     expect({ code, err }).toEqual({ code: 0, err: [] });
-    expect(out[0]).toBe('Created svc (sharding, Policy.ops.acme.io) in svc: 29 files.');
+    expect(out[0]).toBe('Created svc (sharding, Policy.ops.acme.io) in svc: 31 files.');
     expect(out).toContain('  cd svc');
-    expect(readFileSync(join(work, 'svc/src/main.ts'), 'utf8')).toContain('@protean/sharding');
+    expect(readFileSync(join(work, 'svc/src/app.ts'), 'utf8')).toContain('@protean/sharding');
   });
 
   it('says when the Node.js running it is older than the project needs, and still generates it', async () => {

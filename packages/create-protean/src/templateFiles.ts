@@ -9,12 +9,13 @@ export interface TemplateFile {
 }
 
 /** Template files never copied: the workspace's typecheck of the templates. */
-const NOT_COPIED = new Set(['tsconfig.check.json']);
+// The workspace's typecheck of the templates, and its stand-in for the layout's src/app.ts (a project gets app.<layout>.ts).
+const NOT_COPIED = new Set(['tsconfig.check.json', 'src/app.ts']);
 
 /**
  * The files a project of `layout` gets from `templatesDir`, by three rules:
  * - a file named `<base>.<layout>.<ext>` belongs to that layout only and is
- *   written as `<base>.<ext>` (`src/main.sharding.ts` → `src/main.ts`);
+ *   written as `<base>.<ext>` (`src/app.sharding.ts` → `src/app.ts`);
  * - a leading `_` becomes `.` (`_gitignore` → `.gitignore`: npm leaves
  *   dotfiles like `.gitignore` out of a published package);
  * - every other file is copied as it is.

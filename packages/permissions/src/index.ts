@@ -1,4 +1,5 @@
 export { type CompareOptions, compareWithRbac, type MissingAccess, type RbacComparison, type UnusedGrant } from './compareWithRbac.js';
+export { describeComparison, describeMissing, describeUnused } from './describeComparison.js';
 export { grantedToEveryone } from './grantedToEveryone.js';
 export {
   type ManifestBinding,

@@ -1,6 +1,6 @@
 // Each layout generated, wired to the workspace's packages, typechecked and its own tests run: green.
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LAYOUTS } from '../Layout.js';
@@ -36,15 +36,69 @@ describe.each(LAYOUTS)('a generated %s project on the workspace packages', (layo
     rmSync(join(out, '..'), { recursive: true, force: true });
     const failures = result.testResults.filter((s) => s.status === 'failed').map((s) => `${s.name}: ${s.message}`);
     expect({ status: jest.status, failures }).toEqual({ status: 0, failures: [] });
-    // Four tests on the in-memory API server and the CRD's drift check; the real-server one is opt-in (PROTEAN_ENVTEST=1) and says so.
+    // Four tests on the in-memory API server, the RBAC check and the CRD's drift check; the real-server one is opt-in
+    // (PROTEAN_ENVTEST=1) and says so.
     expect({ passed: result.numPassedTests, failed: result.numFailedTests, pending: result.numPendingTests }).toEqual({
-      passed: 5,
+      passed: 6,
       failed: 0,
       pending: 1,
     });
     const skipped = result.testResults.flatMap((s) => s.assertionResults.filter((a) => a.status === 'pending').map((a) => a.fullName));
     expect(skipped).toEqual([
-      'the Widget controller on a real kube-apiserver (opt-in, skipped: set PROTEAN_ENVTEST=1, e.g. npm run test:real) applies the owned ConfigMap and reports Ready',
+      'the Widget controller on a real kube-apiserver (opt-in, skipped: set PROTEAN_ENVTEST=1, e.g. npm run test:real) applies the owned ConfigMap and reports Ready, refused nothing by its RBAC',
     ]);
+  }, 180_000);
+});
+
+/** Runs one test file of the project; resolves with its exit status and output. */
+function jestFile(project: PreparedProject, file: string): { status: number | null; output: string } {
+  return runInProject(project.dir, [
+    '--experimental-vm-modules',
+    '--no-warnings=ExperimentalWarning',
+    'node_modules/jest/bin/jest.js',
+    file,
+  ]);
+}
+
+// The edit a user makes next: a second owned kind. Its RBAC is not in deploy/ yet, and src/permissions.test.ts
+// says so, every missing rule at once; with the rule added, it is green again.
+describe.each(LAYOUTS)('a generated %s project given a second owned kind', (layout) => {
+  it('fails its permissions test naming each rule deploy/ lacks, and passes once the rule is added', () => {
+    const project = prepareGeneratedProject(layout);
+    made.push(project);
+    const controller = join(project.dir, 'src/controller.ts');
+    const source = readFileSync(controller, 'utf8');
+    const anchor = "{ nodeId: 'configmap', force: true, signal });\n";
+    expect(source).toContain(anchor);
+    writeFileSync(
+      controller,
+      source.replace(
+        anchor,
+        `${anchor}    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: child, namespace }, stringData: { message: 'x' } };
+    await applyOwned(client, ctx.watcher, { group: '', version: 'v1', resource: 'secrets' }, parent, secret, { nodeId: 'secret', force: true, signal });
+`,
+      ),
+    );
+    const before = jestFile(project, 'src/permissions.test.ts');
+    expect(before.status).toBe(1);
+    const missing = [...before.output.matchAll(/"missing: ([^"]+)"/g)].map((m) => m[1]).sort();
+    expect(missing).toEqual([
+      'create secrets in namespace demo',
+      'get secrets in namespace demo',
+      'list secrets cluster-wide',
+      'patch secrets in namespace demo',
+      'watch secrets cluster-wide',
+    ]);
+
+    const clusterRole = join(project.dir, 'deploy/clusterrole.yaml');
+    const rbac = readFileSync(clusterRole, 'utf8');
+    const rules = 'rules:\n';
+    expect(rbac).toContain(rules);
+    writeFileSync(
+      clusterRole,
+      rbac.replace(rules, `${rules}  - apiGroups: ['']\n    resources: [secrets]\n    verbs: [get, list, watch, create, patch]\n`),
+    );
+    const after = jestFile(project, 'src/permissions.test.ts');
+    expect({ status: after.status, output: after.status === 0 ? '' : after.output }).toEqual({ status: 0, output: '' });
   }, 180_000);
 });
