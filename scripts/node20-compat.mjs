@@ -82,11 +82,30 @@ async function main() {
   nodeVersion = run(node, ['-p', 'process.versions.node']).stdout.trim();
   const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`, npm_config_update_notifier: 'false' };
 
+  await checks.step('named error first', () => namedErrorFirst(node));
+
   if (args['skip-consumer']) checks.skip('consumer test', '--skip-consumer');
   else await checks.step('consumer test', () => consumerTest(node));
 
   if (args['skip-unit']) checks.skip('unit tests', '--skip-unit');
   else await unitTests(node, env);
+}
+
+/**
+ * Node 20 with the workspace's @kubernetes/client-node 2.x, as a user who installed the default gets it: every
+ * package that loads client-node (itself, or through a package it imports) must throw ClientNodeRuntimeError,
+ * which names the fix, before undici fails with a bare TypeError.
+ */
+function namedErrorFirst(node) {
+  const from = join(root, 'packages/integration-tests');
+  for (const pkg of ['@protean/in-memory-apiserver', '@protean/envtest', '@protean/testing', '@protean/client']) {
+    const script = `import(${JSON.stringify(pkg)}).then(() => console.log('loaded'), (e) => console.log(e.name))`;
+    const res = run(node, ['--input-type=module', '-e', script], { cwd: from });
+    const got = res.stdout.trim();
+    const name = `node ${nodeVersion} + client-node 2.x: importing ${pkg} throws ClientNodeRuntimeError first`;
+    if (got === 'ClientNodeRuntimeError') checks.pass(name);
+    else checks.fail(name, `${got}\n${tail(res.stdout + res.stderr, 10)}`);
+  }
 }
 
 /** The consumer test as a Node 20 user runs it: `npm install ... @kubernetes/client-node@1.4 ...`. */

@@ -2,7 +2,7 @@
 // way `npm create protean` runs it, for each layout, and the project it
 // generates installed from the packed @protean/* tarballs, tested and typechecked.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { run, tail } from './run.mjs';
 
 /** The generator's package name: packed and published with the libraries, never installed into an app. */
@@ -34,7 +34,20 @@ export function createProteanChecks({ checks, tarballs, work, env }) {
     const started = Date.now();
     const create = run(
       'npm',
-      ['exec', '--yes', `--package=${generator.path}`, '--', GENERATOR, 'my-controller', '--layout', layout, '--yes'],
+      // As `pnpm create:local` runs it: the packed generator, with --from the directory of the packed packages.
+      [
+        'exec',
+        '--yes',
+        `--package=${generator.path}`,
+        '--',
+        GENERATOR,
+        'my-controller',
+        '--layout',
+        layout,
+        '--yes',
+        '--from',
+        dirname(generator.path),
+      ],
       { cwd: parent, env, timeoutMs: 5 * 60_000 },
     );
     if (!create.ok || !existsSync(join(dir, 'package.json'))) {
@@ -47,23 +60,15 @@ export function createProteanChecks({ checks, tarballs, work, env }) {
     const proteanSpecs = Object.entries({ ...manifest.dependencies, ...manifest.devDependencies }).filter(([n]) =>
       n.startsWith('@protean/'),
     );
-    checks.expectNone(
-      `${label}: every @protean/* range admits the packed version`,
-      proteanSpecs
-        .map(([name, range]) => [name, range, libraries.find((t) => t.name === name)])
-        .filter(([, range, t]) => t === undefined || range !== `^${t.version}`)
-        .map(([name, range, t]) => `${name} ${range} (packed: ${t?.version ?? 'none'})`),
-    );
-    // Point every @protean/* name at its tarball: the project's own specs, and (overrides) the packages' specs of each other.
-    const file = (t) => `file:${t.path}`;
-    for (const field of ['dependencies', 'devDependencies']) {
-      for (const name of Object.keys(manifest[field] ?? {})) {
-        const t = libraries.find((l) => l.name === name);
-        if (t !== undefined) manifest[field][name] = file(t);
-      }
-    }
-    manifest.overrides = Object.fromEntries(libraries.map((t) => [t.name, file(t)]));
-    writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    // --from: every @protean/* dependency (and override) is the packed tarball, copied into the project's vendor/.
+    const vendoredSpec = (t) => `file:vendor/${basename(t.path)}`;
+    checks.expectNone(`${label}: every @protean/* dependency is its packed tarball, vendored`, [
+      ...proteanSpecs
+        .map(([name, spec]) => [name, spec, libraries.find((t) => t.name === name)])
+        .filter(([, spec, t]) => t === undefined || spec !== vendoredSpec(t) || !existsSync(join(dir, 'vendor', basename(t.path))))
+        .map(([name, spec]) => `${name} ${spec}`),
+      ...libraries.filter((t) => manifest.overrides?.[t.name] !== vendoredSpec(t)).map((t) => `overrides: ${t.name}`),
+    ]);
 
     const install = run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, env, timeoutMs: 10 * 60_000 });
     if (!install.ok) {

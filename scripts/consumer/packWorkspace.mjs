@@ -1,6 +1,6 @@
 // Lists the workspace's packages and packs the publishable ones: the one
 // packing routine behind `pnpm pack:all` and the consumer test.
-import { mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { run, tail } from './run.mjs';
 
@@ -30,13 +30,14 @@ export function packPackages(packages, dest, onResult = () => {}) {
   const made = [];
   for (const pkg of packages) {
     if (pkg.private) throw new Error(`${pkg.name} is private ("private": true in ${pkg.dir}/package.json) and is never packed`);
-    const before = new Set(readdirSync(dest));
+    // pnpm pack names it <scope>-<name>-<version>.tgz; one left by an earlier run is packed again.
+    const expected = `${pkg.name.replace(/^@/, '').replace('/', '-')}-${pkg.version}.tgz`;
+    rmSync(join(dest, expected), { force: true });
     const res = run('pnpm', ['pack', '--pack-destination', dest], { cwd: pkg.dir });
-    const files = readdirSync(dest).filter((f) => f.endsWith('.tgz') && !before.has(f));
-    const ok = res.ok && files.length === 1;
-    const file = ok ? join(dest, files[0]) : undefined;
+    const ok = res.ok && existsSync(join(dest, expected));
+    const file = ok ? join(dest, expected) : undefined;
     if (ok) made.push({ pkg, file });
-    onResult({ pkg, ok, file, output: ok ? res.output : `${files.length} tarballs made\n${tail(res.output)}` });
+    onResult({ pkg, ok, file, output: ok ? res.output : `no ${expected} made\n${tail(res.output)}` });
   }
   return made;
 }

@@ -3,6 +3,7 @@ import type { GroupVersionResource } from '@protean/core';
 import { waitFor } from '@protean/core/testing';
 import { KubeApiError } from './KubeApiError.js';
 import { KubeClient } from './KubeClient.js';
+import { KubeClientClosedError } from './KubeClientClosedError.js';
 import type { KubeHttpRequest, KubeHttpResponse, KubeTransport } from './KubeTransport.js';
 import { KubeTransportError } from './KubeTransportError.js';
 
@@ -48,6 +49,19 @@ function clientOver(transport: KubeTransport, retries = 3): KubeClient {
 }
 
 describe('KubeClient retries', () => {
+  it('stops retrying when the client is closed: the request waiting for its next attempt rejects at once, and so do later ones', async () => {
+    const transport = new ScriptedTransport([reset(), reset(), reset()]);
+    // A long backoff: only close() can end the wait.
+    const client = new KubeClient({ transport, retry: { retries: 5, minDelayMs: 60_000, maxDelayMs: 60_000 } });
+    const pending = client.get(configmaps, key);
+    await waitFor(() => transport.sent.length === 1);
+    client.close();
+    await expect(pending).rejects.toBeInstanceOf(KubeClientClosedError);
+    expect(transport.sent).toHaveLength(1);
+    await expect(client.get(configmaps, key)).rejects.toBeInstanceOf(KubeClientClosedError);
+    expect(transport.sent).toHaveLength(1);
+  });
+
   it('retries a 429 after the Retry-After the server asked for', async () => {
     const transport = new ScriptedTransport([status(429, 'TooManyRequests', { 'retry-after': '0.05' })]);
     const cm = await clientOver(transport).get(configmaps, key);

@@ -29,6 +29,7 @@ import type {
   SubresourceOptions,
   WriteOptions,
 } from './KubeClientOptions.js';
+import { KubeClientClosedError } from './KubeClientClosedError.js';
 import { KubeConfigTransport } from './KubeConfigTransport.js';
 import { MissingNamespaceError } from './MissingNamespaceError.js';
 import type { KubeObject, ObjectKey, Stored } from './KubeObject.js';
@@ -94,6 +95,8 @@ const PATCH_TYPES = { merge: 'application/merge-patch+json', json: 'application/
 export class KubeClient {
   private readonly transport: KubeTransport;
   private readonly ownsTransport: boolean;
+  /** Aborted by {@link close}: a request waiting to be retried stops waiting. */
+  private readonly closing = new AbortController();
   private readonly fieldManager: string | undefined;
   private readonly retry: ResolvedRetryOptions;
   private readonly userAgent: string;
@@ -352,8 +355,13 @@ export class KubeClient {
     });
   }
 
-  /** Frees the kept-alive connections of the transport this client built (not of one it was given). */
+  /**
+   * Frees the kept-alive connections of the transport this client built (not of one it was given), and ends
+   * the retries of requests still in flight: one waiting for its next attempt rejects with
+   * {@link KubeClientClosedError} instead of keeping the process alive through its backoff.
+   */
   close(): void {
+    this.closing.abort(new KubeClientClosedError());
     if (this.ownsTransport) (this.transport as KubeConfigTransport).close();
   }
 
@@ -552,7 +560,7 @@ export class KubeClient {
       },
       this.retry,
       call.idempotent,
-      call.signal,
+      call.signal === undefined ? this.closing.signal : AbortSignal.any([call.signal, this.closing.signal]),
     );
   }
 

@@ -18,6 +18,7 @@ export { KubeApiError, type RequestDescription, type StatusBody, type StatusCaus
 export { KubeClient } from './KubeClient.js';
 export { KubeConfigTransport } from './KubeConfigTransport.js';
 export { KubeTransportError, type KubeTransportFailure } from './KubeTransportError.js';
+export { KubeClientClosedError } from './KubeClientClosedError.js';
 export { MissingNamespaceError } from './MissingNamespaceError.js';
 export { objectPath } from './objectPath.js';
 export { type FinalizerStep, reconcileFinalizer, type ReconcileFinalizerOptions } from './reconcileFinalizer.js';

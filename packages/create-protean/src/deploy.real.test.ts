@@ -60,6 +60,7 @@ describe.each(LAYOUTS)("the %s layout's deploy/", (layout) => {
       'Deployment',
       'PodDisruptionBudget',
       'Service',
+      'NetworkPolicy',
     ]);
   });
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateProject } from './generateProject.js';
@@ -9,6 +9,7 @@ import { PROTEAN_VERSIONS } from './proteanVersions.js';
 import { PLACEHOLDER } from './renderTemplate.js';
 import { TargetNotEmptyError } from './TargetNotEmptyError.js';
 import { UnknownLayoutError } from './UnknownLayoutError.js';
+import { tarballName } from './vendorTarballs.js';
 
 let work: string;
 beforeEach(() => {
@@ -20,6 +21,7 @@ const read = (dir: string, file: string): string => readFileSync(join(dir, file)
 
 const COMMON_FILES = [
   '.dockerignore',
+  '.github/workflows/ci.yml',
   '.gitignore',
   'Dockerfile',
   'README.md',
@@ -33,6 +35,7 @@ const COMMON_FILES = [
   'deploy/role.yaml',
   'deploy/service.yaml',
   'deploy/serviceaccount.yaml',
+  'deploy/networkpolicy.yaml',
   'jest.config.js',
   'package.json',
   'src/app.ts',
@@ -155,3 +158,54 @@ function catchError(fn: () => unknown): unknown {
   }
   throw new Error('expected an error');
 }
+
+describe('generateProject --from a directory of packed tarballs', () => {
+  const packed = (): string => {
+    const dir = join(work, 'packed');
+    mkdirSync(dir, { recursive: true });
+    for (const [name, version] of Object.entries(PROTEAN_VERSIONS)) writeFileSync(join(dir, tarballName(name, version)), `${name}\n`);
+    writeFileSync(join(dir, tarballName('@protean/core', '0.0.9')), 'an older one, not taken\n');
+    return dir;
+  };
+
+  it('vendors every @protean/* tarball, names them as file: specs and overrides, and builds its image from them', () => {
+    const from = packed();
+    const dir = join(work, 'vendored');
+    const { files } = generateProject({ directory: dir, layout: 'sharding', from });
+    const vendored = Object.entries(PROTEAN_VERSIONS).map(([name, version]) => `vendor/${tarballName(name, version)}`);
+    expect(files.filter((f) => f.startsWith('vendor/')).sort()).toEqual(vendored.sort());
+    expect(read(dir, 'vendor/protean-core-0.1.0.tgz')).toBe('@protean/core\n');
+    const manifest = JSON.parse(read(dir, 'package.json')) as Record<string, Record<string, string>>;
+    expect(manifest['dependencies']?.['@protean/sharding']).toBe(
+      `file:vendor/${tarballName('@protean/sharding', PROTEAN_VERSIONS['@protean/sharding']!)}`,
+    );
+    expect(manifest['devDependencies']?.['@protean/permissions']).toMatch(/^file:vendor\/protean-permissions-/);
+    expect(Object.keys(manifest['overrides'] ?? {}).sort()).toEqual(Object.keys(PROTEAN_VERSIONS).sort());
+    // Both install stages of the image get vendor/ before `npm ci`.
+    expect(read(dir, 'Dockerfile').match(/COPY package.json package-lock.json .\/\nCOPY vendor .\/vendor\n/g)).toHaveLength(2);
+  });
+
+  it('refuses a directory without the tarballs, naming each missing file, and writes nothing', () => {
+    const from = packed();
+    rmSync(join(from, tarballName('@protean/kinds', PROTEAN_VERSIONS['@protean/kinds']!)));
+    const dir = join(work, 'not-written');
+    expect(() => generateProject({ directory: dir, from })).toThrow(
+      `invalid --from ${JSON.stringify(from)}: missing protean-kinds-${PROTEAN_VERSIONS['@protean/kinds']}.tgz (pack them with pnpm pack:all, from the same checkout)`,
+    );
+    expect(() => generateProject({ directory: dir, from: join(work, 'nowhere') })).toThrow(/no such directory/);
+    expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe('generateProject --plural', () => {
+  it('names the resource as given where the English guess is wrong, and refuses what is not a resource name', () => {
+    const dir = join(work, 'indexer');
+    const { project } = generateProject({ directory: dir, kind: 'Index', plural: 'indices' });
+    expect(project.plural).toBe('indices');
+    expect(read(dir, 'deploy/crd.yaml')).toContain('plural: indices');
+    expect(() => generateProject({ directory: join(work, 'bad'), kind: 'Index', plural: 'Indices' })).toThrow('invalid --plural "Indices"');
+    expect(() => generateProject({ directory: join(work, 'bad'), kind: 'Index', plural: 'index' })).toThrow(
+      /must differ from the singular/,
+    );
+  });
+});

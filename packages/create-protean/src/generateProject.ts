@@ -2,11 +2,12 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InvalidOptionError } from './InvalidOptionError.js';
-import { projectManifest } from './projectManifest.js';
+import { projectManifest, proteanDependencies } from './projectManifest.js';
 import { renderTemplate } from './renderTemplate.js';
 import { resolveProject, type GenerateOptions, type ResolvedProject } from './resolveProject.js';
 import { TargetNotEmptyError } from './TargetNotEmptyError.js';
 import { templateFiles } from './templateFiles.js';
+import { copyTarballs, findTarballs, VENDOR_DIR } from './vendorTarballs.js';
 
 /** The templates shipped next to `dist/` (and `src/`). */
 export const TEMPLATES_DIR = fileURLToPath(new URL('../templates/', import.meta.url));
@@ -45,17 +46,26 @@ export function generateProject(options: GenerateOptions): GeneratedProject {
     plural: project.plural,
     singular: project.singular,
   };
+  const vendored = project.from === undefined ? undefined : findTarballs(project.from, proteanDependencies(project));
   // Render everything first: a template problem must not leave half a project behind.
-  const rendered = templateFiles(TEMPLATES_DIR, project.layout).map(({ source, target }) => ({
-    target,
-    text: renderTemplate(readFileSync(join(TEMPLATES_DIR, source), 'utf8'), values, source),
-  }));
-  rendered.push({ target: 'package.json', text: `${JSON.stringify(projectManifest(project), null, 2)}\n` });
+  const rendered = templateFiles(TEMPLATES_DIR, project.layout).map(({ source, target }) => {
+    const text = renderTemplate(readFileSync(join(TEMPLATES_DIR, source), 'utf8'), values, source);
+    return { target, text: vendored !== undefined && target === 'Dockerfile' ? withVendor(text) : text };
+  });
+  rendered.push({ target: 'package.json', text: `${JSON.stringify(projectManifest(project, vendored), null, 2)}\n` });
   for (const { target, text } of rendered) {
     const path = join(project.directory, target);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, text);
     if (EXECUTABLE.has(target)) chmodSync(path, 0o755);
   }
-  return { project, files: rendered.map((r) => r.target).sort() };
+  const copied = vendored === undefined || project.from === undefined ? [] : copyTarballs(project.from, project.directory, vendored);
+  return { project, files: [...rendered.map((r) => r.target), ...copied].sort() };
+}
+
+/** The install steps of the Dockerfile given the vendored tarballs: package.json names them as `file:vendor/...`. */
+function withVendor(dockerfile: string): string {
+  const install = 'COPY package.json package-lock.json ./\n';
+  if (!dockerfile.includes(install)) throw new Error(`templates/Dockerfile no longer has the line ${JSON.stringify(install)}`);
+  return dockerfile.replaceAll(install, `${install}COPY ${VENDOR_DIR} ./${VENDOR_DIR}\n`);
 }

@@ -10,6 +10,8 @@ export interface CliArgs {
   readonly group?: string;
   readonly kind?: string;
   readonly proteanVersion?: string;
+  readonly plural?: string;
+  readonly from?: string;
   /** Ask nothing: take the defaults for what is not given. */
   readonly yes: boolean;
   readonly help: boolean;
@@ -28,7 +30,10 @@ Options:
   --name <name>              package and controller name (default: the directory's name)
   --group <group>            API group of the parent resource (default: <name>.example.com)
   --kind <Kind>              kind of the parent resource (default: Widget)
+  --plural <plural>          its resource name (default: an English plural of the kind, e.g. policies)
   --protean-version <range>  range of every @protean/* dependency (default: ^ each one's version)
+  --from <dir>               install @protean/* from the tarballs in <dir> (pnpm pack:all in a
+                             checkout writes packed/), copied into the project's vendor/
   -y, --yes                  ask nothing, use the defaults (also when stdin is not a terminal)
   -h, --help                 show this help`;
 
@@ -47,6 +52,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
         group: { type: 'string' },
         kind: { type: 'string' },
         'protean-version': { type: 'string' },
+        plural: { type: 'string' },
+        from: { type: 'string' },
         yes: { type: 'boolean', short: 'y', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -71,6 +78,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...optional('group', values.group),
     ...optional('kind', values.kind),
     ...optional('proteanVersion', values['protean-version']),
+    ...optional('plural', values.plural),
+    ...optional('from', values.from),
     yes: values.yes,
     help: values.help,
   };

@@ -1,5 +1,6 @@
 import { PROTEAN_VERSIONS } from './proteanVersions.js';
 import type { ResolvedProject } from './resolveProject.js';
+import { VENDOR_DIR } from './vendorTarballs.js';
 
 /**
  * Versions of what a generated project needs besides `@protean/*`: the
@@ -35,10 +36,26 @@ function proteanRuntime(project: ResolvedProject): string[] {
 const sorted = (entries: Array<[string, string]>): Record<string, string> =>
   Object.fromEntries(entries.sort(([a], [b]) => a.localeCompare(b)));
 
-/** The generated project's package.json, as an object. */
-export function projectManifest(project: ResolvedProject): Record<string, unknown> {
-  const protean = (names: string[]): Array<[string, string]> =>
-    names.map((n) => [`@protean/${n}`, project.proteanRange ?? `^${PROTEAN_VERSIONS[`@protean/${n}`]}`]);
+/** The `@protean/*` packages only the generated tests import. */
+const PROTEAN_DEV = ['envtest', 'in-memory-apiserver', 'kinds', 'permissions', 'testing'];
+
+/** Every `@protean/*` package a generated project depends on. */
+export function proteanDependencies(project: ResolvedProject): string[] {
+  return [...proteanRuntime(project), ...PROTEAN_DEV].map((n) => `@protean/${n}`);
+}
+
+/**
+ * The generated project's package.json, as an object. With `vendored`
+ * (package name → tarball file in `vendor/`), every `@protean/*`
+ * dependency is that file, and `overrides` make the packages' own
+ * dependencies on each other the same files.
+ */
+export function projectManifest(project: ResolvedProject, vendored?: ReadonlyMap<string, string>): Record<string, unknown> {
+  const specOf = (name: string): string => {
+    const file = vendored?.get(name);
+    return file !== undefined ? `file:${VENDOR_DIR}/${file}` : (project.proteanRange ?? `^${PROTEAN_VERSIONS[name]}`);
+  };
+  const protean = (names: string[]): Array<[string, string]> => names.map((n) => [`@protean/${n}`, specOf(`@protean/${n}`)]);
   const jest = 'node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js';
   return {
     name: project.name,
@@ -59,9 +76,7 @@ export function projectManifest(project: ResolvedProject): Record<string, unknow
       dev: 'tsc -p tsconfig.build.json && (tsc -p tsconfig.build.json --watch --preserveWatchOutput >/dev/null & node --watch dist/main.js)',
     },
     dependencies: sorted([...protean(proteanRuntime(project)), ...Object.entries(PROJECT_DEPENDENCIES)]),
-    devDependencies: sorted([
-      ...protean(['envtest', 'in-memory-apiserver', 'kinds', 'permissions', 'testing']),
-      ...Object.entries(PROJECT_DEV_DEPENDENCIES),
-    ]),
+    devDependencies: sorted([...protean(PROTEAN_DEV), ...Object.entries(PROJECT_DEV_DEPENDENCIES)]),
+    ...(vendored === undefined ? {} : { overrides: sorted([...vendored].map(([name, file]) => [name, `file:${VENDOR_DIR}/${file}`])) }),
   };
 }

@@ -18,6 +18,13 @@ export interface GenerateOptions {
   readonly kind?: string;
   /** The version range of every `@protean/*` dependency; default `^<its version>` (`PROTEAN_VERSIONS`). */
   readonly proteanVersion?: string;
+  /** The resource name (lowercase plural) of the kind; default an English plural of it (`policy` → `policies`). */
+  readonly plural?: string;
+  /**
+   * A directory of packed `@protean/*` tarballs (`pnpm pack:all` in a checkout writes `packed/`): the project
+   * installs them from its own `vendor/` instead of the registry, and its image is built from them.
+   */
+  readonly from?: string;
 }
 
 /** The validated names a project is generated with: the values of the templates' placeholders. */
@@ -35,6 +42,8 @@ export interface ResolvedProject {
   readonly singular: string;
   /** The range of every `@protean/*` dependency, or `undefined` for each package's own `^<version>`. */
   readonly proteanRange: string | undefined;
+  /** The absolute directory of packed tarballs to vendor, or `undefined`: from the registry. */
+  readonly from: string | undefined;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -63,7 +72,14 @@ export function resolveProject(options: GenerateOptions): ResolvedProject {
   const proteanRange = options.proteanVersion;
   if (proteanRange !== undefined && !RANGE.test(proteanRange))
     throw new InvalidOptionError('protean-version', proteanRange, 'a version or a ^/~ range of one, e.g. ^0.1.0');
-  return { directory, name, namespace: name, layout, group, kind, plural: pluralOf(singular), singular, proteanRange };
+  const plural = options.plural ?? pluralOf(singular);
+  if (!DNS_LABEL.test(plural) || plural.length > 63)
+    throw new InvalidOptionError('plural', plural, 'a resource name is lowercase letters, digits and "-" (a DNS label), e.g. indices');
+  if (plural === singular) throw new InvalidOptionError('plural', plural, `it must differ from the singular (${singular})`);
+  const from = options.from === undefined ? undefined : resolve(options.from);
+  if (from !== undefined && proteanRange !== undefined)
+    throw new InvalidOptionError('from', options.from ?? '', '--from installs the packed versions: leave --protean-version out');
+  return { directory, name, namespace: name, layout, group, kind, plural, singular, proteanRange, from };
 }
 
 function checkName(name: string): void {

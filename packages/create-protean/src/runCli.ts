@@ -62,6 +62,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       ...rest,
       directory: resolve(io.cwd, directory || DEFAULT_DIRECTORY),
       ...(layout === undefined ? {} : { layout }),
+      ...(rest.from === undefined ? {} : { from: resolve(io.cwd, rest.from) }),
     };
     nextSteps(generateProject(options), io);
     return 0;
@@ -92,7 +93,9 @@ function nextSteps({ project, files }: GeneratedProject, io: CliIo): void {
   const nodeVersion = io.nodeVersion ?? process.version;
   if (Number(nodeVersion.replace(/^v/, '').split('.')[0]) < PROJECT_NODE_MAJOR) {
     io.out(
-      `Note: the project needs Node.js ${PROJECT_NODE_MAJOR} or later (its engines); this is ${nodeVersion}. Install Node.js ${PROJECT_NODE_MAJOR} before npm install.`,
+      `Note: the project needs Node.js ${PROJECT_NODE_MAJOR} or later (its engines); this is ${nodeVersion}. Install Node.js ${PROJECT_NODE_MAJOR} before npm install, ` +
+        'or, to stay on Node.js 20.19+, run npm install @kubernetes/client-node@1.4 after it (client-node 2.x needs Node.js 22.19+; ' +
+        'without 1.4 the first test stops with ClientNodeRuntimeError).',
     );
     io.out('');
   }

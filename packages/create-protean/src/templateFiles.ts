@@ -8,23 +8,27 @@ export interface TemplateFile {
   readonly target: string;
 }
 
-/** Template files never copied: the workspace's typecheck of the templates. */
-// The workspace's typecheck of the templates, and its stand-in for the layout's src/app.ts (a project gets app.<layout>.ts).
+/** Template files never copied: the workspace's typecheck of the templates, and its stand-in for the layout's src/app.ts. */
 const NOT_COPIED = new Set(['tsconfig.check.json', 'src/app.ts']);
 
 /**
  * The files a project of `layout` gets from `templatesDir`, by three rules:
  * - a file named `<base>.<layout>.<ext>` belongs to that layout only and is
  *   written as `<base>.<ext>` (`src/app.sharding.ts` → `src/app.ts`);
- * - a leading `_` becomes `.` (`_gitignore` → `.gitignore`: npm leaves
- *   dotfiles like `.gitignore` out of a published package);
+ * - a leading `_` of a file or directory name becomes `.` (`_gitignore` →
+ *   `.gitignore`, `_github/` → `.github/`: npm leaves dotfiles like
+ *   `.gitignore` out of a published package);
  * - every other file is copied as it is.
  */
 export function templateFiles(templatesDir: string, layout: Layout): TemplateFile[] {
   const files: TemplateFile[] = [];
   for (const source of listFiles(templatesDir)) {
     if (NOT_COPIED.has(source)) continue;
-    const dir = posix.dirname(source);
+    const dir = posix
+      .dirname(source)
+      .split('/')
+      .map((segment) => (segment.startsWith('_') ? `.${segment.slice(1)}` : segment))
+      .join('/');
     let base = posix.basename(source);
     const marked = LAYOUTS.find((l) => base.includes(`.${l}.`));
     if (marked !== undefined) {

@@ -31,6 +31,7 @@ const RESOURCES: Readonly<Record<string, string>> = {
   Deployment: 'deployments',
   PodDisruptionBudget: 'poddisruptionbudgets',
   Service: 'services',
+  NetworkPolicy: 'networkpolicies',
 };
 
 /** The GVR of an object of deploy/. */

@@ -56,15 +56,20 @@ export function createApp(options: AppOptions): Promise<App> {
       // The controller stops on `signal`, or when registering fails for good (the error is thrown after it stopped).
       const failed = new AbortController();
       const stop = AbortSignal.any([signal, failed.signal]);
+      // Closes the handler's client once the controller has stopped (its passes drained).
+      const stopped = new AbortController();
       const running = controller.start(stop);
       try {
-        await registerWhenAllowed(controller, PARENT.gvr, createHandler({ kubeConfig, controller, logger }), { signal: stop, logger });
+        const handler = createHandler({ kubeConfig, controller, logger, signal: stopped.signal });
+        await registerWhenAllowed(controller, PARENT.gvr, handler, { signal: stop, logger });
+        await running;
       } catch (err) {
         failed.abort(err);
         await running.catch(() => {});
         throw err;
+      } finally {
+        stopped.abort();
       }
-      await running;
     },
   });
 }

@@ -102,9 +102,11 @@ export async function createApp(options: AppOptions): Promise<App> {
       // The controller stops on `stopSignal`, or when registering fails for good (the error is thrown after it stopped).
       const failed = new AbortController();
       const stop = AbortSignal.any([stopSignal, failed.signal]);
+      // Closes the handler's client once the controller has stopped (its passes drained).
+      const stopped = new AbortController();
       const running = controller.start(stop);
       try {
-        const handler = gate.wrap(createHandler({ kubeConfig, controller, logger }));
+        const handler = gate.wrap(createHandler({ kubeConfig, controller, logger, signal: stopped.signal }));
         await registerWhenAllowed(controller, PARENT.gvr, handler, { signal: stop, logger });
         // Gate first (stop taking, drain), then the informers.
         await Promise.all([membership.run(stop, applyShardChange({ gate, source })), running]);
@@ -112,6 +114,8 @@ export async function createApp(options: AppOptions): Promise<App> {
         failed.abort(err);
         await running.catch(() => {});
         throw err;
+      } finally {
+        stopped.abort();
       }
     },
   };

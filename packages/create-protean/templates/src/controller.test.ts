@@ -17,6 +17,7 @@ let server: InMemoryApiServer;
 let client: KubeClient;
 let t: TestController<KubernetesInformerSource>;
 let log: LogRecorder;
+let stopHandler: AbortController;
 
 beforeEach(async () => {
   // Strict: a write carrying a field deploy/crd.yaml does not declare fails with the server's own words
@@ -30,12 +31,14 @@ beforeEach(async () => {
   log = new LogRecorder('warn');
   t = createTestController({ source: new KubernetesInformerSource({ kubeConfig }), waitForTimeoutMs: 10_000 });
   await t.start();
-  await t.register(PARENT.gvr, createHandler({ kubeConfig, controller: t.controller, logger: log.logger }));
+  stopHandler = new AbortController();
+  await t.register(PARENT.gvr, createHandler({ kubeConfig, controller: t.controller, logger: log.logger, signal: stopHandler.signal }));
 });
 
 afterEach(async () => {
   const warned = log.find('the API server warned').map((r) => r.msg);
   await t.dispose();
+  stopHandler.abort(); // closes the handler's client: an Event write still retrying must not outlive the test
   client.close();
   await server.stop();
   // And nothing the server warned about (a deprecated API, a field written with fieldValidation Warn) goes unseen.

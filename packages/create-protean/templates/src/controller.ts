@@ -13,6 +13,8 @@ export interface HandlerOptions {
   readonly controller: Pick<DynamicController, 'informer'>;
   /** Where the client tells of what the API server warned about (a field it pruned). Default: a logger of its own. */
   readonly logger?: Logger;
+  /** Abort it once the controller has stopped: the handler's client is closed, and an Event still being retried stops. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -31,6 +33,7 @@ export function createHandler(options: HandlerOptions): Handler {
     fieldManager: CONTROLLER_NAME,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
+  options.signal?.addEventListener('abort', () => client.close(), { once: true });
   const events = new EventRecorder({ client, reportingController: REPORTING_CONTROLLER });
   return async ({ namespace, name }, ctx) => {
     const { signal } = ctx; // aborts at shutdown, at the reconcile timeout and when leadership ends: pass it on
