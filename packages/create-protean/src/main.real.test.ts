@@ -5,6 +5,7 @@ import { KubeClient, type KubeObject } from '@protean/client';
 import { startKubeApiServer, waitUntil, type KubeApiServer } from '@protean/envtest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { LAYOUTS } from './Layout.js';
 import { gvrOf, readDeployObjects } from './testing/deployObjects.js';
@@ -126,5 +127,38 @@ describe.each(LAYOUTS)('the generated %s controller process (dist/main.js)', (la
       .map((l) => l.spec?.holderIdentity)
       .filter((h) => h !== undefined && h !== '');
     expect(holders).toEqual([]);
+  }, 120_000);
+
+  it("runs on a developer's machine without the Pod's environment: namespace default, the host's name, loopback", async () => {
+    const kubeconfig = join(project.dir, 'kubeconfig.yaml');
+    writeFileSync(kubeconfig, server.kubeConfig.exportConfig());
+    // As `npm start` / `npm run dev` outside a cluster: none of what the Deployment sets.
+    running = startMain(project.dir, {
+      KUBECONFIG: kubeconfig,
+      POD_NAMESPACE: '',
+      POD_NAME: '',
+      KUBERNETES_SERVICE_HOST: '',
+      METRICS_PORT: '0',
+    });
+    const r = running;
+    let url = '';
+    await waitUntil(
+      () => {
+        url = /"url":"(http:[^"]+)"/.exec(r.output())?.[1] ?? '';
+        return url !== '';
+      },
+      `the controller to log its metrics URL (output so far: ${r.output().slice(-500)})`,
+      30_000,
+    );
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    await waitUntil(async () => (await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200, '/readyz to answer 200', 30_000);
+    const holders = async (): Promise<string[]> =>
+      (await client.list<KubeObject & { spec?: { holderIdentity?: string } }>(LEASES, { namespace: 'default' }))
+        .map((l) => l.spec?.holderIdentity ?? '')
+        .filter((h) => h !== '');
+    await waitUntil(async () => (await holders()).length > 0, 'a lease held in namespace default', 30_000);
+    expect((await holders()).every((h) => h.startsWith(`${hostname()}_`))).toBe(true);
+    r.child.kill('SIGTERM');
+    expect(await r.exited).toEqual({ code: 0, signal: null });
   }, 120_000);
 });
