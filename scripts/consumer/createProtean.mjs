@@ -14,7 +14,7 @@ const LAYOUTS = ['leader-election', 'sharding'];
  * in an empty directory (what `npm create protean@latest <dir>` runs), then in the project: its
  * `@protean/*` dependencies pointed at the tarballs (the specs and npm `overrides`, so the packages'
  * own `@protean/*` dependencies resolve to them too), `npm install`, `npm test` (its Jest tests; the
- * opt-in real-server test reports itself skipped), `npm run typecheck` and `npm run build`.
+ * opt-in real-server test reports itself skipped), `npm run typecheck`, `npm run lint` and `npm run build`.
  * Records on `checks`; returns `{ layout, seconds }[]`: from the start of the generator to the end of
  * the first green `npm test`.
  */
@@ -110,6 +110,9 @@ export function createProteanChecks({ checks, tarballs, work, env }) {
     const typecheck = run('npm', ['run', 'typecheck'], { cwd: dir, env });
     if (typecheck.ok) checks.pass(`${label}: npm run typecheck (against the published .d.ts)`, `${typecheck.seconds.toFixed(1)}s`);
     else checks.fail(`${label}: npm run typecheck (against the published .d.ts)`, tail(typecheck.output, 30));
+    const lint = run('npm', ['run', 'lint'], { cwd: dir, env });
+    if (lint.ok) checks.pass(`${label}: npm run lint`, `${lint.seconds.toFixed(1)}s`);
+    else checks.fail(`${label}: npm run lint`, tail(lint.output, 30));
     const build = run('npm', ['run', 'build'], { cwd: dir, env });
     if (build.ok && existsSync(join(dir, 'dist/main.js')))
       checks.pass(`${label}: npm run build writes dist/main.js`, `${build.seconds.toFixed(1)}s`);

@@ -129,7 +129,9 @@ function importProblems(pkgDir, files, fileSet, manifest, workspaceRoot) {
     ...['dependencies', 'peerDependencies', 'optionalDependencies'].flatMap((f) => Object.keys(manifest[f] ?? {})),
   ]);
   const problems = [];
-  for (const file of files.filter((f) => f.endsWith('.js') || f.endsWith('.d.ts'))) {
+  // A generator's templates/ import what the generated project depends on, not the generator.
+  const shipped = files.filter((f) => (f.endsWith('.js') || f.endsWith('.d.ts')) && !f.startsWith('templates/'));
+  for (const file of shipped) {
     const info = ts.preProcessFile(readFileSync(join(pkgDir, file), 'utf8'), true, true);
     for (const { fileName: spec } of info.importedFiles) {
       if (spec.startsWith('.')) {

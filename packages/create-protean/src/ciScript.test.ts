@@ -35,12 +35,13 @@ function runCi(docker: 'missing' | 'no daemon' | 'running'): { status: number | 
 }
 
 describe('ci.sh', () => {
-  it('installs, typechecks, tests and builds, then the image when a docker daemon answers', () => {
+  it('installs, typechecks, lints, tests and builds, then the image when a docker daemon answers', () => {
     const { status, calls } = runCi('running');
     expect(status).toBe(0);
     expect(calls).toEqual([
       'npm install --no-audit --no-fund',
       'npm run typecheck',
+      'npm run lint',
       'npm test',
       'npm run build',
       'docker info',

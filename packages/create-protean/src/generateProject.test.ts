@@ -36,6 +36,7 @@ const COMMON_FILES = [
   'deploy/service.yaml',
   'deploy/serviceaccount.yaml',
   'deploy/networkpolicy.yaml',
+  'eslint.config.js',
   'jest.config.js',
   'package.json',
   'src/app.ts',

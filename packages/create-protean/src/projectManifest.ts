@@ -17,13 +17,16 @@ export const PROJECT_DEV_DEPENDENCIES = {
   // The tests' API servers hand out client-node KubeConfigs; the controller itself reads its config with
   // @protean/transport's loadKubeConfig, so client-node is not loaded in production.
   '@kubernetes/client-node': '^2.0.1',
+  '@eslint/js': '^10.0.1',
   '@jest/globals': '^30.5.2',
   '@swc/core': '^1.16.22',
   '@swc/jest': '^0.2.39',
   '@types/node': '^24.0.0',
+  eslint: '^10.15.0',
   jest: '^30.5.2',
   typebox: '^1.4.3',
   typescript: '~5.9.3',
+  'typescript-eslint': '^8.74.0',
   yaml: '^2.9.1',
 } as const;
 
@@ -67,6 +70,7 @@ export function projectManifest(project: ResolvedProject, vendored?: ReadonlyMap
     scripts: {
       build: 'tsc -p tsconfig.build.json',
       typecheck: 'tsc -p tsconfig.json',
+      lint: 'eslint .',
       test: jest,
       'test:real': `PROTEAN_ENVTEST=1 ${jest} --runInBand src/controller.real.test.ts`,
       // deploy/crd.yaml from the kind's one declaration (src/kind.ts); src/kind.test.ts fails when they drift.

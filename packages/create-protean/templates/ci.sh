@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# What CI runs: install, typecheck, test, build, and the image when a docker daemon answers.
+# What CI runs: install, typecheck, lint, test, build, and the image when a docker daemon answers.
 set -euo pipefail
 cd "$(dirname "$0")"
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 npm run typecheck
+npm run lint
 npm test
 npm run build
 if ! command -v docker >/dev/null 2>&1; then

@@ -17,11 +17,13 @@ const made: PreparedProject[] = [];
 afterAll(() => made.forEach((p) => p.remove()));
 
 describe.each(LAYOUTS)('a generated %s project on the workspace packages', (layout) => {
-  it('typechecks, builds dist/main.js and passes its own Jest tests', () => {
+  it('typechecks, lints, builds dist/main.js and passes its own Jest tests', () => {
     const project = prepareGeneratedProject(layout, { build: true });
     made.push(project);
     const tsc = runInProject(project.dir, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json']);
     expect({ status: tsc.status, output: tsc.output }).toEqual({ status: 0, output: '' });
+    const lint = runInProject(project.dir, ['node_modules/eslint/bin/eslint.js', '.']);
+    expect({ status: lint.status, output: lint.output }).toEqual({ status: 0, output: '' });
     expect(readFileSync(join(project.dir, 'dist/main.js'), 'utf8')).toContain("import 'reflect-metadata'");
 
     const out = join(mkdtempSync(join(tmpdir(), 'create-protean-jest-')), 'result.json');
