@@ -12,12 +12,15 @@ export interface TemplateFile {
 const NOT_COPIED = new Set(['tsconfig.check.json', 'src/app.ts']);
 
 /**
- * The files a project of `layout` gets from `templatesDir`, by three rules:
+ * The files a project of `layout` gets from `templatesDir`, by these rules:
  * - a file named `<base>.<layout>.<ext>` belongs to that layout only and is
  *   written as `<base>.<ext>` (`src/app.sharding.ts` → `src/app.ts`);
  * - a leading `_` of a file or directory name becomes `.` (`_gitignore` →
  *   `.gitignore`, `_github/` → `.github/`: npm leaves dotfiles like
  *   `.gitignore` out of a published package);
+ * - a trailing `.template` is dropped (`eslint.config.js.template` →
+ *   `eslint.config.js`): a file the workspace's own tools would take for
+ *   their configuration;
  * - every other file is copied as it is.
  */
 export function templateFiles(templatesDir: string, layout: Layout): TemplateFile[] {
@@ -36,6 +39,7 @@ export function templateFiles(templatesDir: string, layout: Layout): TemplateFil
       base = base.replace(`.${marked}.`, '.');
     }
     if (base.startsWith('_')) base = `.${base.slice(1)}`;
+    if (base.endsWith('.template')) base = base.slice(0, -'.template'.length);
     files.push({ source, target: dir === '.' ? base : `${dir}/${base}` });
   }
   return files.sort((a, b) => a.target.localeCompare(b.target));
