@@ -8,12 +8,14 @@
 // packages/testing/README.md documents.
 //
 // Usage: node scripts/consumer-test.mjs [--node <node binary>] [--client-node <version>]
-//                                        [--json <file>] [--keep]
+//                                        [--json <file>] [--keep] [--save-tarballs <dir>] [--tarballs <dir>]
 //   --node         Node binary for npm install, tsc, the fixture and Jest (default: this one)
 //   --client-node  install `@kubernetes/client-node@<version>` instead of the README's bare
 //                  `@kubernetes/client-node` (what a Node 20 user does: --client-node 1.4)
 //   --json         write { passed, failed, skipped, details, ... } for the root test runner
 //   --keep         keep the temp dir (printed) for inspection
+//   --save-tarballs copy the packed tarballs into <dir> (the root test runner hands them to the Node 20 leg)
+//   --tarballs     use the tarballs in <dir> (packed from this same tree) instead of packing again
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join, relative, resolve } from 'node:path';
@@ -37,6 +39,8 @@ const { values: args } = parseArgs({
     'client-node': { type: 'string' },
     json: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    'save-tarballs': { type: 'string' },
+    tarballs: { type: 'string' },
   },
 });
 const nodeBin = resolve(args.node);
@@ -81,10 +85,16 @@ async function main() {
   const packed = await checks.step('pack', () => {
     const noPrepack = publishable.filter((p) => !/\btsc -b\b/.test(readManifest(p.dir).scripts?.prepack ?? '')).map((p) => p.name);
     checks.expectNone('every published package builds before it is packed (scripts.prepack runs tsc -b)', noPrepack);
-    return packPackages(publishable, tarballDir, ({ pkg, ok, file, output }) => {
+    if (args.tarballs !== undefined) return reusedTarballs(publishable, resolve(args.tarballs));
+    const made = packPackages(publishable, tarballDir, ({ pkg, ok, file, output }) => {
       if (ok) checks.pass(`pnpm pack ${pkg.name} (prepack builds it)`, basename(file));
       else checks.fail(`pnpm pack ${pkg.name} (prepack builds it)`, output);
     });
+    if (args['save-tarballs'] !== undefined) {
+      mkdirSync(args['save-tarballs'], { recursive: true });
+      for (const { file } of made) copyFileSync(file, join(args['save-tarballs'], basename(file)));
+    }
+    return made;
   });
   if (packed.length !== publishable.length) return skipRest(`${publishable.length - packed.length} packages did not pack`);
 
@@ -427,4 +437,19 @@ function summarize() {
     });
   console.log(`consumer test: ${passed} passed, ${failed} failed, ${skipped} skipped`);
   process.exitCode = failed === 0 ? 0 : 1;
+}
+
+/** The tarballs an earlier run packed from this tree (`--tarballs`), copied in as if packed here. */
+function reusedTarballs(publishable, from) {
+  mkdirSync(tarballDir, { recursive: true });
+  return publishable.flatMap((pkg) => {
+    const name = `${pkg.name.replace(/^@/, '').replace('/', '-')}-${pkg.version}.tgz`;
+    if (!existsSync(join(from, name))) {
+      checks.fail(`packed ${pkg.name} reused from ${from}`, `no ${name} there`);
+      return [];
+    }
+    copyFileSync(join(from, name), join(tarballDir, name));
+    checks.pass(`packed ${pkg.name} reused from ${from}`, name);
+    return [{ pkg, file: join(tarballDir, name) }];
+  });
 }

@@ -12,7 +12,7 @@
 // Node 20 is the Node running this script when it is 20.19+ (CI's system
 // Node), else `--node-version` fetched from the npm registry (cached).
 //
-// Usage: node scripts/node20-compat.mjs [--json <file>] [--keep] [--skip-consumer] [--skip-unit] [--all-packages]
+// Usage: node scripts/node20-compat.mjs [--json <file>] [--keep] [--skip-consumer] [--skip-unit] [--all-packages] [--tarballs <dir>]
 //                                       [--node-version 20.20.2] [--client-node 1.4.0] [--types-node 20.19.43]
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -36,6 +36,7 @@ const { values: args } = parseArgs({
     'node-version': { type: 'string', default: '20.20.2' },
     'client-node': { type: 'string', default: '1.4.0' },
     'types-node': { type: 'string', default: '20.19.43' },
+    tarballs: { type: 'string' },
   },
 });
 const cacheDir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'protean');
@@ -112,7 +113,9 @@ function namedErrorFirst(node) {
 function consumerTest(node) {
   const out = join(work, 'consumer.json');
   const spec = args['client-node'].split('.').slice(0, 2).join('.');
-  const res = run(node, [join(root, 'scripts/consumer-test.mjs'), '--node', node, '--client-node', spec, '--json', out], {
+  // The consumer step's tarballs of this same tree, when it left them (`--tarballs`); else it packs.
+  const reuse = args.tarballs !== undefined && existsSync(args.tarballs) ? ['--tarballs', args.tarballs] : [];
+  const res = run(node, [join(root, 'scripts/consumer-test.mjs'), '--node', node, '--client-node', spec, '--json', out, ...reuse], {
     cwd: root,
     inherit: true,
     timeoutMs: 15 * 60_000,

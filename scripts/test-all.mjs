@@ -100,10 +100,19 @@ const steps = [
   // Then (its step create-protean: 157-222 s of the step's 405-532 s on 2 busy cores, reusing the tarballs rather
   // than packing them again) the packed create-protean generates each layout, which is installed from the
   // tarballs, tested, typechecked and built.
-  { name: 'consumer', summary: true, cmd: ['node', [join(root, 'scripts/consumer-test.mjs')]] },
+  // Its tarballs are kept for node20-compat's consumer test (the same tree: packing again would only take time).
+  {
+    name: 'consumer',
+    summary: true,
+    cmd: ['node', [join(root, 'scripts/consumer-test.mjs'), '--save-tarballs', join(resultsDir, 'packed')]],
+  },
   // Node 20 + @kubernetes/client-node 1.4, what a Node 20 user runs: the consumer test, the typecheck, and the unit
   // tests that load client-node, themselves or through a workspace module (scripts/clientNodeTests.mjs).
-  { name: 'node20-compat', summary: true, cmd: [process.execPath, [join(root, 'scripts/node20-compat.mjs')]] },
+  {
+    name: 'node20-compat',
+    summary: true,
+    cmd: [process.execPath, [join(root, 'scripts/node20-compat.mjs'), '--tarballs', join(resultsDir, 'packed')]],
+  },
   // The real-cluster tier: every *.real.test.ts against kube-apiserver + etcd (kube-build), two files at a time
   // (each starts its own servers on free ports; most of a file's time is spent waiting on leases and timers),
   // but for those that run alone in real-alone.

@@ -18,4 +18,5 @@ export const PROTEAN_VERSIONS: Readonly<Record<string, string>> = {
   '@protean/testing': '0.1.0',
   '@protean/transport': '0.1.0',
   '@protean/watch-manager': '0.1.0',
+  '@protean/webhooks': '0.1.0',
 };
