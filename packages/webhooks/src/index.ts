@@ -1,3 +1,11 @@
+export {
+  type AdmissionWebhook,
+  AdmissionRegistrar,
+  type AdmissionRegistrarOptions,
+  AdmissionRegistrationError,
+  type WebhookClientConfig,
+  type WebhookConfiguration,
+} from './AdmissionRegistrar.js';
 export { type JsonPatchOperation, jsonPatchBetween } from './jsonPatch.js';
 export type {
   AdmissionRequest,

@@ -4,8 +4,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@protean/core';
+import { KubeClient } from '@protean/client';
 import { kubeRequest, startKubeApiServer, waitUntil, type Json, type KubeApiServer } from '@protean/envtest';
-import { WebhookServer } from '@protean/webhooks';
+import { AdmissionRegistrar, WebhookServer } from '@protean/webhooks';
 
 /*
  * kube-apiserver calling a WebhookServer on 127.0.0.1: a validating webhook's denial reaches the client with the
@@ -192,5 +193,77 @@ describe('a conversion webhook served by WebhookServer', () => {
       apiVersion: `${GROUP}/v1alpha1`,
       spec: { size: 5 },
     });
+  }, 60_000);
+});
+
+describe('webhooks registered at run time with the kind they guard', () => {
+  it('adds the rule when the kind is registered, the server enforces it, and deregistering takes it out', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `gizmos.${GROUP}` },
+      spec: {
+        group: GROUP,
+        scope: 'Namespaced',
+        names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo', listKind: 'GizmoList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } },
+            },
+          },
+        ],
+      },
+    };
+    expect(
+      (await kubeRequest(server.kubeConfig, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd })).status,
+    ).toBe(201);
+    const gizmos = { group: GROUP, version: 'v1', resource: 'gizmos' };
+    const path = `/apis/${GROUP}/v1/namespaces/${ns}/gizmos`;
+    await waitUntil(async () => (await kubeRequest(server.kubeConfig, 'GET', path)).status === 200, 'gizmos served', 30_000);
+    // Served from now on; kube-apiserver calls it once the registrar has put it in the configuration.
+    webhooks.validate('/validate-gizmos', (req) => {
+      const size = ((req.object?.['spec'] ?? {}) as { size?: number }).size ?? 0;
+      return size <= 5 ? { allowed: true } : { allowed: false, message: `spec.size ${size} is more than 5` };
+    });
+    const client = new KubeClient({ kubeConfig: server.kubeConfig });
+    const registrar = new AdmissionRegistrar({
+      client,
+      name: 'protean-runtime',
+      clientConfig: { url: webhooks.url, caPem: Buffer.from(caBundle, 'base64').toString('utf8') },
+    });
+    let n = 0;
+    const tryBig = async (): Promise<{ status: number; message: unknown }> => {
+      const r = await kubeRequest(server.kubeConfig, 'POST', path, {
+        body: { apiVersion: `${GROUP}/v1`, kind: 'Gizmo', metadata: { name: `big-${n++}` }, spec: { size: 9 } },
+      });
+      return { status: r.status, message: r.json['message'] };
+    };
+    expect((await tryBig()).status).toBe(201);
+    try {
+      const registeredAt = performance.now();
+      await registrar.register(gizmos, [{ type: 'validating', path: '/validate-gizmos' }]);
+      let denied: { status: number; message: unknown } = { status: 0, message: '' };
+      await waitUntil(async () => (denied = await tryBig()).status !== 201, 'the registered webhook in force', 15_000);
+      console.log(`registered at run time: enforced ${Math.round(performance.now() - registeredAt)} ms after register() was called`);
+      expect(denied).toEqual({
+        status: 403,
+        message: `admission webhook "gizmos.${GROUP}.webhooks.protean.dev" denied the request: spec.size 9 is more than 5`,
+      });
+
+      await registrar.deregister(gizmos);
+      await waitUntil(async () => (await tryBig()).status === 201, 'the webhook gone after deregister', 15_000);
+      const stored = await kubeRequest(
+        server.kubeConfig,
+        'GET',
+        '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/protean-runtime',
+      );
+      expect(stored.json['webhooks'] ?? []).toEqual([]);
+    } finally {
+      client.close();
+    }
   }, 60_000);
 });
