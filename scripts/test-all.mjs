@@ -9,8 +9,8 @@
 // in the background from the start, at a lower CPU priority, while the other
 // steps run one after another; Jaeger's (jaeger-build) follows it there, so the
 // kube build has every spare cycle. `real` (two test files at a time) waits for
-// the kube build only; `real-alone`, the test that needs Jaeger and the freeze
-// test, one at a time, runs last, waiting for jaeger-build too.
+// both builds (its tracing test needs Jaeger); `real-alone`, the freeze test,
+// runs last.
 // Usage: node scripts/test-all.mjs [--quick] [--only=<step>[,<step>...]]
 //   --quick  typecheck, api, lint, format, docs, deps and unit only (`pnpm test:quick`)
 // PROTEAN_SKIP_BROWSER=1 skips the browser step (and so the apt-get install of Chromium).
@@ -39,8 +39,8 @@ const realTierConfigs = readdirSync(join(root, 'packages'))
   .concat([join(root, 'docs/guide/jest.real.config.js')])
   .filter((file) => existsSync(file));
 
-/** The real-tier test files that run alone (path patterns): the one that needs Jaeger, and the freeze test. */
-const RUN_ALONE = ['/src/tracing/jaegerTrace\\.real\\.test\\.ts$', '/src/freeze/freeze\\.real\\.test\\.ts$'];
+/** The real-tier test files that run alone (path patterns): the freeze test. */
+const RUN_ALONE = ['/src/freeze/freeze\\.real\\.test\\.ts$'];
 
 /**
  * Each step is a check (must exit 0) or a Jest run whose counts are summed.
@@ -118,7 +118,8 @@ const steps = [
   // but for those that run alone in real-alone.
   {
     name: 'real',
-    waitFor: 'kube-build',
+    // Jaeger too: the tracing test runs here (on its fixed ports, the only file that uses them).
+    waitFor: ['kube-build', 'jaeger-build'],
     jest: true,
     cmd: [
       'node',
@@ -134,12 +135,11 @@ const steps = [
       ],
     ],
   },
-  // The rest of the real tier, one file at a time and last: the tracing test against Jaeger (jaeger-build) on its
-  // fixed ports, so a cold Jaeger build overlaps the files before it, and the freeze test, whose SIGSTOPped leader
-  // must not also be starved of CPU by a second test file.
+  // The rest of the real tier, alone and last: the freeze test, whose SIGSTOPped leader must not also be starved of
+  // CPU by a second test file.
   {
     name: 'real-alone',
-    waitFor: ['kube-build', 'jaeger-build'],
+    waitFor: ['kube-build'],
     jest: true,
     cmd: ['node', [...nodeFlags, jestBin, '--runInBand', '--testPathPatterns', ...RUN_ALONE, '--projects', ...realTierConfigs]],
   },

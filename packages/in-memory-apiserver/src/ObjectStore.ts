@@ -95,8 +95,9 @@ export class ObjectStore {
     const served = toServedResource(def);
     const existing = this.tables.get(served.key);
     if (existing !== undefined) {
-      // Defaults on read: objects stored under the old schema show the new one's defaults.
-      if (served.schema !== undefined && served.schema !== existing.def.schema) {
+      // Defaults on read: objects stored under the old schema show the new one's defaults. Every write of a CRD
+      // re-registers it; only a changed schema can default anything.
+      if (served.schema !== undefined && !deepEqual(served.schema, existing.def.schema)) {
         // Stored objects are never mutated (their serialisations are cached): a defaulted copy replaces each.
         for (const key of existing.sortedKeys()) {
           const defaulted = structuredClone(existing.get(key) as KubeObject);

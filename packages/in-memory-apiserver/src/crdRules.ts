@@ -69,10 +69,17 @@ function* nodes(schema: Schema, path: string): Generator<[Schema, string]> {
   if (isJsonObject(schema['additionalProperties'])) yield* nodes(schema['additionalProperties'], `${path}.additionalProperties`);
 }
 
-/** Whether any node of `schema` carries CEL rules. */
+const withRules = new WeakMap<Schema, boolean>();
+
+/** Whether any node of `schema` carries CEL rules (worked out once per schema object). */
 export function hasRules(schema: Schema): boolean {
-  for (const [node] of nodes(schema, '')) if (rulesOf(node).length > 0) return true;
-  return false;
+  let found = withRules.get(schema);
+  if (found === undefined) {
+    found = false;
+    for (const [node] of nodes(schema, '')) if (rulesOf(node).length > 0) found = true;
+    withRules.set(schema, found);
+  }
+  return found;
 }
 
 /**

@@ -71,8 +71,10 @@ export function enforceSchema(
       causes.push({ field: req, reason: 'FieldValueRequired', message: 'Required value' });
   }
   // CEL rules run on an object that passed the schema; otherwise they are said to be skipped.
-  if (causes.length === 0) evaluateRules(schema, obj, '', causes, old ?? NO_OLD);
-  else if (hasRules(schema)) causes.push({ field: '<nil>', reason: 'FieldValueInvalid', message: RULES_NOT_CHECKED });
+  if (hasRules(schema)) {
+    if (causes.length === 0) evaluateRules(schema, obj, '', causes, old ?? NO_OLD);
+    else causes.push({ field: '<nil>', reason: 'FieldValueInvalid', message: RULES_NOT_CHECKED });
+  }
   listTypeCauses(schema, obj, '', causes);
   if (causes.length > 0) throw invalid(def.group, def.kind, obj.metadata.name, causes);
   return fieldValidation === 'Warn' ? unknown.map((u) => `unknown field "${u}"`) : [];

@@ -16,7 +16,7 @@ const LEASE_DURATION_MS = 3_000;
 const RENEW_DEADLINE_MS = 2_000;
 const RETRY_PERIOD_MS = 500;
 const FREEZE_MS = 5_000;
-const FREEZES = 6;
+const FREEZES = 5;
 // Room for the new owners' informers to list their new share (a "sync") on a busy 2-core machine.
 const SYNC_ALLOWANCE_MS = 10_000;
 
