@@ -47,6 +47,20 @@ function startMain(dir: string, env: Record<string, string>): Running {
   return { child, output: () => output, exited };
 }
 
+/** The metrics URL the controller logs once it serves. */
+async function loggedUrl(r: Running): Promise<string> {
+  let url = '';
+  await waitUntil(
+    () => {
+      url = /"url":"(http:[^"]+)"/.exec(r.output())?.[1] ?? '';
+      return url !== '';
+    },
+    `the controller to log its metrics URL (output so far: ${r.output().slice(-500)})`,
+    30_000,
+  );
+  return url;
+}
+
 describe.each(LAYOUTS)('the generated %s controller process (dist/main.js)', (layout) => {
   const name = layout === 'sharding' ? 'sharded-main' : 'leading-main';
   let project: PreparedProject;
@@ -88,15 +102,7 @@ describe.each(LAYOUTS)('the generated %s controller process (dist/main.js)', (la
     running = startMain(project.dir, { KUBECONFIG: kubeconfig, POD_NAMESPACE: name, POD_NAME: `${name}-0`, METRICS_PORT: '0' });
     const r = running;
 
-    let url = '';
-    await waitUntil(
-      () => {
-        url = /"url":"(http:[^"]+)"/.exec(r.output())?.[1] ?? '';
-        return url !== '';
-      },
-      `the controller to log its metrics URL (output so far: ${r.output().slice(-500)})`,
-      30_000,
-    );
+    const url = await loggedUrl(r);
     const ready = async (): Promise<boolean> => (await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200;
     await waitUntil(ready, '/readyz to answer 200', 30_000);
 
@@ -141,15 +147,7 @@ describe.each(LAYOUTS)('the generated %s controller process (dist/main.js)', (la
       METRICS_PORT: '0',
     });
     const r = running;
-    let url = '';
-    await waitUntil(
-      () => {
-        url = /"url":"(http:[^"]+)"/.exec(r.output())?.[1] ?? '';
-        return url !== '';
-      },
-      `the controller to log its metrics URL (output so far: ${r.output().slice(-500)})`,
-      30_000,
-    );
+    const url = await loggedUrl(r);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     await waitUntil(async () => (await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200, '/readyz to answer 200', 30_000);
     const holders = async (): Promise<string[]> =>
