@@ -44,6 +44,11 @@ function hostileStatus(): unknown {
       denied: [HOSTILE],
       rows: [{ resource: HOSTILE, verb: HOSTILE, namespaces: [HOSTILE, ''], denied: [HOSTILE], messages: [HOSTILE] }],
     },
+    webhooks: {
+      listening: true,
+      url: HOSTILE,
+      routes: [{ path: HOSTILE, type: HOSTILE, reviews: 3, allowed: 1, denied: 1, failed: 1, malformed: 0 }],
+    },
     recentPasses: {
       tracing: true,
       limit: 50,
@@ -174,6 +179,17 @@ describe('status page in Chromium: escaping and polling', () => {
       HOSTILE,
       `${HOSTILE}, cluster-wide`,
       `forbidden in ${HOSTILE}${HOSTILE}`,
+    ]);
+    // The webhooks section: its summary and its row (a failure marks it), as text.
+    expect(await page.evaluate('document.getElementById("webhooks-summary").textContent')).toBe(`listening at ${HOSTILE}`);
+    expect(await page.evaluate('[...document.querySelectorAll("#webhooks tbody tr.denied td")].map((td) => td.textContent)')).toEqual([
+      HOSTILE,
+      HOSTILE,
+      '3',
+      '1',
+      '1',
+      '1',
+      '0',
     ]);
     // The recent pass: its heading, its span bars' labels and its trigger, as text.
     const pass = await page.evaluate<{ heading: string; labels: string[]; trigger: string }>(`(() => {

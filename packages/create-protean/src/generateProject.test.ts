@@ -6,7 +6,7 @@ import { generateProject } from './generateProject.js';
 import { InvalidOptionError } from './InvalidOptionError.js';
 import { InvalidProjectNameError } from './InvalidProjectNameError.js';
 import { PROTEAN_VERSIONS } from './proteanVersions.js';
-import { PLACEHOLDER } from './renderTemplate.js';
+import { PLACEHOLDER, renderBlocks, TemplateBlockError } from './renderTemplate.js';
 import { TargetNotEmptyError } from './TargetNotEmptyError.js';
 import { UnknownLayoutError } from './UnknownLayoutError.js';
 import { tarballName } from './vendorTarballs.js';
@@ -208,5 +208,88 @@ describe('generateProject --plural', () => {
     expect(() => generateProject({ directory: join(work, 'bad'), kind: 'Index', plural: 'index' })).toThrow(
       /must differ from the singular/,
     );
+  });
+});
+
+describe('generateProject --webhooks', () => {
+  const WEBHOOK_FILES = [
+    'deploy/clusterrole-webhooks.yaml',
+    'deploy/role-webhooks.yaml',
+    'deploy/webhook-service.yaml',
+    'src/admission.test.ts',
+    'src/admission.ts',
+  ];
+  const BLOCK_MARKER = /#if |#endif/;
+
+  it.each(['leader-election', 'sharding'] as const)(
+    'adds the admission handlers, their Service, RBAC and dependency to the %s layout, and no block marker is left',
+    (layout) => {
+      const dir = join(work, `hooked-${layout}`);
+      const { files, project } = generateProject({ directory: dir, layout, webhooks: true });
+      expect(project.webhooks).toBe(true);
+      expect(files).toEqual([...COMMON_FILES, ...WEBHOOK_FILES].sort());
+      for (const file of files) {
+        expect({ file, placeholders: read(dir, file).match(PLACEHOLDER), marker: BLOCK_MARKER.test(read(dir, file)) }).toEqual({
+          file,
+          placeholders: null,
+          marker: false,
+        });
+      }
+      expect(read(dir, 'src/app.ts')).toContain('registerWhenAllowed(admitting, PARENT.gvr, handler');
+      expect(read(dir, 'src/app.ts')).not.toContain('registerWhenAllowed(controller, PARENT.gvr, handler');
+      expect(read(dir, 'deploy/kustomization.yaml')).toContain('  - webhook-service.yaml\n');
+      expect(read(dir, 'deploy/deployment.yaml')).toContain('containerPort: 9443');
+      expect(read(dir, 'deploy/networkpolicy.yaml')).toContain('- port: webhooks');
+      expect(read(dir, 'README.md')).toContain('## Admission webhooks');
+      const deps = (JSON.parse(read(dir, 'package.json')) as { dependencies: Record<string, string> }).dependencies;
+      expect(deps['@protean/webhooks']).toBe(`^${PROTEAN_VERSIONS['@protean/webhooks']}`);
+    },
+  );
+
+  it('leaves every trace of the webhooks out of a project without them', () => {
+    const dir = join(work, 'plain');
+    const { files, project } = generateProject({ directory: dir });
+    expect(project.webhooks).toBe(false);
+    for (const file of files) {
+      const text = read(dir, file);
+      expect({ file, marker: BLOCK_MARKER.test(text), webhooks: /webhook/i.test(text) }).toEqual({
+        file,
+        marker: false,
+        webhooks: false,
+      });
+    }
+    expect(read(dir, 'src/app.ts')).toContain('registerWhenAllowed(controller, PARENT.gvr, handler');
+  });
+});
+
+describe('renderBlocks', () => {
+  const features = new Set(['webhooks'] as const);
+  it('keeps a feature’s block, or the block of its absence, and drops the marker lines (TS, YAML and Markdown)', () => {
+    const text = [
+      'a',
+      '// #if webhooks',
+      'b',
+      '// #endif',
+      '  # #if !webhooks',
+      'c',
+      '  # #endif',
+      '<!-- #if webhooks -->',
+      'd',
+      '<!-- #endif -->',
+      'e',
+    ].join('\n');
+    expect(renderBlocks(text, features, 't')).toBe(['a', 'b', 'd', 'e'].join('\n'));
+    expect(renderBlocks(text, new Set(), 't')).toBe(['a', 'c', 'e'].join('\n'));
+  });
+
+  it('refuses a block that does not open and close as it should, or an unknown feature, naming the file and line', () => {
+    expect(() => renderBlocks('// #if gizmos\n// #endif', features, 'x.ts')).toThrow(
+      new TemplateBlockError('x.ts', 1, 'no feature "gizmos" (known: webhooks)'),
+    );
+    expect(() => renderBlocks('a\n// #if webhooks\n// #if webhooks\n// #endif', features, 'x.ts')).toThrow(
+      'template x.ts, line 3: #if inside the block opened at line 2',
+    );
+    expect(() => renderBlocks('// #if webhooks\na', features, 'x.ts')).toThrow('template x.ts, line 1: #if without #endif');
+    expect(() => renderBlocks('a\n# #endif', features, 'x.yaml')).toThrow('template x.yaml, line 2: #endif without #if');
   });
 });

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InvalidOptionError } from './InvalidOptionError.js';
 import { projectManifest, proteanDependencies } from './projectManifest.js';
-import { renderTemplate } from './renderTemplate.js';
+import { type Feature, renderTemplate } from './renderTemplate.js';
 import { resolveProject, type GenerateOptions, type ResolvedProject } from './resolveProject.js';
 import { TargetNotEmptyError } from './TargetNotEmptyError.js';
 import { templateFiles } from './templateFiles.js';
@@ -48,8 +48,9 @@ export function generateProject(options: GenerateOptions): GeneratedProject {
   };
   const vendored = project.from === undefined ? undefined : findTarballs(project.from, proteanDependencies(project));
   // Render everything first: a template problem must not leave half a project behind.
-  const rendered = templateFiles(TEMPLATES_DIR, project.layout).map(({ source, target }) => {
-    const text = renderTemplate(readFileSync(join(TEMPLATES_DIR, source), 'utf8'), values, source);
+  const features = new Set<Feature>(project.webhooks ? ['webhooks'] : []);
+  const rendered = templateFiles(TEMPLATES_DIR, project.layout, features).map(({ source, target }) => {
+    const text = renderTemplate(readFileSync(join(TEMPLATES_DIR, source), 'utf8'), values, source, features);
     return { target, text: vendored !== undefined && target === 'Dockerfile' ? withVendor(text) : text };
   });
   rendered.push({ target: 'package.json', text: `${JSON.stringify(projectManifest(project, vendored), null, 2)}\n` });

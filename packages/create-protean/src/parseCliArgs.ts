@@ -12,6 +12,8 @@ export interface CliArgs {
   readonly proteanVersion?: string;
   readonly plural?: string;
   readonly from?: string;
+  /** Add a validating and a defaulting webhook for the parent kind. */
+  readonly webhooks?: boolean;
   /** Ask nothing: take the defaults for what is not given. */
   readonly yes: boolean;
   readonly help: boolean;
@@ -32,6 +34,8 @@ Options:
   --kind <Kind>              kind of the parent resource (default: Widget)
   --plural <plural>          its resource name (default: an English plural of the kind, e.g. policies)
   --protean-version <range>  range of every @protean/* dependency (default: ^ each one's version)
+  --webhooks                 add a validating and a defaulting admission webhook for the kind, served by
+                             every replica, with its Service, self-managed certificate and RBAC
   --from <dir>               install @protean/* from the tarballs in <dir> (pnpm pack:all in a
                              checkout writes packed/), copied into the project's vendor/
   -y, --yes                  ask nothing, use the defaults (also when stdin is not a terminal)
@@ -54,6 +58,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
         'protean-version': { type: 'string' },
         plural: { type: 'string' },
         from: { type: 'string' },
+        webhooks: { type: 'boolean', default: false },
         yes: { type: 'boolean', short: 'y', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -80,6 +85,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     ...optional('proteanVersion', values['protean-version']),
     ...optional('plural', values.plural),
     ...optional('from', values.from),
+    ...(values.webhooks ? { webhooks: true } : {}),
     yes: values.yes,
     help: values.help,
   };

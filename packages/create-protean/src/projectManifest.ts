@@ -33,7 +33,7 @@ export const PROJECT_DEV_DEPENDENCIES = {
 /** The `@protean/*` packages the generated code imports at run time, per layout. */
 function proteanRuntime(project: ResolvedProject): string[] {
   const common = ['client', 'coordinator', 'core', 'leader-election', 'metrics', 'queue', 'transport', 'watch-manager'];
-  return project.layout === 'sharding' ? [...common, 'sharding'] : common;
+  return [...common, ...(project.layout === 'sharding' ? ['sharding'] : []), ...(project.webhooks ? ['webhooks'] : [])].sort();
 }
 
 const sorted = (entries: Array<[string, string]>): Record<string, string> =>

@@ -25,6 +25,8 @@ export interface GenerateOptions {
    * installs them from its own `vendor/` instead of the registry, and its image is built from them.
    */
   readonly from?: string;
+  /** Add a validating and a defaulting admission webhook for the parent kind (`@protean/webhooks`). Default false. */
+  readonly webhooks?: boolean;
 }
 
 /** The validated names a project is generated with: the values of the templates' placeholders. */
@@ -44,6 +46,8 @@ export interface ResolvedProject {
   readonly proteanRange: string | undefined;
   /** The absolute directory of packed tarballs to vendor, or `undefined`: from the registry. */
   readonly from: string | undefined;
+  /** Whether the project serves admission webhooks for its kind. */
+  readonly webhooks: boolean;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -79,7 +83,8 @@ export function resolveProject(options: GenerateOptions): ResolvedProject {
   const from = options.from === undefined ? undefined : resolve(options.from);
   if (from !== undefined && proteanRange !== undefined)
     throw new InvalidOptionError('from', options.from ?? '', '--from installs the packed versions: leave --protean-version out');
-  return { directory, name, namespace: name, layout, group, kind, plural, singular, proteanRange, from };
+  const webhooks = options.webhooks ?? false;
+  return { directory, name, namespace: name, layout, group, kind, plural, singular, proteanRange, from, webhooks };
 }
 
 function checkName(name: string): void {

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { gvrKey, realClock, type GroupVersionResource } from '@protean/core';
+import { Admission } from './Admission.js';
 import { BUILTIN_RESOURCES } from './builtins.js';
 import { FaultInjector } from './FaultInjector.js';
 import { mergePatch } from './mergePatch.js';
@@ -74,6 +75,7 @@ export class InMemoryApiServer {
       store,
       hub,
       faults: injector,
+      admission: new Admission(store),
       acceptedTokens: () => ref.server?.tokens,
       hostPort: () => (ref.server === undefined ? '' : ref.server.url.slice('http://'.length)),
     });

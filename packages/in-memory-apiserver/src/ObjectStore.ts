@@ -1,5 +1,5 @@
 import { deepEqual } from './deepEqual.js';
-import { applyDefaults, enforceSchema, type FieldValidation } from './crdSchema.js';
+import { applyDefaults, decodeWithSchema, validateWithSchema, type FieldValidation } from './crdSchema.js';
 import { gvrKey, type GroupVersionResource } from '@protean/core';
 import { defaultNamespace, defaultSecret, foldStringData } from './builtins.js';
 import { CRD_GVR, crdStatus, crdToDefinition } from './crd.js';
@@ -11,8 +11,9 @@ import { isJsonObject } from './mergePatch.js';
 import { toServedResource, type ServedResource } from './ServedResource.js';
 import { validateLease } from './validateLease.js';
 import { validateOwnerReferences } from './validateOwnerReferences.js';
-import { alreadyExists, badRequest, conflict, invalid, notFound } from './statusErrors.js';
+import { alreadyExists, badRequest, conflict, invalid, notFound, type QualifiedResource } from './statusErrors.js';
 import type { KubeObject, ManagedFieldsEntry, ResourceDefinition } from './types.js';
+import { defaultWebhookConfiguration, MUTATING_GVR, VALIDATING_GVR } from './webhookRules.js';
 
 /** Told about every committed change and every resource that stops being served. */
 export interface StoreListener {
@@ -35,6 +36,8 @@ export interface WriteOptions {
   fieldValidation?: FieldValidation;
   /** Where the write's warnings go (fields pruned as unknown), for the `Warning` header. */
   warnings?: string[];
+  /** Stop at the admission points (see {@link WriteSteps}); only a driver that answers them may set it. */
+  admission?: boolean;
 }
 
 /** Options of {@link ObjectStore.apply}. */
@@ -45,6 +48,8 @@ export interface ApplyOptions {
   subresource?: 'status';
   fieldValidation?: FieldValidation;
   warnings?: string[];
+  /** See {@link WriteOptions.admission}. */
+  admission?: boolean;
 }
 
 /** DeleteOptions preconditions. */
@@ -53,10 +58,60 @@ export interface DeletePreconditions {
   resourceVersion?: string;
 }
 
+/** The operation of a write as admission sees it. */
+export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
+
+/**
+ * A point of a write where admission looks at it, as kube-apiserver's chain does: `mutating` after the request is
+ * decoded (namespace resolved, schema pruning and defaults applied), before validation; `validating` with the
+ * object about to be stored, after every check but the write's own preconditions.
+ */
+export interface AdmissionPoint {
+  readonly phase: 'mutating' | 'validating';
+  readonly operation: AdmissionOperation;
+  readonly table: ResourceTable;
+  readonly namespace: string;
+  /** Empty on a create whose name is still to be generated (mutating phase). */
+  readonly name: string;
+  readonly subresource: 'status' | undefined;
+  /** The object written (undefined for DELETE). */
+  readonly object: KubeObject | undefined;
+  /** The stored object (UPDATE and DELETE). */
+  readonly oldObject: KubeObject | undefined;
+}
+
+/**
+ * A write in steps: with `admission` set in its options it stops at each {@link AdmissionPoint}, and the driver
+ * resumes it with the object to go on with (the mutating point's answer replaces the object; the validating
+ * point's is ignored). Without it the write never stops. A write resumed after the store changed under it throws
+ * {@link StaleWrite} before committing anything.
+ */
+export type WriteSteps<T> = Generator<AdmissionPoint, T, KubeObject | undefined>;
+
+/** The object a write stopped for admission has changed meanwhile: the driver starts the write over. */
+export class StaleWrite extends Error {
+  override readonly name = 'StaleWrite';
+  constructor(
+    readonly resource: QualifiedResource,
+    readonly objectName: string,
+  ) {
+    super(`${resource.resource} "${objectName}" changed while admission webhooks looked at a write of it`);
+  }
+}
+
+/** Runs a write that does not stop for admission. */
+export function settle<T>(steps: WriteSteps<T>): T {
+  const step = steps.next();
+  if (step.done !== true) throw new Error('a write without admission stopped for it');
+  return step.value;
+}
+
 const NAMESPACES_KEY = gvrKey({ group: '', version: 'v1', resource: 'namespaces' });
 const SECRETS_KEY = gvrKey({ group: '', version: 'v1', resource: 'secrets' });
 const CRD_KEY = gvrKey(CRD_GVR);
 const LEASES_KEY = gvrKey({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' });
+const VALIDATING_KEY = gvrKey(VALIDATING_GVR);
+const MUTATING_KEY = gvrKey(MUTATING_GVR);
 const DIRECT_MANAGER = 'protean-test';
 
 /**
@@ -162,19 +217,38 @@ export class ObjectStore {
   }
 
   create(table: ResourceTable, body: unknown, opts: WriteOptions = {}): KubeObject {
+    return settle(this.creating(table, body, opts));
+  }
+
+  /** {@link create} in steps (see {@link WriteSteps}). */
+  *creating(table: ResourceTable, body: unknown, opts: WriteOptions = {}): WriteSteps<KubeObject> {
     const def = table.def;
-    const input = normaliseBody(def, body);
-    if (def.schema !== undefined) note(opts, enforceSchema(def, def.schema, input, opts.fieldValidation ?? this.fieldValidation));
+    let input = normaliseBody(def, body);
+    const fieldValidation = opts.fieldValidation ?? this.fieldValidation;
+    if (def.schema !== undefined) note(opts, decodeWithSchema(def, def.schema, input, fieldValidation));
     const namespace = resolveNamespace(def, input.metadata, opts.namespace);
     if (this.requireNamespaces && def.namespaced && !this.tables.get(NAMESPACES_KEY)?.has(namespace)) {
       throw notFound({ group: '', resource: 'namespaces' }, namespace);
     }
+    if (opts.admission === true) {
+      const name = typeof input.metadata.name === 'string' ? input.metadata.name : '';
+      const point = { operation: 'CREATE', table, namespace, name, subresource: undefined, oldObject: undefined } as const;
+      const mutated = yield { ...point, phase: 'mutating', object: input };
+      if (mutated !== undefined && mutated !== input) {
+        input = normaliseBody(def, mutated);
+        // What a webhook added and the schema does not know is dropped silently, as after kube-apiserver's admission.
+        if (def.schema !== undefined) decodeWithSchema(def, def.schema, input, 'Ignore');
+      }
+    }
+    if (def.schema !== undefined) validateWithSchema(def, def.schema, input);
     const obj = prepareCreate(def, input, namespace);
     validateOwnerReferences(def, obj);
     if (def.key === LEASES_KEY) validateLease(def, obj);
     const key = objectKey(namespace, obj.metadata.name);
-    if (table.has(key)) throw alreadyExists(def, obj.metadata.name);
+    if (opts.admission !== true && table.has(key)) throw alreadyExists(def, obj.metadata.name);
     if (def.key === NAMESPACES_KEY) defaultNamespace(obj);
+    if (def.key === VALIDATING_KEY) defaultWebhookConfiguration(obj, 'validating');
+    if (def.key === MUTATING_KEY) defaultWebhookConfiguration(obj, 'mutating');
     if (def.key === SECRETS_KEY) {
       defaultSecret(obj);
       foldStringData(obj);
@@ -184,6 +258,21 @@ export class ObjectStore {
       crdDef = crdToDefinition(obj);
       obj['status'] = crdStatus(obj, crdDef, nowTimestamp());
     }
+    if (opts.admission === true) {
+      yield {
+        phase: 'validating',
+        operation: 'CREATE',
+        table,
+        namespace,
+        name: obj.metadata.name,
+        subresource: undefined,
+        object: obj,
+        oldObject: undefined,
+      };
+      if (this.tables.get(def.key) !== table) throw new StaleWrite(def, obj.metadata.name);
+      // Checked by storage, after admission, as on the real server.
+      if (table.has(key)) throw alreadyExists(def, obj.metadata.name);
+    }
     const stored = this.stamp(def, obj, opts.manager ?? DIRECT_MANAGER, undefined, undefined, opts.managedFields);
     this.commit(table, 'ADDED', key, stored);
     if (crdDef !== undefined) this.syncCrd(stored.metadata.name, crdDef);
@@ -192,6 +281,11 @@ export class ObjectStore {
 
   /** PUT semantics; `resourceVersion` in the body is a precondition (required unless the resource allows unconditional updates). */
   update(table: ResourceTable, body: unknown, opts: WriteOptions = {}): KubeObject {
+    return settle(this.replacing(table, body, opts));
+  }
+
+  /** {@link update} in steps (see {@link WriteSteps}). */
+  *replacing(table: ResourceTable, body: unknown, opts: WriteOptions = {}): WriteSteps<KubeObject> {
     const def = table.def;
     const input = normaliseBody(def, body);
     const name = typeof input.metadata.name === 'string' ? input.metadata.name : '';
@@ -207,7 +301,7 @@ export class ObjectStore {
     } else if (rv !== old.metadata.resourceVersion) {
       throw conflict(def, name);
     }
-    return this.applyUpdate(table, old, input, opts);
+    return yield* this.updating(table, old, input, opts);
   }
 
   /**
@@ -222,6 +316,17 @@ export class ObjectStore {
     apply: (current: KubeObject) => unknown,
     opts: WriteOptions = {},
   ): KubeObject {
+    return settle(this.patching(table, namespace, name, apply, opts));
+  }
+
+  /** {@link patch} in steps (see {@link WriteSteps}). */
+  *patching(
+    table: ResourceTable,
+    namespace: string,
+    name: string,
+    apply: (current: KubeObject) => unknown,
+    opts: WriteOptions = {},
+  ): WriteSteps<KubeObject> {
     const def = table.def;
     const old = table.get(objectKey(def.namespaced ? namespace : '', name));
     if (old === undefined) throw notFound(def, name);
@@ -234,12 +339,30 @@ export class ObjectStore {
     if (def.namespaced && input.metadata.namespace !== undefined && input.metadata.namespace !== namespace) {
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
-    return this.applyUpdate(table, old, input, { ...opts, name, namespace });
+    return yield* this.updating(table, old, input, { ...opts, name, namespace });
   }
 
-  private applyUpdate(table: ResourceTable, old: KubeObject, input: KubeObject, opts: WriteOptions): KubeObject {
+  private *updating(table: ResourceTable, old: KubeObject, given: KubeObject, opts: WriteOptions): WriteSteps<KubeObject> {
     const def = table.def;
-    if (def.schema !== undefined) note(opts, enforceSchema(def, def.schema, input, opts.fieldValidation ?? this.fieldValidation, old));
+    let input = given;
+    if (def.schema !== undefined) note(opts, decodeWithSchema(def, def.schema, input, opts.fieldValidation ?? this.fieldValidation));
+    const namespace = def.namespaced ? (old.metadata.namespace as string) : '';
+    const point = {
+      operation: 'UPDATE',
+      table,
+      namespace,
+      name: old.metadata.name,
+      subresource: opts.subresource,
+      oldObject: old,
+    } as const;
+    if (opts.admission === true) {
+      const mutated = yield { ...point, phase: 'mutating', object: input };
+      if (mutated !== undefined && mutated !== input) {
+        input = normaliseBody(def, mutated);
+        if (def.schema !== undefined) decodeWithSchema(def, def.schema, input, 'Ignore');
+      }
+    }
+    if (def.schema !== undefined) validateWithSchema(def, def.schema, input, old);
     const next = prepareUpdate(def, old, input, opts.subresource);
     validateOwnerReferences(def, next, 4);
     if (def.key === LEASES_KEY) validateLease(def, next);
@@ -248,14 +371,20 @@ export class ObjectStore {
       next['spec'] = structuredClone(old['spec']);
     }
     if (def.key === SECRETS_KEY) foldStringData(next);
+    if (def.key === VALIDATING_KEY) defaultWebhookConfiguration(next, 'validating');
+    if (def.key === MUTATING_KEY) defaultWebhookConfiguration(next, 'mutating');
     let crdDef: ResourceDefinition | undefined;
     if (def.key === CRD_KEY) {
       crdDef = crdToDefinition(next);
       next['status'] = crdStatus(next, crdDef, nowTimestamp());
     }
+    const key = objectKey(namespace, old.metadata.name);
+    if (opts.admission === true) {
+      yield { ...point, phase: 'validating', object: next };
+      if (this.tables.get(def.key) !== table || table.get(key) !== old) throw new StaleWrite(def, old.metadata.name);
+    }
     const managed = opts.managedFields;
     if (!changed(old, next) && (managed === undefined || !ownershipChanged(old.metadata.managedFields, managed))) return old;
-    const key = objectKey(def.namespaced ? (old.metadata.namespace as string) : '', old.metadata.name);
     const stored = this.stamp(def, next, opts.manager ?? DIRECT_MANAGER, opts.subresource, old, managed);
     if (stored.metadata.deletionTimestamp !== undefined && (stored.metadata.finalizers ?? []).length === 0) {
       // The last finalizer is gone: the deletion completes with this write.
@@ -282,6 +411,17 @@ export class ObjectStore {
     body: unknown,
     opts: ApplyOptions,
   ): { object: KubeObject; created: boolean } {
+    return settle(this.applying(table, namespace, name, body, opts));
+  }
+
+  /** {@link apply} in steps (see {@link WriteSteps}). */
+  *applying(
+    table: ResourceTable,
+    namespace: string,
+    name: string,
+    body: unknown,
+    opts: ApplyOptions,
+  ): WriteSteps<{ object: KubeObject; created: boolean }> {
     const def = table.def;
     const applied = checkApplied(def, body, name, namespace);
     const live = table.get(objectKey(def.namespaced ? namespace : '', name));
@@ -306,10 +446,11 @@ export class ObjectStore {
     const write: WriteOptions = { manager: opts.manager, namespace, name, managedFields };
     if (opts.fieldValidation !== undefined) write.fieldValidation = opts.fieldValidation;
     if (opts.warnings !== undefined) write.warnings = opts.warnings;
-    if (live === undefined) return { object: this.create(table, object, write), created: true };
+    if (opts.admission !== undefined) write.admission = opts.admission;
+    if (live === undefined) return { object: yield* this.creating(table, object, write), created: true };
     if (opts.subresource !== undefined) write.subresource = opts.subresource;
     object.metadata.resourceVersion = live.metadata.resourceVersion as string;
-    return { object: this.applyUpdate(table, live, object, write), created: false };
+    return { object: yield* this.updating(table, live, object, write), created: false };
   }
 
   /**
@@ -318,6 +459,17 @@ export class ObjectStore {
    * returned stamped with the deletion's resourceVersion.
    */
   delete(table: ResourceTable, namespace: string, name: string, pre: DeletePreconditions = {}): { object: KubeObject; removed: boolean } {
+    return settle(this.deleting(table, namespace, name, pre));
+  }
+
+  /** {@link delete} in steps (see {@link WriteSteps}); `admission` as in {@link WriteOptions}. */
+  *deleting(
+    table: ResourceTable,
+    namespace: string,
+    name: string,
+    pre: DeletePreconditions = {},
+    opts: { admission?: boolean } = {},
+  ): WriteSteps<{ object: KubeObject; removed: boolean }> {
     const def = table.def;
     const key = objectKey(def.namespaced ? namespace : '', name);
     const old = table.get(key);
@@ -331,6 +483,20 @@ export class ObjectStore {
         name,
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(old.metadata.resourceVersion)}`,
       );
+    }
+    if (opts.admission === true) {
+      const point = {
+        operation: 'DELETE',
+        table,
+        namespace: def.namespaced ? namespace : '',
+        name,
+        subresource: undefined,
+        object: undefined,
+        oldObject: old,
+      } as const;
+      yield { ...point, phase: 'mutating' };
+      yield { ...point, phase: 'validating' };
+      if (this.tables.get(def.key) !== table || table.get(key) !== old) throw new StaleWrite(def, name);
     }
     if ((old.metadata.finalizers ?? []).length > 0) {
       if (old.metadata.deletionTimestamp !== undefined) return { object: old, removed: false };

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Admission } from './Admission.js';
 import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.js';
 import type { FaultInjector } from './FaultInjector.js';
 import { bearerToken, sendError, sendJson, sendText } from './httpIo.js';
@@ -17,6 +18,8 @@ export interface RequestHandlerDeps {
   store: ObjectStore;
   hub: WatchHub;
   faults: FaultInjector;
+  /** Calls admission webhooks on writes. */
+  admission: Admission;
   /** Accepted bearer tokens, or undefined to accept any request. */
   acceptedTokens: () => ReadonlySet<string> | undefined;
   /** `127.0.0.1:PORT`, for `/api`'s serverAddressByClientCIDRs. */
@@ -110,6 +113,7 @@ export class RequestHandler {
           name: path.name,
           subresource: path.subresource,
           watchPath: path.watchPath,
+          admission: this.deps.admission,
         });
       }
       default:

@@ -74,6 +74,28 @@ export const BUILTIN_RESOURCES: readonly ResourceDefinition[] = [
     allowUnconditionalUpdate: false,
     builtin: true,
   },
+  {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    resource: 'validatingwebhookconfigurations',
+    kind: 'ValidatingWebhookConfiguration',
+    namespaced: false,
+    tracksGeneration: true,
+    deleteReturnsObject: false,
+    allowUnconditionalUpdate: true,
+    builtin: true,
+  },
+  {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    resource: 'mutatingwebhookconfigurations',
+    kind: 'MutatingWebhookConfiguration',
+    namespaced: false,
+    tracksGeneration: true,
+    deleteReturnsObject: false,
+    allowUnconditionalUpdate: true,
+    builtin: true,
+  },
 ];
 
 /**

@@ -36,6 +36,22 @@ export function enforceSchema(
   fieldValidation: FieldValidation,
   old?: KubeObject,
 ): string[] {
+  const warnings = decodeWithSchema(def, schema, obj, fieldValidation);
+  validateWithSchema(def, schema, obj, old);
+  return warnings;
+}
+
+/**
+ * The first half of {@link enforceSchema}, what kube-apiserver does as it decodes a request (before admission):
+ * prunes what the schema does not know (400 under `Strict`) and fills in defaults. Mutates `obj`; returns the
+ * warnings.
+ */
+export function decodeWithSchema(
+  def: Pick<ServedResource, 'version' | 'kind'>,
+  schema: Readonly<Schema>,
+  obj: KubeObject,
+  fieldValidation: FieldValidation,
+): string[] {
   const unknown: string[] = [];
   // The root: apiVersion, kind and metadata are the API machinery's; everything else is the schema's.
   const properties = isJsonObject(schema['properties']) ? (schema['properties'] as Record<string, Schema>) : {};
@@ -62,6 +78,20 @@ export function enforceSchema(
     );
   }
   applyDefaults(schema, obj);
+  return fieldValidation === 'Warn' ? unknown.map((u) => `unknown field "${u}"`) : [];
+}
+
+/**
+ * The second half of {@link enforceSchema}, kube-apiserver's validation of an object about to be stored (after
+ * mutating admission): types, `required`, formats, CEL rules, list types; 422 Invalid naming every cause.
+ */
+export function validateWithSchema(
+  def: Pick<ServedResource, 'group' | 'kind'>,
+  schema: Readonly<Schema>,
+  obj: KubeObject,
+  old?: KubeObject,
+): void {
+  const properties = isJsonObject(schema['properties']) ? (schema['properties'] as Record<string, Schema>) : {};
   const causes: FieldCause[] = [];
   for (const [key, child] of Object.entries(properties)) {
     if (key in obj) check(child, obj[key], key, causes, old === undefined ? NO_OLD : (old as Record<string, unknown>)[key]);
@@ -77,7 +107,6 @@ export function enforceSchema(
   }
   listTypeCauses(schema, obj, '', causes);
   if (causes.length > 0) throw invalid(def.group, def.kind, obj.metadata.name, causes);
-  return fieldValidation === 'Warn' ? unknown.map((u) => `unknown field "${u}"`) : [];
 }
 
 /**

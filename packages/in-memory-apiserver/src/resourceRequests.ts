@@ -6,7 +6,8 @@ import { isJsonObject, mergePatch } from './mergePatch.js';
 import { negotiate } from './negotiate.js';
 import { ObjectFilter } from './ObjectFilter.js';
 import type { FieldValidation } from './crdSchema.js';
-import type { ApplyOptions, ObjectStore, WriteOptions } from './ObjectStore.js';
+import type { Admission } from './Admission.js';
+import { settle, type ApplyOptions, type ObjectStore, type WriteOptions, type WriteSteps } from './ObjectStore.js';
 import type { ResourceTable } from './ResourceTable.js';
 import { listItemJson, META_API_VERSION, objectJson } from './serialize.js';
 import {
@@ -31,6 +32,23 @@ export interface ResourceRequest {
   name: string | undefined;
   subresource: string | undefined;
   watchPath: boolean;
+  /** Calls the admission webhooks of writes. */
+  admission: Admission;
+}
+
+/**
+ * Runs a write: at once when no webhook configuration is stored, else through admission (which stops it at its
+ * admission points to call the matching webhooks). `opts` are the options `steps` writes with.
+ */
+function runWrite<T>(r: ResourceRequest, opts: { admission?: boolean; warnings?: string[] }, steps: () => WriteSteps<T>): T | Promise<T> {
+  if (!r.admission.active()) return settle(steps());
+  opts.admission = true;
+  const info: { warnings: string[]; fieldManager?: string; fieldValidation?: string } = { warnings: opts.warnings ?? [] };
+  const fieldManager = r.query.get('fieldManager') ?? '';
+  if (fieldManager !== '') info.fieldManager = fieldManager;
+  const fieldValidation = r.query.get('fieldValidation') ?? '';
+  if (fieldValidation !== '') info.fieldValidation = fieldValidation;
+  return r.admission.run(steps, info);
 }
 
 function isWatch(r: ResourceRequest): boolean {
@@ -67,10 +85,10 @@ export async function serveResource(store: ObjectStore, hub: WatchHub, r: Resour
       if (def.namespaced && r.namespace === undefined) throw methodNotAllowed();
       const body = parseJsonBody(await readBody(req));
       const opts = writeOptions(r);
-      const created = store.create(table, body, opts);
+      const created = await runWrite(r, opts, () => store.creating(table, body, opts));
       return sendJsonText(res, 201, objectJson(created, false), warningHeader(opts.warnings));
     }
-    if (method === 'DELETE') return serveDeleteCollection(store, r);
+    if (method === 'DELETE') return await serveDeleteCollection(store, r);
     throw methodNotAllowed();
   }
   const name = r.name;
@@ -85,7 +103,7 @@ export async function serveResource(store: ObjectStore, hub: WatchHub, r: Resour
     case 'PUT': {
       const body = parseJsonBody(await readBody(req));
       const opts = writeOptions(r);
-      const updated = store.update(table, body, opts);
+      const updated = await runWrite(r, opts, () => store.replacing(table, body, opts));
       return sendJsonText(res, 200, objectJson(updated, false), warningHeader(opts.warnings));
     }
     case 'PATCH': {
@@ -106,7 +124,7 @@ export async function serveResource(store: ObjectStore, hub: WatchHub, r: Resour
         throw unsupportedPatchType(contentType);
       }
       const opts = writeOptions(r);
-      const patched = store.patch(table, namespace, name, apply, opts);
+      const patched = await runWrite(r, opts, () => store.patching(table, namespace, name, apply, opts));
       return sendJsonText(res, 200, objectJson(patched, false), warningHeader(opts.warnings));
     }
     case 'DELETE': {
@@ -116,13 +134,15 @@ export async function serveResource(store: ObjectStore, hub: WatchHub, r: Resour
       const preconditions: { uid?: string; resourceVersion?: string } = {};
       if (typeof pre['uid'] === 'string') preconditions.uid = pre['uid'];
       if (typeof pre['resourceVersion'] === 'string') preconditions.resourceVersion = pre['resourceVersion'];
-      const { object, removed } = store.delete(table, namespace, name, preconditions);
-      if (!removed || def.deleteReturnsObject) return sendJsonText(res, 200, objectJson(object, false));
+      const opts: { admission?: boolean; warnings: string[] } = { warnings: [] };
+      const { object, removed } = await runWrite(r, opts, () => store.deleting(table, namespace, name, preconditions, opts));
+      const headers = warningHeader(opts.warnings);
+      if (!removed || def.deleteReturnsObject) return sendJsonText(res, 200, objectJson(object, false), headers);
       const details: Record<string, unknown> = { name };
       if (def.group !== '') details['group'] = def.group;
       details['kind'] = def.resource;
       details['uid'] = object.metadata.uid;
-      return sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
+      return sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }, headers);
     }
     default:
       throw methodNotAllowed();
@@ -147,7 +167,7 @@ async function serveApply(store: ObjectStore, r: ResourceRequest, name: string, 
   const fieldValidation = fieldValidationOf(r.query, 'PatchOptions');
   if (fieldValidation !== undefined) opts.fieldValidation = fieldValidation;
   if (r.subresource === 'status') opts.subresource = 'status';
-  const { object, created } = store.apply(r.table, namespace, name, body, opts);
+  const { object, created } = await runWrite(r, opts, () => store.applying(r.table, namespace, name, body, opts));
   sendJsonText(r.res, created ? 201 : 200, objectJson(object, false), warningHeader(opts.warnings));
 }
 
@@ -219,11 +239,16 @@ function serveList(store: ObjectStore, r: ResourceRequest, partial: boolean): vo
   sendJsonText(r.res, 200, `{"kind":"${kind}","apiVersion":"${apiVersion}","metadata":${JSON.stringify(meta)},"items":[${items}]}`);
 }
 
-function serveDeleteCollection(store: ObjectStore, r: ResourceRequest): void {
+async function serveDeleteCollection(store: ObjectStore, r: ResourceRequest): Promise<void> {
   const def = r.table.def;
   if (def.namespaced && r.namespace === undefined) throw methodNotAllowed();
   const page = listPage(r.table, { namespace: r.namespace, filter: ObjectFilter.fromQuery(r.query) }, store.currentRv());
-  const deleted = page.items.map((o) => store.delete(r.table, o.metadata.namespace ?? '', o.metadata.name).object);
+  const deleted: KubeObject[] = [];
+  for (const o of page.items) {
+    const opts: { admission?: boolean } = {};
+    const namespace = o.metadata.namespace ?? '';
+    deleted.push((await runWrite(r, opts, () => store.deleting(r.table, namespace, o.metadata.name, {}, opts))).object);
+  }
   const items = deleted.map((o) => listItemJson(o, false, def.builtin)).join(',');
   // The list read before deleting: its resourceVersion (custom resources also send an empty continue).
   const meta = def.builtin ? { resourceVersion: page.resourceVersion } : { continue: '', resourceVersion: page.resourceVersion };

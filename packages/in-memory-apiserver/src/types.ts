@@ -102,8 +102,10 @@ export interface InMemoryApiServerOptions {
   /**
    * Register the built-in resources (`BUILTIN_RESOURCES`): namespaces,
    * configmaps, secrets (v1), events (events.k8s.io/v1), leases
-   * (coordination.k8s.io/v1) and customresourcedefinitions
-   * (apiextensions.k8s.io/v1). Default true.
+   * (coordination.k8s.io/v1), customresourcedefinitions
+   * (apiextensions.k8s.io/v1) and validating/mutatingwebhookconfigurations
+   * (admissionregistration.k8s.io/v1, whose webhooks HTTP writes call).
+   * Default true.
    */
   builtins?: boolean;
   /**

@@ -12,6 +12,13 @@ export {
   shardReadiness,
   type ShardStatusView,
 } from './ShardMetrics.js';
+export {
+  instrumentWebhooks,
+  type WebhookReviewView,
+  type WebhookRouteView,
+  type WebhookServerSource,
+  type WebhookStatusView,
+} from './WebhookMetrics.js';
 export { type StuckWorkersOptions, StuckWorkersRule, type StuckWorkersVerdict } from './StuckWorkersRule.js';
 export {
   controllerStatusPage,

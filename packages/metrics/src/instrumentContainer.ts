@@ -21,6 +21,7 @@ import { PrometheusQueueMetrics } from './PrometheusQueueMetrics.js';
 import { StuckWorkersRule, type StuckWorkersOptions } from './StuckWorkersRule.js';
 import { controllerStatusPage } from './statusPage/controllerStatusPage.js';
 import type { RecentPassesRecorder } from './tracing/RecentPassesRecorder.js';
+import { instrumentWebhooks, type WebhookServerSource } from './WebhookMetrics.js';
 
 /** Options of {@link instrumentContainer}. */
 export interface InstrumentOptions {
@@ -64,6 +65,14 @@ export interface InstrumentOptions {
    * turn it on.
    */
   readonly recentPasses?: RecentPassesRecorder;
+  /**
+   * The controller's webhook server (`WebhookServer` of `@protean/webhooks`):
+   * its reviews are counted (`instrumentWebhooks`), `/readyz` gets its
+   * `webhooks` check (ready once it listens, so a Service sends reviews
+   * only to replicas that answer them), and the status page shows a
+   * Webhooks section.
+   */
+  readonly webhooks?: WebhookServerSource;
 }
 
 /** What {@link instrumentContainer} gives back. */
@@ -119,6 +128,8 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
   const registry = options.registry ?? new Registry();
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   const metrics = new ControllerMetrics(registry);
+  const webhooks = options.webhooks;
+  if (webhooks !== undefined) instrumentWebhooks(registry, webhooks);
   rebindConstant(container, TOKENS.queueMetricsProvider, new PrometheusQueueMetrics(registry));
   rebindConstant(container, TOKENS.controllerObserver, metrics);
 
@@ -200,6 +211,7 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
       },
     },
     ...(permissions === undefined ? [] : [permissions.readiness()]),
+    ...(webhooks === undefined ? [] : [webhooks.readiness()]),
   ];
   const liveness = (): ReadinessCheck[] => [
     {
@@ -255,6 +267,7 @@ export function instrumentContainer(container: Container, options: InstrumentOpt
                 informers,
                 permissions === undefined ? undefined : () => permissions.status(),
                 options.recentPasses,
+                webhooks === undefined ? undefined : () => webhooks.status(),
               ),
             }
           : {}),

@@ -7,6 +7,14 @@ export {
   type TestControllerOptions,
   testWaitForTimeoutMs,
 } from './createTestController.js';
+export {
+  admissionReview,
+  type AdmissionReviewInput,
+  admit,
+  type AdmissionOutcome,
+  conversionReview,
+  type ReviewTarget,
+} from './admission.js';
 export type { FailedPass } from './FailedPass.js';
 export { PassTracker } from './PassTracker.js';
 export { routesOf, type RoutesOfObject } from './routesOf.js';

@@ -41,6 +41,13 @@ export interface AdmissionRegistrarOptions {
   readonly domain?: string;
   /** The field manager of its server-side applies. Default `protean-webhooks`. */
   readonly fieldManager?: string;
+  /**
+   * Whether this replica writes the configurations now. Every replica
+   * records what is registered; only the one for which this is true
+   * applies (the leader: `() => controller.isLeading()`; with shards, the
+   * owner of the first range). Default: always (one replica).
+   */
+  readonly writes?: () => boolean;
 }
 
 const ADMISSION = 'admissionregistration.k8s.io';
@@ -81,10 +88,13 @@ export class AdmissionRegistrar {
   private readonly fieldManager: string;
   /** Applies run one after another, each with the state at its start. */
   private chain: Promise<unknown> = Promise.resolve();
+  /** The CA bundle applied as `caBundle`: `clientConfig.caPem`, then what {@link AdmissionRegistrar.setCaBundle} gave. */
+  private caPem: string;
 
   constructor(private readonly options: AdmissionRegistrarOptions) {
     this.domain = options.domain ?? 'webhooks.protean.dev';
     this.fieldManager = options.fieldManager ?? 'protean-webhooks';
+    this.caPem = options.clientConfig.caPem;
     const config = options.clientConfig;
     if ((config.url === undefined) === (config.service === undefined)) {
       throw new AdmissionRegistrationError('AdmissionRegistrar: clientConfig needs a url or a service (one of them)');
@@ -94,7 +104,38 @@ export class AdmissionRegistrar {
     }
   }
 
-  /** Adds (or replaces) the webhooks of `gvr` and applies both configurations. */
+  /**
+   * Keeps the configurations written until `signal` aborts: applies them
+   * whenever this replica starts writing (`writes` turns true, e.g. on
+   * taking the lead) and again every `resyncMs` (default 30 s) while it
+   * writes, which also puts back a webhook someone edited or deleted.
+   * A failed apply is logged by `onError` and tried at the next tick.
+   */
+  async keepWritten(
+    signal: AbortSignal,
+    options: { resyncMs?: number; checkMs?: number; onError?: (err: unknown) => void } = {},
+  ): Promise<void> {
+    const resyncMs = options.resyncMs ?? 30_000;
+    const checkMs = options.checkMs ?? 1_000;
+    let wrote = false;
+    let last = 0;
+    while (!signal.aborted) {
+      const writes = this.writes();
+      if (writes && (!wrote || Date.now() - last >= resyncMs)) {
+        try {
+          await this.applyAll(signal);
+          last = Date.now();
+          wrote = true;
+        } catch (err) {
+          if (signal.aborted) break;
+          options.onError?.(err);
+        }
+      } else if (!writes) wrote = false;
+      await sleep(checkMs, signal);
+    }
+  }
+
+  /** Adds (or replaces) the webhooks of `gvr` and applies both configurations (when this replica {@link AdmissionRegistrarOptions.writes | writes}). */
   register(gvr: GroupVersionResource, webhooks: readonly AdmissionWebhook[], signal?: AbortSignal): Promise<void> {
     const kinds = new Set<string>();
     for (const w of webhooks) {
@@ -112,12 +153,29 @@ export class AdmissionRegistrar {
     return this.applyAll(signal);
   }
 
+  /**
+   * Makes `caPem` every webhook's `caBundle` and, when it differs from the
+   * one in use, applies both configurations again (when this replica
+   * writes), resolving once stored: call it with each new bundle of
+   * `SelfManagedCertificates` (its `onChange`).
+   */
+  setCaBundle(caPem: string, signal?: AbortSignal): Promise<void> {
+    if (caPem === this.caPem) return Promise.resolve();
+    this.caPem = caPem;
+    return this.applyAll(signal);
+  }
+
   /** The configuration objects as they are applied now (for a look, or a test). */
   configurations(): { validating: WebhookConfiguration; mutating: WebhookConfiguration } {
     return { validating: this.configuration('validating'), mutating: this.configuration('mutating') };
   }
 
+  private writes(): boolean {
+    return this.options.writes?.() ?? true;
+  }
+
   private applyAll(signal: AbortSignal | undefined): Promise<void> {
+    if (!this.writes()) return Promise.resolve();
     const run = this.chain.then(async () => {
       for (const type of ['validating', 'mutating'] as const) {
         await this.options.client.apply(CONFIGURATIONS[type].gvr, this.configuration(type), {
@@ -149,7 +207,7 @@ export class AdmissionRegistrar {
       config.url !== undefined ? { url: `${config.url.replace(/\/$/, '')}${w.path}` } : { service: { ...config.service, path: w.path } };
     return {
       name: `${gvr.resource}.${gvr.group === '' ? 'core' : gvr.group}.${this.domain}`,
-      clientConfig: { ...clientConfig, caBundle: Buffer.from(config.caPem).toString('base64') },
+      clientConfig: { ...clientConfig, caBundle: Buffer.from(this.caPem).toString('base64') },
       rules: [
         {
           operations: [...(w.operations ?? ['CREATE', 'UPDATE'])],
@@ -168,6 +226,18 @@ export class AdmissionRegistrar {
       ...(w.type === 'mutating' ? { reinvocationPolicy: w.reinvocationPolicy ?? 'Never' } : {}),
     };
   }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 function key(gvr: GroupVersionResource): string {

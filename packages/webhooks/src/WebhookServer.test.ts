@@ -53,9 +53,10 @@ function post(
   body: string,
   ca = tls.cert,
   method = 'POST',
+  contentType = 'application/json',
 ): Promise<{ status: number; json: Record<string, unknown>; cn: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, ca, headers: { 'content-type': 'application/json' }, agent: false }, (res) => {
+    const req = request(url, { method, ca, headers: { 'content-type': contentType }, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -156,29 +157,101 @@ describe('WebhookServer admission', () => {
 
   it('refuses what is not a review of its path with 400 and a named error, and keeps serving', async () => {
     const url = await started((s) => s.validate('/v', () => ({ allowed: true })).convert('/c', (o) => o), { maxReviewBytes: 4096 });
-    const cases: Array<[string, string, string]> = [
-      ['/v', '{not json', 'MalformedReviewError'],
-      ['/v', '[]', 'MalformedReviewError'],
+    const review = JSON.parse(admissionReview()) as { request: Record<string, unknown> };
+    /** The admission review with `request` changed by `edit`. */
+    const withRequest = (edit: (r: Record<string, unknown>) => void): string => {
+      const copy = structuredClone(review);
+      edit(copy.request);
+      return JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', ...copy });
+    };
+    const conversion = (request: unknown): string =>
+      JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request });
+    const cases: Array<[string, string, string, RegExp]> = [
+      ['/v', '', 'MalformedReviewError', /empty/],
+      ['/v', '{not json', 'MalformedReviewError', /not JSON/],
+      ['/v', '[]', 'MalformedReviewError', /not a AdmissionReview/],
+      ['/v', '42', 'MalformedReviewError', /not a AdmissionReview/],
+      ['/v', 'null', 'MalformedReviewError', /not a AdmissionReview/],
       [
         '/v',
         JSON.stringify({ apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: { uid: 'x' } }),
         'MalformedReviewError',
+        /admission\.k8s\.io\/v1beta1/,
       ],
-      ['/v', JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }), 'MalformedReviewError'],
-      ['/c', admissionReview(), 'MalformedReviewError'],
-      ['/v', JSON.stringify({ pad: 'x'.repeat(5000) }), 'ReviewTooLargeError'],
+      ['/v', JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }), 'MalformedReviewError', /no request/],
+      ['/v', withRequest((r) => (r['uid'] = '')), 'MalformedReviewError', /uid/],
+      ['/v', withRequest((r) => (r['uid'] = 7)), 'MalformedReviewError', /uid/],
+      ['/v', withRequest((r) => delete r['operation']), 'MalformedReviewError', /no operation/],
+      ['/v', withRequest((r) => (r['operation'] = 'PATCH')), 'MalformedReviewError', /"PATCH"/],
+      ['/v', withRequest((r) => (r['kind'] = 'ConfigMap')), 'MalformedReviewError', /request\.kind/],
+      ['/v', withRequest((r) => delete r['resource']), 'MalformedReviewError', /request\.resource/],
+      ['/v', withRequest((r) => (r['object'] = 'a string')), 'MalformedReviewError', /request\.object is not an object/],
+      ['/v', withRequest((r) => delete r['object']), 'MalformedReviewError', /CREATE request has no object/],
+      ['/v', withRequest((r) => (r['operation'] = 'UPDATE')), 'MalformedReviewError', /UPDATE request has no oldObject/],
+      ['/v', withRequest((r) => (r['namespace'] = ['demo'])), 'MalformedReviewError', /request\.namespace/],
+      ['/v', withRequest((r) => (r['userInfo'] = 'alice')), 'MalformedReviewError', /userInfo/],
+      ['/c', admissionReview(), 'MalformedReviewError', /expected a ConversionReview/],
+      ['/c', conversion({ uid: 'c', desiredAPIVersion: 'g/v1' }), 'MalformedReviewError', /desiredAPIVersion and objects/],
+      ['/c', conversion({ uid: 'c', desiredAPIVersion: 'g/v1', objects: [{ kind: 'Gadget' }] }), 'MalformedReviewError', /objects\[0\]/],
+      ['/v', JSON.stringify({ pad: 'x'.repeat(5000) }), 'ReviewTooLargeError', /more than the 4096/],
     ];
-    for (const [path, body, error] of cases) {
+    for (const [path, body, error, message] of cases) {
       const r = await post(`${url}${path}`, body);
-      expect({ path, status: r.status, error: r.json['error'] }).toEqual({ path, status: 400, error });
+      expect({ path, body: body.slice(0, 80), status: r.status, error: r.json['error'] }).toEqual({
+        path,
+        body: body.slice(0, 80),
+        status: 400,
+        error,
+      });
       expect(String(r.json['message'])).toMatch(new RegExp(`^${path}: `));
+      expect(String(r.json['message'])).toMatch(message);
     }
+    expect(cases.length).toBeGreaterThanOrEqual(15);
+    // A body that is not JSON by its content type is not read.
+    const xml = await post(`${url}/v`, '<review/>', tls.cert, 'POST', 'application/xml');
+    expect({ status: xml.status, error: xml.json['error'] }).toEqual({ status: 400, error: 'MalformedReviewError' });
     expect((await post(`${url}/nowhere`, admissionReview())).json).toEqual({
       error: 'NotFound',
       message: 'no webhook is served at /nowhere',
     });
     expect((await post(`${url}/v`, '', tls.cert, 'GET')).status).toBe(405);
     expect(responseOf((await post(`${url}/v`, admissionReview())).json)).toEqual({ uid: 'u-1', allowed: true });
+    expect(server!.status().routes.find((r) => r.path === '/v')).toMatchObject({ malformed: cases.length - 3 + 2, allowed: 1 });
+  });
+
+  it('answers a review in process as over HTTPS, and reports each one to its listeners and its status', async () => {
+    const s = new WebhookServer({ tls, port: 0, host: '127.0.0.1', logger: silentLogger() });
+    server = s;
+    s.validate('/v', (req) => (req.name === 'bad' ? { allowed: false, message: 'bad name', reason: 'Forbidden' } : { allowed: true }));
+    const records: unknown[] = [];
+    s.onReview((record) => records.push({ ...record, durationMs: typeof record.durationMs }));
+    expect(s.readiness().ready()).toEqual({ ready: false, reason: 'the webhook server is not listening yet' });
+    // Before start: in process only.
+    expect(await s.review('/v', JSON.parse(admissionReview()) as object)).toEqual({
+      status: 200,
+      body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'u-1', allowed: true } },
+    });
+    const denied = await s.review('/v', admissionReview({ name: 'bad' }));
+    expect(responseOf(denied.body)).toEqual({
+      uid: 'u-1',
+      allowed: false,
+      status: { code: 403, message: 'bad name', reason: 'Forbidden' },
+    });
+    expect((await s.review('/v', '{')).status).toBe(400);
+    expect((await s.review('/w', admissionReview())).status).toBe(404);
+    expect(records).toEqual([
+      { path: '/v', type: 'validating', outcome: 'allowed', durationMs: 'number' },
+      { path: '/v', type: 'validating', outcome: 'denied', reason: 'Forbidden', durationMs: 'number' },
+      { path: '/v', type: 'validating', outcome: 'malformed', reason: 'MalformedReviewError', durationMs: 'number' },
+      { path: '/w', type: 'unknown', outcome: 'not-found', durationMs: 'number' },
+    ]);
+    await s.start();
+    expect(s.readiness().ready()).toEqual({ ready: true });
+    expect(s.status()).toEqual({
+      listening: true,
+      url: s.url,
+      routes: [{ path: '/v', type: 'validating', reviews: 3, allowed: 1, denied: 1, failed: 0, malformed: 1 }],
+    });
   });
 
   it('speaks HTTP/2 to a client that offers it (kube-apiserver does)', async () => {

@@ -1,16 +1,24 @@
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
+import { createSecureContext } from 'node:tls';
 import { dirname } from 'node:path';
-import { createLogger, type Logger } from '@protean/core';
+import { createLogger, type Logger, tracing } from '@protean/core';
 import { jsonPatchBetween } from './jsonPatch.js';
+import type { CertificateSource } from './SelfManagedCertificates.js';
 import type { AdmissionRequest, AdmissionResponse, ConversionRequest, MutationResult, ReviewObject, ValidationResult } from './reviews.js';
 
-/** The serving certificate: PEM text, or files read at start and again whenever they change (a mounted Secret). */
-export type ServingCertificate = { readonly cert: string; readonly key: string } | { readonly certFile: string; readonly keyFile: string };
+/**
+ * The serving certificate: PEM text; files read at start and again whenever
+ * they change (a mounted Secret); or a source whose every change is served
+ * from then on (`SelfManagedCertificates`).
+ */
+export type ServingCertificate =
+  { readonly cert: string; readonly key: string } | { readonly certFile: string; readonly keyFile: string } | CertificateSource;
 
 /** Options of {@link WebhookServer}. */
 export interface WebhookServerOptions {
+  /** The serving certificate: PEM, files, or a source such as `SelfManagedCertificates` (see {@link ServingCertificate}). */
   readonly tls: ServingCertificate;
   /** Default 9443. 0: any free port (see {@link WebhookServer.url}). */
   readonly port?: number;
@@ -46,6 +54,49 @@ type Route =
   | { readonly type: 'validating'; readonly handler: ValidatingHandler }
   | { readonly type: 'mutating'; readonly handler: MutatingHandler }
   | { readonly type: 'conversion'; readonly handler: Converter };
+
+/** The HTTP answer to one review: its status and JSON body. */
+export interface ReviewReply {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+}
+
+/**
+ * How a review ended: `allowed` (a mutation included), `denied` by the
+ * handler, `error` (it threw), `timeout`, `converted`, `conversion-failed`,
+ * `malformed` (answered 400 or 405) or `not-found` (no webhook at the path).
+ */
+export type ReviewOutcome = 'allowed' | 'denied' | 'error' | 'timeout' | 'converted' | 'conversion-failed' | 'malformed' | 'not-found';
+
+/** One review as {@link WebhookServer.onReview} reports it. */
+export interface ReviewRecord {
+  readonly path: string;
+  readonly type: 'validating' | 'mutating' | 'conversion' | 'unknown';
+  readonly outcome: ReviewOutcome;
+  /** The denial's `status.reason` (`Forbidden`, `Timeout`, ...), or the refused review's error name. */
+  readonly reason?: string;
+  readonly durationMs: number;
+}
+
+/** Reviews answered at one path since the server was made. */
+export interface RouteCounts {
+  reviews: number;
+  /** Allowed or converted. */
+  allowed: number;
+  /** Denied by the handler. */
+  denied: number;
+  /** The handler threw or timed out, or a conversion failed. */
+  failed: number;
+  /** Refused with 400/405. */
+  malformed: number;
+}
+
+/** {@link WebhookServer.status}: whether it listens, and each path with its counts. */
+export interface WebhookServerStatus {
+  readonly listening: boolean;
+  readonly url?: string;
+  readonly routes: readonly ({ readonly path: string; readonly type: 'validating' | 'mutating' | 'conversion' } & Readonly<RouteCounts>)[];
+}
 
 /** A review that is not one: its HTTP answer is 400 with this error's name and message. */
 export class MalformedReviewError extends Error {
@@ -93,7 +144,12 @@ export class WebhookServer {
   private server: Http2SecureServer | undefined;
   /** Every connection: stop() ends them (an open HTTP/2 session would hold close() until it idles out). */
   private readonly sockets = new Set<Socket>();
+  private readonly listeners = new Set<(record: ReviewRecord) => void>();
+  private readonly tally = new Map<string, RouteCounts>();
   private watcher: FSWatcher | undefined;
+  /** The pair {@link setCertificate} (or the certificate source) gave last: it is served instead of `tls`'s. */
+  private certificate: { cert: string; key: string } | undefined;
+  private unsubscribeCertificates: (() => void) | undefined;
   private address: AddressInfo | undefined;
 
   constructor(private readonly options: WebhookServerOptions) {
@@ -142,6 +198,7 @@ export class WebhookServer {
     this.server = server;
     const tls = this.options.tls;
     if ('certFile' in tls) this.watcher = this.watchCertificate(tls.certFile, tls.keyFile);
+    if ('onChange' in tls) this.unsubscribeCertificates = tls.onChange((c) => this.setCertificate({ cert: c.cert, key: c.key }));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.options.port ?? 9443, this.options.host ?? '0.0.0.0', () => {
@@ -156,6 +213,8 @@ export class WebhookServer {
   /** Stops listening and closes every connection. */
   async stop(): Promise<void> {
     this.watcher?.close();
+    this.unsubscribeCertificates?.();
+    this.unsubscribeCertificates = undefined;
     const server = this.server;
     if (server === undefined) return;
     this.server = undefined;
@@ -172,8 +231,29 @@ export class WebhookServer {
     return this;
   }
 
-  private readCertificate(): { cert: string; key: string } {
+  /**
+   * Serves `pair` from now on: new connections get it, connections already
+   * open keep theirs (nothing in flight is dropped). A pair that does not
+   * load throws, and the one in use stays. Before `start`, it is the pair
+   * `start` serves.
+   */
+  setCertificate(pair: { readonly cert: string; readonly key: string }): void {
+    const next = { cert: pair.cert, key: pair.key };
+    if (this.server === undefined) createSecureContext(next);
+    else this.server.setSecureContext(next);
+    this.certificate = next;
+    this.logger.info('webhook serving certificate replaced');
+  }
+
+  /** The pair to serve: the one last set, else `tls`'s (`files`: the files' content, whatever was set). */
+  private readCertificate(files = false): { cert: string; key: string } {
     const tls = this.options.tls;
+    if ('onChange' in tls) {
+      const current = this.certificate ?? tls.current();
+      if (current === undefined) throw new Error('WebhookServer: the certificate source has no certificate yet: start it first');
+      return { cert: current.cert, key: current.key };
+    }
+    if (this.certificate !== undefined && !files) return this.certificate;
     return 'cert' in tls
       ? { cert: tls.cert, key: tls.key }
       : { cert: readFileSync(tls.certFile, 'utf8'), key: readFileSync(tls.keyFile, 'utf8') };
@@ -184,7 +264,8 @@ export class WebhookServer {
     let timer: NodeJS.Timeout | undefined;
     const reload = (): void => {
       try {
-        this.server?.setSecureContext(this.readCertificate());
+        this.server?.setSecureContext(this.readCertificate(true));
+        this.certificate = undefined;
         this.logger.info({ certFile, keyFile }, 'webhook serving certificate reloaded');
       } catch (err) {
         this.logger.warn({ err, certFile, keyFile }, 'webhook serving certificate not reloaded: keeping the one in use');
@@ -202,28 +283,135 @@ export class WebhookServer {
 
   private async serve(req: Http2ServerRequest, res: Http2ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const type = String(req.headers['content-type'] ?? 'application/json');
+    const reply = await this.handle(path, req.method, () => {
+      // kube-apiserver sends JSON; anything else is not a review (read nothing of it).
+      if (!/^application\/json\b/i.test(type)) throw new MalformedReviewError(`the body is ${type}, not application/json`);
+      return readBody(req, this.maxReviewBytes);
+    });
+    answer(res, reply.status, reply.body);
+  }
+
+  /**
+   * Answers one review in process, as the server answers it over HTTPS: the
+   * HTTP status and the JSON body (a review, or `{ error, message }`).
+   * For tests (`@protean/testing`'s AdmissionReview fixtures), and for a
+   * server that receives reviews some other way. Works before `start`.
+   */
+  review(path: string, body: string | object, method = 'POST'): Promise<ReviewReply> {
+    return this.handle(path, method, () => {
+      const text = typeof body === 'string' ? body : JSON.stringify(body);
+      const size = Buffer.byteLength(text);
+      if (size > this.maxReviewBytes) {
+        throw new ReviewTooLargeError(`the review is ${size} bytes, more than the ${this.maxReviewBytes} this server takes`);
+      }
+      return text;
+    });
+  }
+
+  /**
+   * Calls `listener` after every review answered (or refused): path, type,
+   * outcome and duration. Metrics and the status page read reviews this
+   * way (`instrumentWebhooks` of `@protean/metrics`). Returns the unsubscribe.
+   */
+  onReview(listener: (record: ReviewRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** What the server serves and has answered, per path, for a status page. */
+  status(): WebhookServerStatus {
+    return {
+      listening: this.server !== undefined && this.address !== undefined,
+      ...(this.address === undefined ? {} : { url: this.url }),
+      routes: [...this.routes].map(([path, route]) => ({ path, type: route.type, ...this.counts(path) })),
+    };
+  }
+
+  /** A readiness check (`@protean/metrics`' `ReadinessCheck`): ready once listening with a certificate. */
+  readiness(): { readonly name: string; ready(): { ready: boolean; reason?: string } } {
+    return {
+      name: 'webhooks',
+      ready: () =>
+        this.server !== undefined && this.address !== undefined
+          ? { ready: true }
+          : { ready: false, reason: 'the webhook server is not listening yet' },
+    };
+  }
+
+  private counts(path: string): RouteCounts {
+    let counts = this.tally.get(path);
+    if (counts === undefined) {
+      counts = { reviews: 0, allowed: 0, denied: 0, failed: 0, malformed: 0 };
+      this.tally.set(path, counts);
+    }
+    return counts;
+  }
+
+  private async handle(path: string, method: string, body: () => string | Promise<string>): Promise<ReviewReply> {
+    const started = performance.now();
     const route = this.routes.get(path);
-    if (route === undefined) return answer(res, 404, { error: 'NotFound', message: `no webhook is served at ${path}` });
-    if (req.method !== 'POST') return answer(res, 405, { error: 'MethodNotAllowed', message: `${path} takes POST` });
+    const type = route?.type ?? 'unknown';
+    const span = tracing.refresh()
+      ? tracing.startSpan('protean.webhook', { parent: 'root', attributes: { 'protean.webhook.path': path } })
+      : undefined;
+    const done = (reply: ReviewReply, outcome: ReviewOutcome, reason?: string): ReviewReply => {
+      const durationMs = performance.now() - started;
+      if (route !== undefined) {
+        const counts = this.counts(path);
+        counts.reviews++;
+        if (outcome === 'allowed' || outcome === 'converted') counts.allowed++;
+        else if (outcome === 'denied') counts.denied++;
+        else if (outcome === 'malformed') counts.malformed++;
+        else counts.failed++;
+      }
+      if (span !== undefined) {
+        span.setAttribute('protean.webhook.outcome', outcome);
+        if (reason !== undefined) span.setAttribute('protean.webhook.reason', reason);
+        span.end();
+      }
+      const record: ReviewRecord = { path, type, outcome, durationMs, ...(reason === undefined ? {} : { reason }) };
+      for (const listener of this.listeners) {
+        try {
+          listener(record);
+        } catch (err) {
+          this.logger.warn({ err, path }, 'a review listener threw');
+        }
+      }
+      return reply;
+    };
+    if (route === undefined)
+      return done({ status: 404, body: { error: 'NotFound', message: `no webhook is served at ${path}` } }, 'not-found');
+    if (method !== 'POST') return done({ status: 405, body: { error: 'MethodNotAllowed', message: `${path} takes POST` } }, 'malformed');
     let review: Record<string, unknown>;
     try {
-      review = parseReview(await readBody(req, this.maxReviewBytes), route.type === 'conversion' ? CONVERSION_API : ADMISSION_API);
+      review = parseReview(await body(), route.type === 'conversion' ? CONVERSION_API : ADMISSION_API);
     } catch (err) {
       if (!(err instanceof MalformedReviewError)) throw err;
       this.logger.warn({ path, err: err.message }, 'a malformed review was refused');
-      return answer(res, 400, { error: err.name, message: `${path}: ${err.message}` });
+      return done({ status: 400, body: { error: err.name, message: `${path}: ${err.message}` } }, 'malformed', err.name);
     }
-    if (route.type === 'conversion') return answer(res, 200, await this.convertReview(path, route.handler, review));
+    if (route.type === 'conversion') {
+      const converted = await this.convertReview(path, route.handler, review);
+      const failed = (converted['response'] as { result: { status: string } }).result.status !== 'Success';
+      return done({ status: 200, body: converted }, failed ? 'conversion-failed' : 'converted');
+    }
     const request = review['request'] as AdmissionRequest;
-    const response = await this.admit(path, route, request);
-    return answer(res, 200, { apiVersion: ADMISSION_API, kind: 'AdmissionReview', response });
+    if (span !== undefined) {
+      span.setAttribute('protean.webhook.operation', request.operation);
+      span.setAttribute('protean.webhook.kind', request.kind.kind);
+      if (request.namespace !== undefined) span.setAttribute('k8s.namespace.name', request.namespace);
+      if (request.name !== undefined) span.setAttribute('protean.webhook.name', request.name);
+    }
+    const { response, outcome } = await this.admit(path, route, request);
+    return done({ status: 200, body: { apiVersion: ADMISSION_API, kind: 'AdmissionReview', response } }, outcome, response.status?.reason);
   }
 
   private async admit(
     path: string,
     route: Extract<Route, { type: 'validating' | 'mutating' }>,
     request: AdmissionRequest,
-  ): Promise<AdmissionResponse> {
+  ): Promise<{ response: AdmissionResponse; outcome: ReviewOutcome }> {
     const base = { uid: request.uid };
     let result: ValidationResult | MutationResult;
     try {
@@ -235,7 +423,11 @@ export class WebhookServer {
       const message = timedOut
         ? `webhook ${path} did not decide on ${what} within ${this.handlerTimeoutMs} ms`
         : `webhook ${path} failed on ${what}: ${err instanceof Error ? err.message : String(err)}`;
-      return { ...base, allowed: false, status: { code: timedOut ? 504 : 500, message, reason: timedOut ? 'Timeout' : 'InternalError' } };
+      const reason = timedOut ? 'Timeout' : 'InternalError';
+      return {
+        response: { ...base, allowed: false, status: { code: timedOut ? 504 : 500, message, reason } },
+        outcome: timedOut ? 'timeout' : 'error',
+      };
     }
     const warnings = result.warnings === undefined ? {} : { warnings: [...result.warnings] };
     if (result.allowed === false) {
@@ -244,15 +436,16 @@ export class WebhookServer {
         message: result.message,
         ...(result.reason === undefined ? {} : { reason: result.reason }),
       };
-      return { ...base, allowed: false, status, ...warnings };
+      return { response: { ...base, allowed: false, status, ...warnings }, outcome: 'denied' };
     }
     if (route.type === 'mutating' && 'object' in result && result.object !== undefined && request.object !== undefined) {
       const ops = jsonPatchBetween(request.object, result.object);
       if (ops.length > 0) {
-        return { ...base, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64'), ...warnings };
+        const patch = Buffer.from(JSON.stringify(ops)).toString('base64');
+        return { response: { ...base, allowed: true, patchType: 'JSONPatch', patch, ...warnings }, outcome: 'allowed' };
       }
     }
-    return { ...base, allowed: true, ...warnings };
+    return { response: { ...base, allowed: true, ...warnings }, outcome: 'allowed' };
   }
 
   private async convertReview(path: string, converter: Converter, review: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -321,34 +514,74 @@ async function readBody(req: Http2ServerRequest, limit: number): Promise<string>
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The review as an object, checked to be a `kind` review of `apiVersion` with a request and its uid. */
+const OPERATIONS = new Set(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
+
+/**
+ * The review as an object, checked to be a `kind` review of `apiVersion`
+ * whose request has every field a handler reads typed as declared (so a
+ * handler never meets a string where an object was promised). A JSON
+ * `null` object (kube-apiserver's on DELETE) becomes an absent one.
+ */
 function parseReview(text: string, apiVersion: string): Record<string, unknown> {
   const kind = apiVersion === ADMISSION_API ? 'AdmissionReview' : 'ConversionReview';
+  if (text.trim() === '') throw new MalformedReviewError('the body is empty');
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch (err) {
     throw new MalformedReviewError(`the body is not JSON (${(err as Error).message})`);
   }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new MalformedReviewError(`the body is not a ${kind}`);
-  const review = body as Record<string, unknown>;
-  if (review['apiVersion'] !== apiVersion || review['kind'] !== kind) {
+  if (!isObject(body)) throw new MalformedReviewError(`the body is not a ${kind}`);
+  if (body['apiVersion'] !== apiVersion || body['kind'] !== kind) {
     throw new MalformedReviewError(
-      `expected a ${kind} of ${apiVersion}, got kind ${JSON.stringify(review['kind'])} of ${JSON.stringify(review['apiVersion'])}`,
+      `expected a ${kind} of ${apiVersion}, got kind ${JSON.stringify(body['kind'])} of ${JSON.stringify(body['apiVersion'])}`,
     );
   }
-  const request = review['request'];
-  if (request === null || typeof request !== 'object' || typeof (request as Record<string, unknown>)['uid'] !== 'string') {
+  const r = body['request'];
+  if (!isObject(r) || typeof r['uid'] !== 'string' || r['uid'] === '')
     throw new MalformedReviewError(`the ${kind} has no request with a uid`);
+  if (kind === 'ConversionReview') {
+    if (typeof r['desiredAPIVersion'] !== 'string' || r['desiredAPIVersion'] === '' || !Array.isArray(r['objects'])) {
+      throw new MalformedReviewError('the ConversionReview request needs desiredAPIVersion and objects');
+    }
+    (r['objects'] as unknown[]).forEach((o, i) => {
+      if (!isObject(o) || typeof o['apiVersion'] !== 'string' || typeof o['kind'] !== 'string') {
+        throw new MalformedReviewError(`request.objects[${i}] is not an object with apiVersion and kind`);
+      }
+    });
+    return body;
   }
-  const r = request as Record<string, unknown>;
-  if (kind === 'ConversionReview' && (typeof r['desiredAPIVersion'] !== 'string' || !Array.isArray(r['objects']))) {
-    throw new MalformedReviewError('the ConversionReview request needs desiredAPIVersion and objects');
+  const operation = r['operation'];
+  if (typeof operation !== 'string') throw new MalformedReviewError('the AdmissionReview request has no operation');
+  if (!OPERATIONS.has(operation))
+    throw new MalformedReviewError(`request.operation ${JSON.stringify(operation)} is not CREATE, UPDATE, DELETE or CONNECT`);
+  for (const [field, members] of [
+    ['kind', ['group', 'version', 'kind']],
+    ['resource', ['group', 'version', 'resource']],
+  ] as const) {
+    const value = r[field];
+    if (!isObject(value) || members.some((m) => typeof value[m] !== 'string')) {
+      throw new MalformedReviewError(`request.${field} needs string ${members.join(', ')}`);
+    }
   }
-  if (kind === 'AdmissionReview' && typeof r['operation'] !== 'string') {
-    throw new MalformedReviewError('the AdmissionReview request has no operation');
+  if (r['userInfo'] !== undefined && !isObject(r['userInfo'])) throw new MalformedReviewError('request.userInfo is not an object');
+  for (const field of ['name', 'namespace'] as const) {
+    if (r[field] !== undefined && typeof r[field] !== 'string') throw new MalformedReviewError(`request.${field} is not a string`);
   }
-  return review;
+  for (const field of ['object', 'oldObject', 'options'] as const) {
+    if (r[field] === null) delete r[field];
+    else if (r[field] !== undefined && !isObject(r[field])) throw new MalformedReviewError(`request.${field} is not an object`);
+  }
+  if ((operation === 'CREATE' || operation === 'UPDATE') && r['object'] === undefined) {
+    throw new MalformedReviewError(`a ${operation} request has no object`);
+  }
+  if (operation === 'UPDATE' && r['oldObject'] === undefined) throw new MalformedReviewError('an UPDATE request has no oldObject');
+  r['userInfo'] ??= {};
+  return body;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function describeObject(object: ReviewObject): string {

@@ -6,7 +6,35 @@ export {
   type WebhookClientConfig,
   type WebhookConfiguration,
 } from './AdmissionRegistrar.js';
+export {
+  AdmissionConfigError,
+  type AdmissionOptions,
+  AdmittingController,
+  type AdmittingControllerOptions,
+  type AdmittingRegisterOptions,
+  type RegisteringController,
+} from './AdmittingController.js';
+export {
+  type CertificateAuthorityOptions,
+  type CertificateKeyPair,
+  CertificateRequestError,
+  createCertificateAuthority,
+  createServingCertificate,
+  DEFAULT_CA_VALIDITY_MS,
+  DEFAULT_SERVING_VALIDITY_MS,
+  type ServingCertificateOptions,
+  splitPemBundle,
+} from './certificates.js';
 export { type JsonPatchOperation, jsonPatchBetween } from './jsonPatch.js';
+export {
+  type CertificateListener,
+  type CertificateSource,
+  type ConversionCaBundleOptions,
+  keepConversionCaBundle,
+  SelfManagedCertificates,
+  type SelfManagedCertificatesOptions,
+  type WebhookCertificates,
+} from './SelfManagedCertificates.js';
 export type {
   AdmissionRequest,
   AdmissionResponse,
@@ -23,9 +51,14 @@ export {
   HandlerTimeoutError,
   MalformedReviewError,
   type MutatingHandler,
+  type ReviewOutcome,
+  type ReviewRecord,
+  type ReviewReply,
   ReviewTooLargeError,
+  type RouteCounts,
   type ServingCertificate,
   type ValidatingHandler,
   WebhookServer,
   type WebhookServerOptions,
+  type WebhookServerStatus,
 } from './WebhookServer.js';

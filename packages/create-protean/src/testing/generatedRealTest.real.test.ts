@@ -1,5 +1,6 @@
 // Each layout's own opt-in real-server test (src/controller.real.test.ts), run as a user runs `npm run test:real`:
-// the controller as its ServiceAccount with exactly deploy/'s RBAC on a real kube-apiserver.
+// the controller as its ServiceAccount with exactly deploy/'s RBAC on a real kube-apiserver; with --webhooks, the
+// parent's webhooks in force too (kube-apiserver calls them, the certificate and configurations made under that RBAC).
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { LAYOUTS } from '../Layout.js';
 import { prepareGeneratedProject, runInProject, type PreparedProject } from './prepareGeneratedProject.js';
@@ -7,9 +8,11 @@ import { prepareGeneratedProject, runInProject, type PreparedProject } from './p
 const made: PreparedProject[] = [];
 afterAll(() => made.forEach((p) => p.remove()));
 
-describe.each(LAYOUTS)('a generated %s project', (layout) => {
+const CASES = [...LAYOUTS.map((layout) => ({ layout, webhooks: false })), { layout: 'leader-election' as const, webhooks: true }];
+
+describe.each(CASES)('a generated $layout project (webhooks: $webhooks)', ({ layout, webhooks }) => {
   it('passes its real-server test as its ServiceAccount', () => {
-    const project = prepareGeneratedProject(layout);
+    const project = prepareGeneratedProject(layout, { webhooks });
     made.push(project);
     const jest = runInProject(
       project.dir,
@@ -23,6 +26,8 @@ describe.each(LAYOUTS)('a generated %s project', (layout) => {
       { ...process.env, PROTEAN_ENVTEST: '1' },
     );
     expect({ status: jest.status, output: jest.status === 0 ? '' : jest.output }).toEqual({ status: 0, output: '' });
-    expect(jest.output).toMatch(/Tests:\s+1 passed, 1 total/);
+    // With --webhooks, a second test: kube-apiserver defaulting and refusing through the webhooks.
+    const tests = webhooks ? 2 : 1;
+    expect(jest.output).toMatch(new RegExp(`Tests:\\s+${tests} passed, ${tests} total`));
   }, 180_000);
 });

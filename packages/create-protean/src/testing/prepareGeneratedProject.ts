@@ -25,6 +25,8 @@ export interface PrepareOptions {
   readonly build?: boolean;
   /** Passed on to `generateProject`. */
   readonly name?: string;
+  /** Generate it with `--webhooks`. Default false. */
+  readonly webhooks?: boolean;
 }
 
 /** A failed step of preparing a generated project, with the command's output. */
@@ -46,7 +48,12 @@ export class PrepareProjectError extends Error {
 export function prepareGeneratedProject(layout: Layout, options: PrepareOptions = {}): PreparedProject {
   const root = mkdtempSync(join(tmpdir(), `create-protean-${layout}-`));
   const dir = join(root, options.name ?? 'generated-controller');
-  const generated = generateProject({ directory: dir, layout, ...(options.name === undefined ? {} : { name: options.name }) });
+  const generated = generateProject({
+    directory: dir,
+    layout,
+    ...(options.name === undefined ? {} : { name: options.name }),
+    ...(options.webhooks === true ? { webhooks: true } : {}),
+  });
   symlinkSync(WORKSPACE_NODE_MODULES, join(dir, 'node_modules'), 'dir');
   const remove = (): void => rmSync(root, { recursive: true, force: true });
   if (options.build === true) {

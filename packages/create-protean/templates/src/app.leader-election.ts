@@ -4,6 +4,9 @@ import type { DynamicController, Logger } from '@protean/core';
 import { leaderElectionModule } from '@protean/leader-election';
 import type { ProteanMetrics, ReadinessCheck } from '@protean/metrics';
 import type { KubeConfigLike } from '@protean/transport';
+// #if webhooks
+import { createWebhooks, PARENT_ADMISSION, type WebhookServing } from './admission.js';
+// #endif
 import { composeController } from './composeController.js';
 import { createHandler } from './controller.js';
 import { registerWhenAllowed } from './register.js';
@@ -20,6 +23,10 @@ export interface AppOptions {
   readonly resyncPeriodMs?: number;
   /** Unused here (nothing to ask the server before the controller starts); the sharding layout's start-up requests stop on it. */
   readonly signal?: AbortSignal;
+  // #if webhooks
+  /** Where the webhook server listens and how kube-apiserver reaches it (default: port 9443, through the Service). */
+  readonly webhooks?: WebhookServing;
+  // #endif
 }
 
 /** The composed controller, its metrics and readiness, and how to run it. */
@@ -41,11 +48,24 @@ export function createApp(options: AppOptions): Promise<App> {
   const { kubeConfig, logger } = options;
   // Unique per process: a restarted container keeps its Pod name.
   const identity = `${options.podName}_${randomBytes(4).toString('hex')}`;
+  // #if webhooks
+  // Every replica serves the webhooks; the leader writes the webhook configurations.
+  const webhooks = createWebhooks({
+    kubeConfig,
+    logger,
+    namespace: options.namespace,
+    writes: () => controller.isLeading(),
+    ...options.webhooks,
+  });
+  // #endif
   const { controller, metrics } = composeController({
     kubeConfig,
     logger,
     config: options.resyncPeriodMs === undefined ? {} : { resyncPeriodMs: options.resyncPeriodMs },
     modules: [leaderElectionModule({ kubeConfig, namespace: options.namespace, leaseName: CONTROLLER_NAME, identity })],
+    // #if webhooks
+    webhooks: webhooks.server,
+    // #endif
   });
   return Promise.resolve({
     controller,
@@ -61,7 +81,14 @@ export function createApp(options: AppOptions): Promise<App> {
       const running = controller.start(stop);
       try {
         const handler = createHandler({ kubeConfig, controller, logger, signal: stopped.signal });
+        // #if webhooks
+        // The kind and its admission together: served, registered, then written into the webhook configurations.
+        const admitting = await webhooks.start(controller, stop);
+        await registerWhenAllowed(admitting, PARENT.gvr, handler, { signal: stop, logger, register: { admission: PARENT_ADMISSION } });
+        // #endif
+        // #if !webhooks
         await registerWhenAllowed(controller, PARENT.gvr, handler, { signal: stop, logger });
+        // #endif
         await running;
       } catch (err) {
         failed.abort(err);

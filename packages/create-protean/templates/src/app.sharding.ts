@@ -12,6 +12,9 @@ import {
   ShardMembership,
 } from '@protean/sharding';
 import type { KubeConfigLike } from '@protean/transport';
+// #if webhooks
+import { createWebhooks, PARENT_ADMISSION, type WebhookServing } from './admission.js';
+// #endif
 import { composeController } from './composeController.js';
 import { createHandler } from './controller.js';
 import { registerWhenAllowed } from './register.js';
@@ -28,6 +31,10 @@ export interface AppOptions {
   readonly resyncPeriodMs?: number;
   /** Stops the start-up requests (detection, the namespace list) too. */
   readonly signal?: AbortSignal;
+  // #if webhooks
+  /** Where the webhook server listens and how kube-apiserver reaches it (default: port 9443, through the Service). */
+  readonly webhooks?: WebhookServing;
+  // #endif
 }
 
 /** The composed controller, its metrics and readiness, and how to run it. */
@@ -86,11 +93,24 @@ export async function createApp(options: AppOptions): Promise<App> {
     logger,
   });
   const gate = new ShardGate({ key, validity: membership.validity });
+  // #if webhooks
+  // Every replica serves the webhooks; the member holding the start of the hash space writes the webhook configurations.
+  const webhooks = createWebhooks({
+    kubeConfig,
+    logger,
+    namespace: options.namespace,
+    writes: () => membership.status().ranges.some((r) => r.start === 0n),
+    ...options.webhooks,
+  });
+  // #endif
   const { controller, metrics } = composeController({
     kubeConfig,
     logger,
     informerSource: source,
     config: options.resyncPeriodMs === undefined ? {} : { resyncPeriodMs: options.resyncPeriodMs },
+    // #if webhooks
+    webhooks: webhooks.server,
+    // #endif
   });
   instrumentSharding(metrics.registry, membership, { mode, cache: source });
   return {
@@ -107,7 +127,14 @@ export async function createApp(options: AppOptions): Promise<App> {
       const running = controller.start(stop);
       try {
         const handler = gate.wrap(createHandler({ kubeConfig, controller, logger, signal: stopped.signal }));
+        // #if webhooks
+        // The kind and its admission together: served, registered, then written into the webhook configurations.
+        const admitting = await webhooks.start(controller, stop);
+        await registerWhenAllowed(admitting, PARENT.gvr, handler, { signal: stop, logger, register: { admission: PARENT_ADMISSION } });
+        // #endif
+        // #if !webhooks
         await registerWhenAllowed(controller, PARENT.gvr, handler, { signal: stop, logger });
+        // #endif
         // Gate first (stop taking, drain), then the informers.
         await Promise.all([membership.run(stop, applyShardChange({ gate, source })), running]);
       } catch (err) {

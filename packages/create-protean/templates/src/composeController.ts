@@ -2,6 +2,9 @@ import type { KubeConfigLike } from '@protean/transport';
 import { coordinatorModule } from '@protean/coordinator';
 import { coreModule, DynamicController, TOKENS, type Config, type InformerSource, type Logger } from '@protean/core';
 import { instrumentContainer, type ProteanMetrics } from '@protean/metrics';
+// #if webhooks
+import type { WebhookServerSource } from '@protean/metrics';
+// #endif
 import { queueModule } from '@protean/queue';
 import { sharedConnectionPool } from '@protean/transport';
 import { watchManagerModule } from '@protean/watch-manager';
@@ -16,6 +19,10 @@ export interface ComposeOptions {
   readonly modules?: readonly ContainerModule[];
   /** Replaces the informer source (a shard's filtered source, for one). */
   readonly informerSource?: InformerSource;
+  // #if webhooks
+  /** The webhook server: its reviews counted, its readiness on /readyz, its section on the status page. */
+  readonly webhooks?: WebhookServerSource;
+  // #endif
 }
 
 /** A composed controller and its Prometheus metrics (`metrics.serve()` starts /metrics, /healthz, /readyz, /statusz). */
@@ -44,6 +51,12 @@ export function composeController(options: ComposeOptions): ComposedController {
   if (options.informerSource !== undefined) container.rebind(TOKENS.informerSource).toConstantValue(options.informerSource);
   // The pool every request of this KubeConfig goes through: a 403 on any of them fails /readyz (`permissions`),
   // is logged once, and shows on /statusz/permissions with every access the controller made.
-  const metrics = instrumentContainer(container, { statusPage: true, connectionPool: sharedConnectionPool(options.kubeConfig) });
+  const metrics = instrumentContainer(container, {
+    statusPage: true,
+    connectionPool: sharedConnectionPool(options.kubeConfig),
+    // #if webhooks
+    ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
+    // #endif
+  });
   return { controller: container.get(DynamicController), metrics };
 }

@@ -8,6 +8,9 @@ import { silentLogger } from '@protean/core';
 import { serviceAccountKubeConfig, startKubeApiServer, waitUntil, type KubeApiServer } from '@protean/envtest';
 import { compareWithRbac, describeComparison, permissionsUsed } from '@protean/permissions';
 import { parseAllDocuments } from 'yaml';
+// #if webhooks
+import { DEFAULT_MESSAGE } from './admission.js';
+// #endif
 import { createApp } from './app.js';
 import type { Parent } from './controller.js';
 import { CONFIGMAPS, CONTROLLER_NAME, PARENT } from './names.js';
@@ -60,7 +63,16 @@ suite(`the {{kind}} controller on a real kube-apiserver${OPT_IN}`, () => {
       30_000,
     );
     kubeConfig = await serviceAccountKubeConfig(server.kubeConfig, { namespace: CONTROLLER_NAMESPACE, name: CONTROLLER_NAME });
-    const app = await createApp({ kubeConfig, logger: silentLogger(), namespace: CONTROLLER_NAMESPACE, podName: 'real-test' });
+    const app = await createApp({
+      kubeConfig,
+      logger: silentLogger(),
+      namespace: CONTROLLER_NAMESPACE,
+      podName: 'real-test',
+      // #if webhooks
+      // kube-apiserver runs on this machine: it calls the webhooks at the server's own address.
+      webhooks: { port: 0, reachAt: 'self' },
+      // #endif
+    });
     running = app.run(stop.signal);
   }, 60_000);
 
@@ -99,4 +111,22 @@ suite(`the {{kind}} controller on a real kube-apiserver${OPT_IN}`, () => {
     expect(child.data).toEqual({ message: 'hello', parts: '' });
     expect(refused()).toEqual([]);
   }, 60_000);
+  // #if webhooks
+
+  it('has kube-apiserver call its webhooks: a missing message defaulted, a spaced one refused', async () => {
+    // In force once kube-apiserver has seen the configurations the controller wrote (about a second).
+    let n = 0;
+    const create = (spec: Parent['spec']): Promise<Parent> =>
+      admin.create<Parent>(PARENT.gvr, {
+        apiVersion: PARENT.apiVersion,
+        kind: PARENT.kind,
+        metadata: { name: `w-${n++}`, namespace: 'default' },
+        spec,
+      });
+    await waitUntil(async () => (await create({})).spec.message === DEFAULT_MESSAGE, 'the defaulting webhook in force', 30_000);
+    await expect(create({ message: ' spaced ' })).rejects.toThrow(
+      `admission webhook "{{plural}}.{{group}}.webhooks.protean.dev" denied the request: spec.message: must not start or end with spaces`,
+    );
+  }, 60_000);
+  // #endif
 });

@@ -21,5 +21,13 @@ export const FINALIZER = '{{group}}/cleanup';
 /** ConfigMaps labelled `<this key>=<parent name>` are the parent's parts (the collection watch). */
 export const PART_OF_LABEL = '{{group}}/part-of';
 
+// #if webhooks
+/** The Service kube-apiserver calls the webhooks through (deploy/webhook-service.yaml). */
+export const WEBHOOK_SERVICE = '{{name}}-webhooks';
+
+/** The Secret of the webhooks' CA and serving certificate, made and renewed by the controller (deploy/role-webhooks.yaml). */
+export const WEBHOOK_SECRET = '{{name}}-webhook-tls';
+
+// #endif
 /** The `reportingController` of the Events the controller records. */
 export const REPORTING_CONTROLLER = '{{group}}/{{name}}';

@@ -9,6 +9,9 @@ import { LogRecorder, waitFor } from '@protean/core/testing';
 import { InMemoryApiServer, type KubeObject } from '@protean/in-memory-apiserver';
 import { compareWithRbac, describeComparison, permissionsUsed, type UnusedGrant } from '@protean/permissions';
 import { parse } from 'yaml';
+// #if webhooks
+import { DEFAULT_MESSAGE } from './admission.js';
+// #endif
 import { createApp } from './app.js';
 import type { Parent } from './controller.js';
 import { CONFIGMAPS, CONTROLLER_NAME, PARENT, PART_OF_LABEL } from './names.js';
@@ -27,6 +30,9 @@ const NOT_EXERCISED: readonly (Pick<UnusedGrant, 'apiGroup' | 'resource' | 'verb
     verb: 'delete',
     why: 'a replica removes the member lease of another replica gone for good',
   },
+  // #if webhooks
+  { apiGroup: '', resource: 'secrets', verb: 'update', why: 'the webhook certificate is renewed before it expires (weeks)' },
+  // #endif
 ];
 
 function deployYaml(): string {
@@ -47,7 +53,17 @@ it("uses exactly the permissions deploy/ grants its ServiceAccount, through a pa
         await admin.create({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }, object);
     }
     const log = new LogRecorder('warn');
-    const app = await createApp({ kubeConfig, logger: log.logger, namespace: CONTROLLER_NAMESPACE, podName: 'test', signal: stop.signal });
+    const app = await createApp({
+      kubeConfig,
+      logger: log.logger,
+      namespace: CONTROLLER_NAMESPACE,
+      podName: 'test',
+      signal: stop.signal,
+      // #if webhooks
+      // The in-memory API server calls the webhooks at the server's own address, as kube-apiserver would the Service.
+      webhooks: { port: 0, reachAt: 'self' },
+      // #endif
+    });
     running = app.run(stop.signal);
 
     const parentOf = (): Stored<Parent> | undefined => server.get(PARENT.gvr, NS, 'p') as Stored<Parent> | undefined;
@@ -70,6 +86,26 @@ it("uses exactly the permissions deploy/ grants its ServiceAccount, through a pa
     await waitFor(() => server.get(CONFIGMAPS, NS, child) !== undefined, { timeoutMs: 10_000 });
     await admin.delete(PARENT.gvr, { namespace: NS, name: 'p' });
     await waitFor(() => parentOf() === undefined, { timeoutMs: 10_000 });
+    // #if webhooks
+    // Through the API, as a user writes: defaulted by the mutating webhook, refused by the validating one.
+    const defaulted = await admin.create(PARENT.gvr, {
+      apiVersion: PARENT.apiVersion,
+      kind: PARENT.kind,
+      metadata: { name: 'q', namespace: NS },
+      spec: {},
+    });
+    expect(defaulted['spec']).toEqual({ message: DEFAULT_MESSAGE });
+    await expect(
+      admin.create(PARENT.gvr, {
+        apiVersion: PARENT.apiVersion,
+        kind: PARENT.kind,
+        metadata: { name: 'r', namespace: NS },
+        spec: { message: ' x ' },
+      }),
+    ).rejects.toThrow('spec.message: must not start or end with spaces');
+    await admin.delete(PARENT.gvr, { namespace: NS, name: 'q' });
+    await waitFor(() => server.get(PARENT.gvr, NS, 'q') === undefined, { timeoutMs: 10_000 });
+    // #endif
     stop.abort(new Error('test over'));
     await running; // the lease is released on the way out
 

@@ -1,4 +1,12 @@
-import { ParentSyncError, realClock, sleepOrWake, type DynamicController, type Handler, type Logger } from '@protean/core';
+import {
+  ParentSyncError,
+  realClock,
+  sleepOrWake,
+  type GroupVersionResource,
+  type Handler,
+  type Logger,
+  type RegisterOptions,
+} from '@protean/core';
 
 /** The longest wait between two tries of {@link registerWhenAllowed}. */
 const MAX_RETRY_MS = 30_000;
@@ -10,15 +18,15 @@ const MAX_RETRY_MS = 30_000;
  * fixed Role or an installed CRD is picked up without a restart. Says so
  * once at warn; resolves when registered, or when `signal` aborts.
  */
-export async function registerWhenAllowed(
-  controller: Pick<DynamicController, 'register'>,
-  parent: Parameters<DynamicController['register']>[0],
+export async function registerWhenAllowed<O extends RegisterOptions>(
+  controller: { register(parent: GroupVersionResource, handler: Handler, options?: O): Promise<void> },
+  parent: GroupVersionResource,
   handler: Handler,
-  options: { readonly signal: AbortSignal; readonly logger: Logger },
+  options: { readonly signal: AbortSignal; readonly logger: Logger; readonly register?: O },
 ): Promise<void> {
   for (let attempt = 0; !options.signal.aborted; attempt++) {
     try {
-      await controller.register(parent, handler);
+      await controller.register(parent, handler, options.register);
       if (attempt > 0) options.logger.info({ attempts: attempt + 1 }, 'registered the parent');
       return;
     } catch (err) {

@@ -14,6 +14,7 @@ import { schemaTests } from './schemaTests.js';
 import { SuiteContext } from './SuiteContext.js';
 import { watchListDisabledTests, watchListTests } from './watchListTests.js';
 import { watchTests } from './watchTests.js';
+import { webhookTests } from './webhookTests.js';
 import { writeRulesTests } from './writeRulesTests.js';
 
 /**
@@ -45,6 +46,7 @@ export function defineConformanceSuite(target: ConformanceTarget): void {
     writeRulesTests(ctx);
     ownershipTests(ctx);
     schemaTests(ctx);
+    webhookTests(ctx);
     // Last: compaction expires every resourceVersion issued so far.
     expiryTests(ctx);
   });

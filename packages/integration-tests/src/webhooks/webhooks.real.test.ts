@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { silentLogger } from '@protean/core';
 import { KubeClient } from '@protean/client';
 import { kubeRequest, startKubeApiServer, waitUntil, type Json, type KubeApiServer } from '@protean/envtest';
-import { AdmissionRegistrar, WebhookServer } from '@protean/webhooks';
+import { createTestController } from '@protean/testing';
+import { KubernetesInformerSource } from '@protean/watch-manager';
+import { AdmissionRegistrar, AdmittingController, WebhookServer } from '@protean/webhooks';
 
 /*
  * kube-apiserver calling a WebhookServer on 127.0.0.1: a validating webhook's denial reaches the client with the
@@ -20,6 +22,8 @@ let server: KubeApiServer;
 let webhooks: WebhookServer;
 let caBundle: string;
 let ns: string;
+const tlsCert = (): string => readFileSync(join(dir, 'tls.crt'), 'utf8');
+const tlsKey = (): string => readFileSync(join(dir, 'tls.key'), 'utf8');
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'protean-webhooks-real-'));
@@ -197,7 +201,7 @@ describe('a conversion webhook served by WebhookServer', () => {
 });
 
 describe('webhooks registered at run time with the kind they guard', () => {
-  it('adds the rule when the kind is registered, the server enforces it, and deregistering takes it out', async () => {
+  it('register(parent, handler, { admission }) adds the rule, the server enforces it, and deregistering takes it out', async () => {
     const crd = {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
@@ -224,46 +228,154 @@ describe('webhooks registered at run time with the kind they guard', () => {
     const gizmos = { group: GROUP, version: 'v1', resource: 'gizmos' };
     const path = `/apis/${GROUP}/v1/namespaces/${ns}/gizmos`;
     await waitUntil(async () => (await kubeRequest(server.kubeConfig, 'GET', path)).status === 200, 'gizmos served', 30_000);
-    // Served from now on; kube-apiserver calls it once the registrar has put it in the configuration.
-    webhooks.validate('/validate-gizmos', (req) => {
-      const size = ((req.object?.['spec'] ?? {}) as { size?: number }).size ?? 0;
-      return size <= 5 ? { allowed: true } : { allowed: false, message: `spec.size ${size} is more than 5` };
-    });
     const client = new KubeClient({ kubeConfig: server.kubeConfig });
-    const registrar = new AdmissionRegistrar({
-      client,
-      name: 'protean-runtime',
-      clientConfig: { url: webhooks.url, caPem: Buffer.from(caBundle, 'base64').toString('utf8') },
+    const t = createTestController({ source: new KubernetesInformerSource({ kubeConfig: server.kubeConfig }), waitForTimeoutMs: 20_000 });
+    const admitting = new AdmittingController({
+      controller: t.controller,
+      server: webhooks,
+      registrar: new AdmissionRegistrar({
+        client,
+        name: 'protean-runtime',
+        clientConfig: { url: webhooks.url, caPem: Buffer.from(caBundle, 'base64').toString('utf8') },
+        writes: () => t.controller.isLeading(),
+      }),
+      logger: silentLogger(),
     });
     let n = 0;
-    const tryBig = async (): Promise<{ status: number; message: unknown }> => {
+    const tryGizmo = async (size: number): Promise<{ status: number; message: unknown }> => {
       const r = await kubeRequest(server.kubeConfig, 'POST', path, {
-        body: { apiVersion: `${GROUP}/v1`, kind: 'Gizmo', metadata: { name: `big-${n++}` }, spec: { size: 9 } },
+        body: { apiVersion: `${GROUP}/v1`, kind: 'Gizmo', metadata: { name: `gizmo-${n++}` }, spec: { size } },
       });
       return { status: r.status, message: r.json['message'] };
     };
-    expect((await tryBig()).status).toBe(201);
+    expect((await tryGizmo(9)).status).toBe(201);
+    const reconciled = new Set<string>();
     try {
+      await t.start();
       const registeredAt = performance.now();
-      await registrar.register(gizmos, [{ type: 'validating', path: '/validate-gizmos' }]);
+      await admitting.register(
+        gizmos,
+        (req) => {
+          reconciled.add(req.name);
+          return Promise.resolve();
+        },
+        {
+          admission: {
+            validate: (req) => {
+              const size = ((req.object?.['spec'] ?? {}) as { size?: number }).size ?? 0;
+              return size <= 5 ? { allowed: true } : { allowed: false, message: `spec.size ${size} is more than 5` };
+            },
+            failurePolicy: 'Fail',
+          },
+        },
+      );
       let denied: { status: number; message: unknown } = { status: 0, message: '' };
-      await waitUntil(async () => (denied = await tryBig()).status !== 201, 'the registered webhook in force', 15_000);
+      await waitUntil(async () => (denied = await tryGizmo(9)).status !== 201, 'the registered webhook in force', 15_000);
       console.log(`registered at run time: enforced ${Math.round(performance.now() - registeredAt)} ms after register() was called`);
       expect(denied).toEqual({
         status: 403,
         message: `admission webhook "gizmos.${GROUP}.webhooks.protean.dev" denied the request: spec.size 9 is more than 5`,
       });
+      // The kind is reconciled as well: a gizmo the webhook allowed reaches the handler.
+      const small = `gizmo-${n}`;
+      expect((await tryGizmo(2)).status).toBe(201);
+      await waitUntil(() => Promise.resolve(reconciled.has(small)), 'the allowed gizmo reconciled', 15_000);
 
-      await registrar.deregister(gizmos);
-      await waitUntil(async () => (await tryBig()).status === 201, 'the webhook gone after deregister', 15_000);
+      await admitting.deregister(gizmos);
+      await waitUntil(async () => (await tryGizmo(9)).status === 201, 'the webhook gone after deregister', 15_000);
       const stored = await kubeRequest(
         server.kubeConfig,
         'GET',
         '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/protean-runtime',
       );
       expect(stored.json['webhooks'] ?? []).toEqual([]);
+      expect(t.controller.registeredGVRs()).toEqual([]);
     } finally {
+      await t.dispose();
       client.close();
+    }
+  }, 60_000);
+});
+
+describe('a webhook that hangs', () => {
+  it("is answered by the server's timeout, or by kube-apiserver's and the configured failurePolicy", async () => {
+    const hung = 'hung';
+    await kubeRequest(server.kubeConfig, 'POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: hung, labels: { 'hooks.protean.dev/hung': 'true' } } },
+    });
+    // Its own server: answers for a hung handler after 1 s; a second one waits 3 s, past kube-apiserver's 1 s.
+    const hang = (_req: unknown, signal: AbortSignal): Promise<never> =>
+      new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+    const quick = new WebhookServer({
+      tls: { cert: tlsCert(), key: tlsKey() },
+      port: 0,
+      host: '127.0.0.1',
+      handlerTimeoutMs: 1_000,
+      logger: silentLogger(),
+    });
+    const slow = new WebhookServer({
+      tls: { cert: tlsCert(), key: tlsKey() },
+      port: 0,
+      host: '127.0.0.1',
+      handlerTimeoutMs: 3_000,
+      logger: silentLogger(),
+    });
+    quick.validate('/hang', hang);
+    slow.validate('/hang', hang);
+    await Promise.all([quick.start(), slow.start()]);
+    const webhook = (name: string, url: string, timeoutSeconds: number, failurePolicy: string, test: string): Json => ({
+      name,
+      clientConfig: { url: `${url}/hang`, caBundle },
+      rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+      namespaceSelector: { matchLabels: { 'hooks.protean.dev/hung': 'true' } },
+      objectSelector: { matchLabels: { test } },
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1'],
+      failurePolicy,
+      timeoutSeconds,
+    });
+    try {
+      const created = await kubeRequest(
+        server.kubeConfig,
+        'POST',
+        '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
+        {
+          body: {
+            apiVersion: 'admissionregistration.k8s.io/v1',
+            kind: 'ValidatingWebhookConfiguration',
+            metadata: { name: 'protean-hang' },
+            webhooks: [
+              webhook('server-timeout.hooks.protean.dev', quick.url, 5, 'Fail', 'server-timeout'),
+              webhook('apiserver-fail.hooks.protean.dev', slow.url, 1, 'Fail', 'apiserver-fail'),
+              webhook('apiserver-ignore.hooks.protean.dev', slow.url, 1, 'Ignore', 'apiserver-ignore'),
+            ],
+          },
+        },
+      );
+      expect(created.status).toBe(201);
+      let n = 0;
+      const create = async (test: string): Promise<{ status: number; message: string }> => {
+        const r = await kubeRequest(server.kubeConfig, 'POST', `/api/v1/namespaces/${hung}/configmaps`, {
+          body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${test}-${n++}`, labels: { test } } },
+        });
+        return { status: r.status, message: String(r.json['message'] ?? '') };
+      };
+      // In force once a create of the first kind is refused.
+      let byServer = { status: 0, message: '' };
+      await waitUntil(async () => (byServer = await create('server-timeout')).status !== 201, 'the hanging webhooks in force', 15_000);
+      expect(byServer.status).toBe(504);
+      expect(byServer.message).toMatch(
+        /^admission webhook "server-timeout\.hooks\.protean\.dev" denied the request: webhook \/hang did not decide on CREATE of ConfigMap hung\/server-timeout-\d+ within 1000 ms$/,
+      );
+      const failed = await create('apiserver-fail');
+      expect(failed.status).toBe(500);
+      expect(failed.message).toMatch(
+        /^Internal error occurred: failed calling webhook "apiserver-fail\.hooks\.protean\.dev": .*(deadline|timeout)/i,
+      );
+      expect(await create('apiserver-ignore')).toMatchObject({ status: 201 });
+    } finally {
+      await kubeRequest(server.kubeConfig, 'DELETE', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/protean-hang');
+      await Promise.all([quick.stop(), slow.stop()]);
     }
   }, 60_000);
 });

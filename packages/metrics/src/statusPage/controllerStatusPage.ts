@@ -2,6 +2,7 @@ import type { ControllerStatus, DynamicController, InformerStatusEntry } from '@
 import type { InformerStatus } from '../InformerHealthRules.js';
 import type { PermissionsStatus } from '../permissions/PermissionsMonitor.js';
 import type { RecentPassesView } from '../tracing/RecentPass.js';
+import type { WebhookStatusView } from '../WebhookMetrics.js';
 import type { StatusPageSource } from './StatusPageSource.js';
 
 /**
@@ -24,6 +25,8 @@ export interface StatusPageStatus extends Omit<ControllerStatus, 'informers'> {
   readonly permissions?: Pick<PermissionsStatus, 'denied' | 'rows'>;
   /** The recent passes with their spans and triggers, when `instrumentContainer` was given a `RecentPassesRecorder`. */
   readonly recentPasses?: RecentPassesView;
+  /** The webhook server's paths and their counts, when `instrumentContainer` was given `webhooks`. */
+  readonly webhooks?: WebhookStatusView;
 }
 
 /**
@@ -37,6 +40,7 @@ export function controllerStatusPage(
   informers: () => readonly InformerStatus[],
   permissions?: () => PermissionsStatus,
   recentPasses?: { view(): RecentPassesView },
+  webhooks?: () => WebhookStatusView,
 ): StatusPageSource {
   const composed = (): DynamicController => {
     const c = controller();
@@ -64,6 +68,7 @@ export function controllerStatusPage(
         }),
         ...(permissions === undefined ? {} : { permissions: pageView(permissions()) }),
         ...(recentPasses === undefined ? {} : { recentPasses: recentPasses.view() }),
+        ...(webhooks === undefined ? {} : { webhooks: webhooks() }),
       };
     },
     explain: (query) => composed().explain(query),
