@@ -1,8 +1,10 @@
 // What a Node process holds before it watches anything: the RSS of an empty
 // process, and after importing @kubernetes/client-node (whole, and only the
-// module that defines KubeConfig) and each @protean/* package the informers
-// need, and after loading a KubeConfig file with client-node's KubeConfig and
-// with Protean's ProteanKubeConfig. Each case runs in a fresh process
+// module that defines KubeConfig), each runtime @protean/* package on its own,
+// the packages the informers need together, after loading a KubeConfig file
+// with client-node's KubeConfig and with Protean's ProteanKubeConfig, and a
+// controller built by DynamicController.create over ProteanKubeConfig before
+// any informer starts. Each case runs in a fresh process
 // (`node --input-type=module -e`, importing, running the case's code, then
 // reading process.memoryUsage.rss()), cases interleaved, 5 rounds (quick 3);
 // the median is reported, and what it adds to the empty process.
@@ -55,13 +57,36 @@ writeFileSync(
 const loadClientNode = `const kc = new m[0].KubeConfig(); kc.loadFromFile(${JSON.stringify(kubeConfigFile)}); await kc.applyToHTTPSOptions({ headers: {} });`;
 const loadProtean = `const kc = new m[0].ProteanKubeConfig(); kc.loadFromFile(${JSON.stringify(kubeConfigFile)}); await kc.applyToHTTPSOptions({ headers: {} });`;
 
+// Each runtime package's build, by file (not every one is a dependency of the bench).
+const RUNTIME_PACKAGES = [
+  'core',
+  'transport',
+  'client',
+  'watch-manager',
+  'queue',
+  'coordinator',
+  'leader-election',
+  'sharding',
+  'metrics',
+  'webhooks',
+  'kinds',
+];
+const built = (name) => pathToFileURL(join(here, '..', 'packages', name, 'dist', 'index.js')).href;
+// m[0] transport, m[1] core, m[2] watch-manager, m[3] queue, m[4] coordinator: nothing is registered, so no informer starts.
+const buildController = `${loadProtean}
+const controller = m[1].DynamicController.create({
+  informerSource: new m[2].KubernetesInformerSource({ kubeConfig: kc }),
+  workQueueFactory: m[3].createWorkQueueFactory(),
+  watchManagerFactory: (d) => new m[2].InformerWatchManager(d.source, d.resyncPeriodMs, d.onEvent, d.logger),
+  watchCoordinatorFactory: (d) => new m[4].IndexedWatchCoordinator(d.watchManager, d.enqueue, d.logger),
+});
+if (controller.watchCoordinator() === undefined) throw new Error('no controller');`;
+
 const CASES = [
   { label: 'empty process (node -e)', imports: [] },
   { label: '@kubernetes/client-node (whole)', imports: ['@kubernetes/client-node'] },
   { label: "@kubernetes/client-node's KubeConfig module only (dist/config.js)", imports: [kubeConfigModule] },
-  { label: '@protean/core', imports: ['@protean/core'] },
-  { label: '@protean/transport', imports: ['@protean/transport'] },
-  { label: '@protean/watch-manager', imports: ['@protean/watch-manager'] },
+  ...RUNTIME_PACKAGES.map((name) => ({ label: `@protean/${name}`, imports: [built(name)] })),
   {
     label: 'what the informers load: client-node, core, transport, watch-manager',
     imports: ['@kubernetes/client-node', '@protean/core', '@protean/transport', '@protean/watch-manager'],
@@ -73,6 +98,11 @@ const CASES = [
     label: 'what the informers load with ProteanKubeConfig, no client-node: transport (config loaded), core, watch-manager',
     imports: ['@protean/transport', '@protean/core', '@protean/watch-manager'],
     code: loadProtean,
+  },
+  {
+    label: 'a controller built with DynamicController.create + ProteanKubeConfig (config loaded), before any informer starts',
+    imports: ['transport', 'core', 'watch-manager', 'queue', 'coordinator'].map(built),
+    code: buildController,
   },
 ];
 

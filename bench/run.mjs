@@ -12,6 +12,7 @@
 //   node --expose-gc run.mjs --only=imports    RSS of an empty Node process and what importing each package adds
 //   node --expose-gc run.mjs --only=objcache   requests per pass, API server CPU and passes/s in a burst, GET vs the object cache
 //                                              (burst size: BENCH_OBJCACHE_UPDATES, BENCH_OBJCACHE_PARENTS, BENCH_OBJCACHE_ROUNDS)
+//   node --expose-gc run.mjs --only=webhooks   Protean's WebhookServer against controller-runtime's webhook server, 1/16/64 in flight (about 8 minutes)
 //
 // Benchmarks never assert a time: a failure here means a benchmark could not
 // run (a crash, a kube-apiserver that would not start), never "too slow".
@@ -36,6 +37,7 @@ const BENCHMARKS = [
   'replicas',
   'imports',
   'anchor',
+  'webhooks',
 ];
 const here = fileURLToPath(new URL('.', import.meta.url));
 

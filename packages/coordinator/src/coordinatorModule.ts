@@ -1,4 +1,5 @@
-import { ContainerModule } from 'inversify';
+import type { ContainerModule } from 'inversify';
+import { containerModule } from './containerModule.js';
 import { TOKENS, type WatchCoordinatorDeps, type WatchCoordinatorFactory } from '@protean/core';
 import { IndexedWatchCoordinator, type IndexedWatchCoordinatorOptions } from './IndexedWatchCoordinator.js';
 
@@ -15,7 +16,7 @@ import { IndexedWatchCoordinator, type IndexedWatchCoordinatorOptions } from './
 export function coordinatorModule(coordinatorOptions: IndexedWatchCoordinatorOptions = {}): ContainerModule {
   const factory: WatchCoordinatorFactory = (deps: WatchCoordinatorDeps) =>
     new IndexedWatchCoordinator(deps.watchManager, deps.enqueue, deps.logger, coordinatorOptions);
-  return new ContainerModule((options) => {
+  return containerModule((options) => {
     options.bind(TOKENS.watchCoordinatorFactory).toConstantValue(factory);
   });
 }

@@ -1,5 +1,6 @@
 import { silentLogger, TOKENS } from '@protean/core';
-import { ContainerModule } from 'inversify';
+import type { ContainerModule } from 'inversify';
+import { containerModule } from './containerModule.js';
 import { defaultIdentity } from './defaultIdentity.js';
 import { LeaderElector } from './LeaderElector.js';
 import { resolveLeaderElectorOptions, type LeaderElectorOptions } from './LeaderElectorOptions.js';
@@ -14,7 +15,7 @@ import { resolveLeaderElectorOptions, type LeaderElectorOptions } from './Leader
 export function leaderElectionModule(options: LeaderElectorOptions): ContainerModule {
   const settled: LeaderElectorOptions = { ...options, identity: options?.identity ?? defaultIdentity() };
   resolveLeaderElectorOptions({ ...settled, logger: silentLogger() });
-  return new ContainerModule((bindOptions) => {
+  return containerModule((bindOptions) => {
     bindOptions
       .bind(TOKENS.leadership)
       .toDynamicValue((ctx) => {

@@ -1,5 +1,6 @@
 import { TOKENS } from '@protean/core';
-import { ContainerModule } from 'inversify';
+import type { ContainerModule } from 'inversify';
+import { containerModule } from './containerModule.js';
 import { checkNonNegative } from './checks.js';
 import { createWorkQueueFactory } from './createWorkQueueFactory.js';
 
@@ -25,7 +26,7 @@ export interface QueueModuleOptions {
 export function queueModule(options: QueueModuleOptions = {}): ContainerModule {
   const periodMs = options.unfinishedWorkUpdatePeriodMs ?? 0;
   checkNonNegative('queueModule', 'unfinishedWorkUpdatePeriodMs', periodMs);
-  return new ContainerModule((container) => {
+  return containerModule((container) => {
     container
       .bind(TOKENS.workQueueFactory)
       .toDynamicValue((context) =>

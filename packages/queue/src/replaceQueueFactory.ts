@@ -1,5 +1,6 @@
 import { TOKENS, type Clock, type QueueMetricsProvider, type WorkQueueFactory } from '@protean/core';
-import { ContainerModule } from 'inversify';
+import type { ContainerModule } from 'inversify';
+import { containerModule } from './containerModule.js';
 
 /** What a queue factory gets from the container. */
 export interface QueueFactoryContext {
@@ -13,7 +14,7 @@ export interface QueueFactoryContext {
  * already bound: the shape of every queue plugin module.
  */
 export function replaceQueueFactory(build: (context: QueueFactoryContext) => WorkQueueFactory): ContainerModule {
-  return new ContainerModule((container) => {
+  return containerModule((container) => {
     // Unbind + bind rather than rebind: a binding made through this module's
     // own `bind` belongs to the module, so unloading the module removes it.
     if (container.isBound(TOKENS.workQueueFactory)) container.unbind(TOKENS.workQueueFactory);

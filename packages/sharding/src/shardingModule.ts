@@ -1,7 +1,8 @@
 import { TOKENS, type Logger } from '@protean/core';
 import type { KubeConfigLike } from '@protean/transport';
 import type { KubernetesInformerSourceOptions } from '@protean/watch-manager';
-import { ContainerModule } from 'inversify';
+import type { ContainerModule } from 'inversify';
+import { containerModule } from './containerModule.js';
 import type { ShardFilterMode } from './detectShardSelectorSupport.js';
 import type { ShardKey } from './HashRange.js';
 import { KubeMemberLeaseClient, type MemberLeaseClient } from './MemberLeaseClient.js';
@@ -47,7 +48,7 @@ export function shardingModule(options: ShardingModuleOptions): ContainerModule 
   if (options.key === 'uid' && options.uidOf === undefined) throw new ShardingConfigError("uidOf: is required with key 'uid'");
   const client = options.client ?? new KubeMemberLeaseClient(options.kubeConfig);
   resolveShardMembershipOptions({ ...options, client });
-  return new ContainerModule((container) => {
+  return containerModule((container) => {
     let replica: ShardReplica | undefined;
     const build = (logger: Logger | undefined): ShardReplica => {
       if (replica !== undefined) return replica;

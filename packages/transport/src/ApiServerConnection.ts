@@ -1,9 +1,7 @@
-import * as http from 'node:http';
-import * as http2 from 'node:http2';
-import * as https from 'node:https';
-import { isIP } from 'node:net';
+import type * as http from 'node:http';
+import type * as http2 from 'node:http2';
 import type { Readable } from 'node:stream';
-import * as tls from 'node:tls';
+import type * as tls from 'node:tls';
 import type { PreparedRequest } from './applyCredentials.js';
 import { failureOf, messageOf } from './failureOf.js';
 import { flatHeaders } from './flatHeaders.js';
@@ -169,7 +167,7 @@ export class ApiServerConnection {
       return undefined;
     }
     this.protocol = 'h2';
-    const session = http2.connect(this.origin, {
+    const session = process.getBuiltinModule('node:http2').connect(this.origin, {
       createConnection: () => socket,
       settings: { enablePush: false, initialWindowSize: this.settings.streamWindowBytes },
     });
@@ -210,7 +208,7 @@ export class ApiServerConnection {
         fail(reason);
         // A response read to its end leaves nothing to cancel: its stream closes on its own, with no RST_STREAM.
         if (!stream.destroyed && !stream.readableEnded) {
-          stream.close(http2.constants.NGHTTP2_CANCEL);
+          stream.close(process.getBuiltinModule('node:http2').constants.NGHTTP2_CANCEL);
           stream.destroy(reason instanceof Error ? reason : new Error(String(reason)));
         }
       };
@@ -233,7 +231,9 @@ export class ApiServerConnection {
 
   private async requestHttp1(prepared: PreparedRequest, request: KubeHttpRequest): Promise<KubeStreamResponse> {
     // Keep-alive: a response read to its end hands its socket to the next request (free sockets do not hold the event loop).
-    this.agent ??= new (prepared.plain ? http : https).Agent({ keepAlive: true, scheduling: 'lifo' });
+    this.agent ??= prepared.plain
+      ? new (process.getBuiltinModule('node:http').Agent)({ keepAlive: true, scheduling: 'lifo' })
+      : new (process.getBuiltinModule('node:https').Agent)({ keepAlive: true, scheduling: 'lifo' });
     this.http1Active += 1;
     let done = false;
     const finish = (): void => {
@@ -288,8 +288,8 @@ function negotiate(url: URL, settings: TlsSettings, timeoutMs: number): Promise<
   return new Promise<tls.TLSSocket>((resolve, reject) => {
     const options: tls.ConnectionOptions = { ...settings, host, port, ALPNProtocols: ['h2', 'http/1.1'] };
     // An IP literal is not a valid SNI name; a hostname is, unless the KubeConfig names another.
-    if (settings.servername === undefined && isIP(host) === 0) options.servername = host;
-    const socket = tls.connect(options);
+    if (settings.servername === undefined && process.getBuiltinModule('node:net').isIP(host) === 0) options.servername = host;
+    const socket = process.getBuiltinModule('node:tls').connect(options);
     const timer = setTimeout(() => {
       socket.destroy(new KubeTransportError('CONNECT', url.origin, 'NetworkError', `no TLS connection within ${timeoutMs} ms`));
     }, timeoutMs);

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { ExecCredentialError } from './ExecCredentialError.js';
 import type { KubeConfigCluster, KubeConfigExec } from './kubeConfigData.js';
 
@@ -140,7 +139,9 @@ function runProcess(
   installHint: string | undefined,
 ): Promise<{ stdout: string; stderr: string; exitCode: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: [interactive ? 'inherit' : 'ignore', 'pipe', interactive ? 'inherit' : 'pipe'] });
+    const child = process
+      .getBuiltinModule('node:child_process')
+      .spawn(command, args, { env, stdio: [interactive ? 'inherit' : 'ignore', 'pipe', interactive ? 'inherit' : 'pipe'] });
     const out: Buffer[] = [];
     let err = '';
     child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));

@@ -1,5 +1,5 @@
-import * as http from 'node:http';
-import * as https from 'node:https';
+import type * as http from 'node:http';
+import type * as https from 'node:https';
 import { failureOf, messageOf } from './failureOf.js';
 import { flatHeaders } from './flatHeaders.js';
 import type { KubeHttpRequest } from './KubeTransport.js';
@@ -23,7 +23,7 @@ export function http1Request(
   const options: https.RequestOptions = { ...prepared.options, headers: { ...prepared.options.headers } };
   if (agent === undefined) {
     // An https agent cannot carry a plain-http request (a proxied cluster with skipTLSVerify on http:).
-    if (prepared.plain && options.agent instanceof https.Agent) delete options.agent;
+    if (prepared.plain && options.agent instanceof process.getBuiltinModule('node:https').Agent) delete options.agent;
   } else options.agent = agent;
   if (request.body !== undefined) (options.headers as Record<string, string>)['content-length'] = String(Buffer.byteLength(request.body));
   return new Promise<KubeStreamResponse>((resolve, reject) => {
@@ -60,7 +60,8 @@ export function http1Request(
       return;
     }
     try {
-      req = (prepared.plain ? http : https).request(prepared.url, options, (r) => {
+      const send = prepared.plain ? process.getBuiltinModule('node:http').request : process.getBuiltinModule('node:https').request;
+      req = send(prepared.url, options, (r) => {
         res = r;
         // Errors before the caller listens must not become unhandled 'error' events.
         r.on('error', () => undefined);

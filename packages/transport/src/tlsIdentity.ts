@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
 import type * as https from 'node:https';
 import type * as tls from 'node:tls';
 
@@ -20,7 +20,7 @@ export function tlsSettingsOf(options: https.RequestOptions): TlsSettings {
  * when their keys are equal, so a rotated certificate gets a new one.
  */
 export function identityKey(origin: string, settings: TlsSettings): string {
-  const hash = createHash('sha256');
+  const hash = process.getBuiltinModule('node:crypto').createHash('sha256');
   hash.update(origin);
   for (const f of TLS_FIELDS) {
     hash.update(`\0${f}=`);
@@ -29,7 +29,7 @@ export function identityKey(origin: string, settings: TlsSettings): string {
   return `${origin}#${hash.digest('hex').slice(0, 32)}`;
 }
 
-function feed(hash: ReturnType<typeof createHash>, value: unknown): void {
+function feed(hash: Hash, value: unknown): void {
   if (value === undefined) hash.update('-');
   else if (Array.isArray(value)) {
     hash.update(`[${value.length}]`);

@@ -1,6 +1,7 @@
 import type { KubeConfigLike } from '@protean/transport';
 import { TOKENS, type InformerSource, type WatchManagerFactory } from '@protean/core';
-import { ContainerModule } from 'inversify';
+import type { ContainerModule } from 'inversify';
+import { containerModule } from './containerModule.js';
 import { KubernetesInformerSource, type KubernetesInformerSourceOptions } from './KubernetesInformerSource.js';
 import { InformerWatchManager } from './InformerWatchManager.js';
 import type { InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
@@ -50,7 +51,7 @@ export function watchManagerModule(options: WatchManagerModuleOptions | WatchMan
   if (allowedResources !== undefined) new ResourceAllowList(allowedResources);
   const factory: WatchManagerFactory = (deps) =>
     new InformerWatchManager(deps.source, deps.resyncPeriodMs, deps.onEvent, deps.logger, managerOptions);
-  return new ContainerModule((bindOptions) => {
+  return containerModule((bindOptions) => {
     if (given !== undefined) bindOptions.bind(TOKENS.informerSource).toConstantValue(given);
     else
       bindOptions

@@ -1,4 +1,3 @@
-import { inject, injectable, optional } from 'inversify';
 import { realClock, type Clock } from '../clock.js';
 import { resolveConfig, type Config } from '../config.js';
 import type {
@@ -27,7 +26,6 @@ import type { Handler } from '../handler.js';
 import type { InformerCache, InformerSource } from '../informer.js';
 import { createLogger, type Logger } from '../logger.js';
 import { FencingRequiredError } from '../FencingRequiredError.js';
-import { TOKENS } from '../tokens.js';
 import { tracing } from '../tracing/tracing.js';
 
 /** Owner id of a parent watch in the watch manager (children use the coordinator's ids). */
@@ -54,7 +52,6 @@ function parentOwnerId(gvr: GroupVersionResource): string {
  * Easy to get wrong: `register` rejects until `start` was called, so call
  * `start` without awaiting it (it resolves only at shutdown).
  */
-@injectable()
 export class DynamicController {
   private readonly config: Config;
   private readonly log: Logger;
@@ -71,16 +68,16 @@ export class DynamicController {
   private onFatal: () => void = () => undefined;
 
   constructor(
-    @inject(TOKENS.config) config: Config,
-    @inject(TOKENS.logger) logger: Logger,
-    @inject(TOKENS.clock) clock: Clock,
-    @inject(TOKENS.informerSource) informerSource: InformerSource,
-    @inject(TOKENS.workQueueFactory) workQueueFactory: WorkQueueFactory,
-    @inject(TOKENS.watchManagerFactory) watchManagerFactory: WatchManagerFactory,
-    @inject(TOKENS.watchCoordinatorFactory) watchCoordinatorFactory: WatchCoordinatorFactory,
-    @inject(TOKENS.controllerObserver) @optional() observer?: ControllerObserver,
-    @inject(TOKENS.leadership) @optional() leadership?: Leadership,
-    @inject(TOKENS.passGate) @optional() passGate?: PassGate,
+    config: Config,
+    logger: Logger,
+    clock: Clock,
+    informerSource: InformerSource,
+    workQueueFactory: WorkQueueFactory,
+    watchManagerFactory: WatchManagerFactory,
+    watchCoordinatorFactory: WatchCoordinatorFactory,
+    observer?: ControllerObserver,
+    leadership?: Leadership,
+    passGate?: PassGate,
   ) {
     if (passGate !== undefined && passGate.fencing === undefined) {
       throw new FencingRequiredError(
