@@ -37,7 +37,7 @@ export default tseslint.config(
   // or a clock read of their own would escape FakeClock in tests. The few deliberate exceptions say why, inline.
   {
     files: ['packages/{core,queue,watch-manager,coordinator,leader-election,sharding}/src/**/*.ts'],
-    ignores: ['**/*.test.ts', '**/testing/**', '**/test-helpers/**'],
+    ignores: ['**/*.test.ts', '**/*.testkit.ts', '**/testing/**'],
     rules: {
       'no-restricted-globals': [
         'error',

@@ -9,6 +9,7 @@ export function jestConfig(overrides = {}) {
     moduleNameMapper: {
       '^@protean/([a-z-]+)$': '<rootDir>/../$1/src/index.ts',
       '^@protean/([a-z-]+)/testing$': '<rootDir>/../$1/src/testing/index.ts',
+      '^@protean/([a-z-]+)/internal$': '<rootDir>/../$1/src/internal.ts',
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },
     transform: {

@@ -28,6 +28,7 @@ import { inspectTarball } from './consumer/inspectTarball.mjs';
 import { npmInstallCommands, sectionCodeBlocks } from './consumer/markdownSection.mjs';
 import { packPackages, workspacePackages } from './consumer/packWorkspace.mjs';
 import { run, tail } from './consumer/run.mjs';
+import { testSupportInTarball } from './consumer/testSupport.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const fixtureDir = join(root, 'scripts/consumer/fixture');
@@ -85,12 +86,17 @@ async function main() {
   const packed = await checks.step('pack', () => {
     const noPrepack = publishable.filter((p) => !/\btsc -b\b/.test(readManifest(p.dir).scripts?.prepack ?? '')).map((p) => p.name);
     checks.expectNone('every published package builds before it is packed (scripts.prepack runs tsc -b)', noPrepack);
-    if (args.tarballs !== undefined) return reusedTarballs(publishable, resolve(args.tarballs));
-    const made = packPackages(publishable, tarballDir, ({ pkg, ok, file, output }) => {
-      if (ok) checks.pass(`pnpm pack ${pkg.name} (prepack builds it)`, basename(file));
-      else checks.fail(`pnpm pack ${pkg.name} (prepack builds it)`, output);
-    });
-    if (args['save-tarballs'] !== undefined) {
+    const made =
+      args.tarballs !== undefined
+        ? reusedTarballs(publishable, resolve(args.tarballs))
+        : packPackages(publishable, tarballDir, ({ pkg, ok, file, output }) => {
+            if (ok) checks.pass(`pnpm pack ${pkg.name} (prepack builds it)`, basename(file));
+            else checks.fail(`pnpm pack ${pkg.name} (prepack builds it)`, output);
+          });
+    // From each tarball's listing: no *.test.*, *.testkit.*, test-helpers/ or __tests__/ file is published.
+    for (const { pkg, file } of made)
+      checks.expectNone(`${pkg.name}: no test code or test support in ${basename(file)}`, testSupportInTarball(file));
+    if (args.tarballs === undefined && args['save-tarballs'] !== undefined) {
       mkdirSync(args['save-tarballs'], { recursive: true });
       for (const { file } of made) copyFileSync(file, join(args['save-tarballs'], basename(file)));
     }

@@ -8,7 +8,7 @@
 // spaces continues the names of the line before it.
 //
 // Checked for every workspace package, over the files it runs (src/ and bin/,
-// tests and test helpers aside):
+// tests and their *.testkit.ts support aside):
 //   - it is in the graph;
 //   - every `@protean/*` it imports is an edge of the graph, and every edge is
 //     imported somewhere (a stale edge is drift too);
@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 
 const WORKSPACE_DIRS = ['packages', 'examples'];
 const SINGLE_PACKAGES = ['bench', 'docs/guide'];
-const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'test-helpers', 'fixtures', 'coverage']);
+const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'coverage']);
 
 /** The graph block of ARCHITECTURE.md: `{ edges: Map<name, Set|'any'>, forbidden: Map<name, Set> }`. */
 export function parseGraph(markdown) {
@@ -104,7 +104,7 @@ function sourceFiles(dir, out = []) {
     const path = join(dir, e.name);
     if (e.isDirectory()) {
       if (!SKIPPED_DIRS.has(e.name)) sourceFiles(path, out);
-    } else if (/\.(ts|mts|js|mjs)$/.test(e.name) && !/\.d\.ts$|\.test\.|\.bench\./.test(e.name)) {
+    } else if (/\.(ts|mts|js|mjs)$/.test(e.name) && !/\.d\.ts$|\.test\.|\.testkit\.|\.bench\./.test(e.name)) {
       out.push(path);
     }
   }

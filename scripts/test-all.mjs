@@ -12,7 +12,7 @@
 // both builds (its tracing test needs Jaeger); `real-alone`, the freeze test,
 // runs last.
 // Usage: node scripts/test-all.mjs [--quick] [--only=<step>[,<step>...]]
-//   --quick  typecheck, api, lint, format, docs, deps and unit only (`pnpm test:quick`)
+//   --quick  typecheck, api, lint, format, docs, deps, event-path and unit only (`pnpm test:quick`)
 // PROTEAN_SKIP_BROWSER=1 skips the browser step (and so the apt-get install of Chromium).
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -79,6 +79,8 @@ const steps = [
   { name: 'docs', quick: true, cmd: ['node', [join(root, 'scripts/kro-differences.mjs'), '--check']] },
   // ARCHITECTURE.md's dependency graph against every package's package.json and imports, both ways.
   { name: 'deps', quick: true, cmd: ['node', [join(root, 'scripts/dependency-rules.mjs')]] },
+  // ARCHITECTURE.md's walk of one child event (its hops' files and symbols, and its totals) against the code.
+  { name: 'event-path', quick: true, cmd: ['node', [join(root, 'scripts/event-path.mjs')]] },
   {
     name: 'unit',
     quick: true,

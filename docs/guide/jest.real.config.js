@@ -5,6 +5,7 @@ export default jestRealConfig({
   moduleNameMapper: {
     '^@protean/([a-z-]+)$': '<rootDir>/../../packages/$1/src/index.ts',
     '^@protean/([a-z-]+)/testing$': '<rootDir>/../../packages/$1/src/testing/index.ts',
+    '^@protean/([a-z-]+)/internal$': '<rootDir>/../../packages/$1/src/internal.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
 });

@@ -1,4 +1,5 @@
-import { KindNotServedError, UNSERVED_RESOURCE_HINT, type GroupVersionResource } from '@protean/core';
+import { KindNotServedError, type GroupVersionResource } from '@protean/core';
+import { UNSERVED_RESOURCE_HINT } from '@protean/core/internal';
 import type { KubeHttpResponse } from './KubeTransport.js';
 
 /** A `metav1.StatusCause`. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { fenceSignal, LeaseExpiredError, type GroupVersionResource, type Validity } from '@protean/core';
+import { LeaseExpiredError, type GroupVersionResource, type Validity } from '@protean/core';
+import { fenceSignal } from '@protean/core/internal';
 import { KubeClient } from './KubeClient.js';
 import type { KubeHttpRequest, KubeHttpResponse, KubeTransport } from './KubeTransport.js';
 

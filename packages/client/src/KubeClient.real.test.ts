@@ -1,13 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  bindPassReads,
-  fenceSignal,
-  isNotFound,
-  StaleReadError,
-  UNSERVED_RESOURCE_HINT,
-  type GroupVersionResource,
-  type Validity,
-} from '@protean/core';
+import { isNotFound, StaleReadError, type GroupVersionResource, type Validity } from '@protean/core';
+import { bindPassReads, fenceSignal, UNSERVED_RESOURCE_HINT } from '@protean/core/internal';
 import { startKubeApiServer, waitUntil, type KubeApiServer } from '@protean/envtest';
 import { ApplyConflictError } from './ApplyConflictError.js';
 import { setStatusCondition, type Condition } from './conditions.js';

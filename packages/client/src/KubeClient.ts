@@ -1,18 +1,15 @@
 import {
   assertStillValid,
   createLogger,
-  noteRead,
-  noteUnfencedWrite,
   noteWrite,
-  readVersionOf,
   StaleReadError,
   tracing,
   type Logger,
-  validateObjectName,
   type CachedObject,
   type GroupVersionResource,
   type TraceSpan,
 } from '@protean/core';
+import { noteRead, noteUnfencedWrite, readVersionOf, validateObjectName } from '@protean/core/internal';
 import pRetry from 'p-retry';
 import { ApplyConflictError } from './ApplyConflictError.js';
 import { keepWarnings, parseWarnings } from './apiWarnings.js';

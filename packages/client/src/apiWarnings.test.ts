@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { apiWarningCount, type GroupVersionResource } from '@protean/core';
+import { type GroupVersionResource } from '@protean/core';
+import { apiWarningCount } from '@protean/core/internal';
 import { LogRecorder } from '@protean/core/testing';
 import { parseWarnings, warningsOf } from './apiWarnings.js';
 import { KubeApiError } from './KubeApiError.js';

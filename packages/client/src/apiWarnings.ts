@@ -1,4 +1,4 @@
-import { countApiWarnings } from '@protean/core';
+import { countApiWarnings } from '@protean/core/internal';
 
 /**
  * The `Warning` headers of API server answers (RFC 7234 form, as

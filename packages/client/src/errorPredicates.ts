@@ -1,4 +1,4 @@
-import { apiStatusChain } from '@protean/core';
+import { apiStatusChain } from '@protean/core/internal';
 import { ApplyConflictError } from './ApplyConflictError.js';
 
 /**

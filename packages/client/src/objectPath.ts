@@ -1,4 +1,5 @@
-import { validateGroupVersionResource, validateNamespace, validateObjectName, type GroupVersionResource } from '@protean/core';
+import { type GroupVersionResource } from '@protean/core';
+import { validateGroupVersionResource, validateNamespace, validateObjectName } from '@protean/core/internal';
 
 /**
  * The URL path of a collection (`name` undefined), an object, or an

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { InstanceRemovedError } from './InstanceRemovedError.js';
-import { parseSelector, selectorFromLabelSelector } from './test-helpers/deps.js';
-import { APP1, app1, configmaps, deployments, services, webapps } from './test-helpers/fixtures.js';
-import { event, newHarness } from './test-helpers/harness.js';
+import { parseSelector, selectorFromLabelSelector } from './deps.testkit.js';
+import { APP1, app1, configmaps, deployments, services, webapps } from './fixtures.testkit.js';
+import { event, newHarness } from './harness.testkit.js';
 import { WatchRequestError } from './WatchRequestError.js';
 
 const d1 = { nodeId: 'deployment', gvr: deployments, name: 'd1', namespace: 'default' } as const;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { Nothing, parseSelector } from './test-helpers/deps.js';
-import { app1, app2, configmaps, deployments, webapps } from './test-helpers/fixtures.js';
-import { newHarness } from './test-helpers/harness.js';
+import { Nothing, parseSelector } from './deps.testkit.js';
+import { app1, app2, configmaps, deployments, webapps } from './fixtures.testkit.js';
+import { newHarness } from './harness.testkit.js';
 
 const WEBAPPS = 'demo.protean.dev/v1/webapps';
 

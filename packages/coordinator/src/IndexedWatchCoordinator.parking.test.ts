@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { KindNotServedError, kindUnavailableOf, WatchForbiddenError } from '@protean/core';
 import { EnqueueRecorder, FakeWatchManager, flushMicrotasks, LogRecorder } from '@protean/core/testing';
-import { APP1, APP2, app1, app2, databases, webapps } from './test-helpers/fixtures.js';
-import { event } from './test-helpers/harness.js';
+import { APP1, APP2, app1, app2, databases, webapps } from './fixtures.testkit.js';
+import { event } from './harness.testkit.js';
 import { IndexedWatchCoordinator } from './IndexedWatchCoordinator.js';
 import { WatchUnavailableError } from './WatchUnavailableError.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { APP1, app1, configmaps, deployments, services, webapps } from './test-helpers/fixtures.js';
-import { event, newHarness } from './test-helpers/harness.js';
+import { APP1, app1, configmaps, deployments, services, webapps } from './fixtures.testkit.js';
+import { event, newHarness } from './harness.testkit.js';
 
 const d1 = { nodeId: 'deployment', gvr: deployments, name: 'd1', namespace: 'default' } as const;
 const s1 = { nodeId: 'service', gvr: services, name: 's1', namespace: 'default' } as const;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { WatchEvent } from '@protean/core';
-import { parseSelector } from './test-helpers/deps.js';
-import { APP1, APP2, app1, app2, configmaps, webapps } from './test-helpers/fixtures.js';
-import { event, newHarness, type Harness } from './test-helpers/harness.js';
+import { parseSelector } from './deps.testkit.js';
+import { APP1, APP2, app1, app2, configmaps, webapps } from './fixtures.testkit.js';
+import { event, newHarness, type Harness } from './harness.testkit.js';
 
 /** app1 watches ConfigMap default/c by name, app2 every ConfigMap labelled app=a in default. */
 async function watchingHarness(): Promise<Harness> {

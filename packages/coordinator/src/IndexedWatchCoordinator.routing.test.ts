@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { silentLogger } from '@protean/core';
 import { EnqueueRecorder, FakeWatchManager, LogRecorder } from '@protean/core/testing';
-import { Everything, Nothing, parseSelector } from './test-helpers/deps.js';
-import { APP1, APP2, app1, app2, configmaps, databases, deployments, services, webapps } from './test-helpers/fixtures.js';
-import { event, newHarness } from './test-helpers/harness.js';
+import { Everything, Nothing, parseSelector } from './deps.testkit.js';
+import { APP1, APP2, app1, app2, configmaps, databases, deployments, services, webapps } from './fixtures.testkit.js';
+import { event, newHarness } from './harness.testkit.js';
 import { IndexedWatchCoordinator } from './IndexedWatchCoordinator.js';
 
 describe('IndexedWatchCoordinator routing', () => {

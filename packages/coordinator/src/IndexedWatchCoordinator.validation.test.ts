@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { InvalidGroupVersionResourceError, InvalidObjectNameError } from '@protean/core';
-import { parseSelector } from './test-helpers/deps.js';
-import { APP1, app1, configmaps, webapps } from './test-helpers/fixtures.js';
-import { event, newHarness } from './test-helpers/harness.js';
+import { parseSelector } from './deps.testkit.js';
+import { APP1, app1, configmaps, webapps } from './fixtures.testkit.js';
+import { event, newHarness } from './harness.testkit.js';
 import { WatchRequestError } from './WatchRequestError.js';
 
 const all = parseSelector('app=x');

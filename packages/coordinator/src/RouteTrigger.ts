@@ -1,4 +1,5 @@
-import { gvrKey, recordEventSpan, triggerEventOf, type PassTrigger, type WatchEvent } from '@protean/core';
+import { gvrKey, type PassTrigger, type WatchEvent } from '@protean/core';
+import { recordEventSpan, triggerEventOf } from '@protean/core/internal';
 import type { InstanceState } from './InstanceState.js';
 import type { WatchEntry } from './WatchEntry.js';
 

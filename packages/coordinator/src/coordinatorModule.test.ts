@@ -4,7 +4,7 @@ import { Container } from 'inversify';
 import { coreModule, silentLogger, TOKENS, type WatchCoordinator, type WatchCoordinatorFactory } from '@protean/core';
 import { EnqueueRecorder, FakeWatchManager } from '@protean/core/testing';
 import { coordinatorModule } from './coordinatorModule.js';
-import { APP1, app1, configmaps, webapps } from './test-helpers/fixtures.js';
+import { APP1, app1, configmaps, webapps } from './fixtures.testkit.js';
 import { IndexedWatchCoordinator } from './IndexedWatchCoordinator.js';
 
 describe('coordinatorModule', () => {

@@ -2,9 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import { gvrKey, type GroupVersionResource, type RouteQuery, type WatchEvent, type WatchRequest } from '@protean/core';
 import { Random } from '@protean/core/testing';
 import type { IndexedWatchCoordinator } from './IndexedWatchCoordinator.js';
-import { Everything, Nothing, parseSelector } from './test-helpers/deps.js';
-import { configmaps, deployments, webapps, databases } from './test-helpers/fixtures.js';
-import { newHarness } from './test-helpers/harness.js';
+import { Everything, Nothing, parseSelector } from './deps.testkit.js';
+import { configmaps, deployments, webapps, databases } from './fixtures.testkit.js';
+import { newHarness } from './harness.testkit.js';
 
 const KEYS = ['app', 'tier', 'env'];
 const VALUES = ['a', 'b', 'c'];

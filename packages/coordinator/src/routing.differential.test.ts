@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { gvrKey, namespacedNameKey, type GroupVersionResource, type Selector, type WatchEvent, type WatchRequest } from '@protean/core';
 import { Random } from '@protean/core/testing';
-import { Everything, Nothing, parseSelector } from './test-helpers/deps.js';
-import { configmaps, deployments, webapps } from './test-helpers/fixtures.js';
-import { newHarness } from './test-helpers/harness.js';
+import { Everything, Nothing, parseSelector } from './deps.testkit.js';
+import { configmaps, deployments, webapps } from './fixtures.testkit.js';
+import { newHarness } from './harness.testkit.js';
 
 const KEYS = ['app', 'tier', 'env', 'team', 'zone'];
 const VALUES = ['a', 'b', 'c', 'd'];

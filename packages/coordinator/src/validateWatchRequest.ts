@@ -1,11 +1,5 @@
-import {
-  errorMessage,
-  gvrKey,
-  validateGroupVersionResource,
-  validateNamespace,
-  validateObjectName,
-  type WatchRequest,
-} from '@protean/core';
+import { errorMessage, gvrKey, type WatchRequest } from '@protean/core';
+import { validateGroupVersionResource, validateNamespace, validateObjectName } from '@protean/core/internal';
 import { WatchRequestError } from './WatchRequestError.js';
 
 /**

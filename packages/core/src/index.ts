@@ -1,6 +1,6 @@
-export { type ApiStatus, apiStatusChain, apiStatusOf, errorMessage, summarizeError } from './apiStatus.js';
+export { type ApiStatus, apiStatusOf, errorMessage, summarizeError } from './apiStatus.js';
 export { type Clock, realClock, type TimerHandle } from './clock.js';
-export { deadlineSignal, sleepOrWake, Waker } from './clockWait.js';
+export { sleepOrWake } from './clockWait.js';
 export { type Config, ConfigError, defaultConfig, resolveConfig } from './config.js';
 export {
   type CollectionDeclaredWatch,
@@ -55,13 +55,13 @@ export { ExplainError, type ExplainErrorReason } from './controller/ExplainError
 export { ObjectNotCachedError } from './controller/ObjectNotCachedError.js';
 export { ParentSyncError } from './controller/ParentSyncError.js';
 export type { CacheRequest, RegisterOptions } from './controller/RegisterOptions.js';
-export { passCancellationOf, PassCancelledError, type PassCancelReason } from './controller/PassCancelledError.js';
+export { PassCancelledError, type PassCancelReason } from './controller/PassCancelledError.js';
 export { ReconcileTimeoutError } from './controller/ReconcileTimeoutError.js';
 export { ShutdownTimeoutError } from './controller/ShutdownTimeoutError.js';
 export { workItemKey } from './controller/workItemKey.js';
 export { coreModule } from './coreModule.js';
 export { PASS_SPAN_NAME, type PassTraceIds } from './controller/PassTrace.js';
-export { EVENT_SPAN_NAME, recordEventSpan, triggerEventOf } from './tracing/eventSpan.js';
+export { EVENT_SPAN_NAME } from './tracing/eventSpan.js';
 export {
   type TraceAttributes,
   type TraceAttributeValue,
@@ -75,31 +75,17 @@ export { DynamicController } from './controller/DynamicController.js';
 export { messageWithCauses, type SerializedError, serializeError } from './errorSerializer.js';
 export { type EnqueueFunc, type EventHandler, type EventType, type WatchEvent } from './events.js';
 export { type EveryMember, forwardEveryMember } from './everyMember.js';
-export { assertStillValid, fenceSignal, isFenced, noteUnfencedWrite, type UnfencedWrite, unfencedWriteCount } from './fence.js';
+export { assertStillValid, unfencedWriteCount } from './fence.js';
 export { FencingRequiredError } from './FencingRequiredError.js';
-export { apiWarningCount, countApiWarnings } from './apiWarnings.js';
-export { bindPassReads, noteRead, readVersionOf } from './passReads.js';
-export { bindWriteRecorder, noteWrite, type ObjectWrite, type WriteRecorder } from './passWrites.js';
+export { noteWrite, type ObjectWrite } from './passWrites.js';
 export { resourceVersionAtLeast } from './resourceVersionAtLeast.js';
-export { objectTransformOf, stripObject } from './stripObject.js';
-export {
-  type GroupVersionResource,
-  gvrEquals,
-  gvrKey,
-  type NamespacedName,
-  namespacedNameKey,
-  type ObjectIdentifiers,
-  parseGvrKey,
-  parseNamespacedNameKey,
-} from './gvr.js';
+export { stripObject } from './stripObject.js';
+export { type GroupVersionResource, gvrEquals, gvrKey, type NamespacedName, namespacedNameKey, type ObjectIdentifiers } from './gvr.js';
 export {
   type GroupVersionResourceField,
   InvalidGroupVersionResourceError,
   InvalidObjectNameError,
   type ObjectNameField,
-  validateGroupVersionResource,
-  validateNamespace,
-  validateObjectName,
 } from './gvrValidation.js';
 export { type CachedListOptions, type Handler, type ReconcileContext } from './handler.js';
 export {
@@ -136,7 +122,6 @@ export {
   type CounterMetric,
   type GaugeMetric,
   type HistogramMetric,
-  noopQueueMetricsProvider,
   type QueueMetricsProvider,
   type SettableGaugeMetric,
 } from './queueMetrics.js';
@@ -166,4 +151,3 @@ export {
   validateLabelValue,
 } from './selector/index.js';
 export { TOKENS } from './tokens.js';
-export { UNSERVED_RESOURCE_HINT } from './unservedResourceHint.js';

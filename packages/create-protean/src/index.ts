@@ -1,14 +1,12 @@
-export { type GeneratedProject, generateProject, TEMPLATES_DIR } from './generateProject.js';
+// The library surface of create-protean: generating a project from code
+// (README "Programmatic use"). The CLI (`runCli`, `parseCliArgs`) and the
+// template machinery (`templateFiles`, `renderTemplate`, `projectManifest`)
+// are implementation; tests and the CLI import them from their modules.
+export { type GeneratedProject, generateProject } from './generateProject.js';
 export { InvalidOptionError } from './InvalidOptionError.js';
 export { InvalidProjectNameError } from './InvalidProjectNameError.js';
-export { isLayout, type Layout, LAYOUTS } from './Layout.js';
-export { type CliArgs, parseCliArgs, USAGE } from './parseCliArgs.js';
-export { PROJECT_DEPENDENCIES, PROJECT_DEV_DEPENDENCIES, projectManifest } from './projectManifest.js';
+export { type Layout, LAYOUTS } from './Layout.js';
 export { PROTEAN_VERSIONS } from './proteanVersions.js';
-export { PLACEHOLDER, renderTemplate, UnknownPlaceholderError } from './renderTemplate.js';
-export { type GenerateOptions, pluralOf, type ResolvedProject, resolveProject } from './resolveProject.js';
-export { type Asker, type CliIo, DEFAULT_DIRECTORY, runCli } from './runCli.js';
+export { type GenerateOptions, type ResolvedProject } from './resolveProject.js';
 export { TargetNotEmptyError } from './TargetNotEmptyError.js';
-export { type TemplateFile, templateFiles } from './templateFiles.js';
 export { UnknownLayoutError } from './UnknownLayoutError.js';
-export { UsageError } from './UsageError.js';

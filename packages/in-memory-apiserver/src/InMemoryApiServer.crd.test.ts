@@ -3,7 +3,7 @@ import { ApiError } from './ApiError.js';
 import { CRD_GVR } from './crd.js';
 import { InMemoryApiServer } from './InMemoryApiServer.js';
 import type { NewKubeObject } from './types.js';
-import { TestWatch } from './testSupport.js';
+import { TestWatch } from './TestWatch.testkit.js';
 
 let server: InMemoryApiServer;
 

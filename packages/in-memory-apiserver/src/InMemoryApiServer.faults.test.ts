@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { InMemoryApiServer } from './InMemoryApiServer.js';
 import { waitFor } from '@protean/core/testing';
-import { TestWatch } from './testSupport.js';
+import { TestWatch } from './TestWatch.testkit.js';
 
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { FakeClock } from '@protean/core/testing';
 import { InMemoryApiServer } from './InMemoryApiServer.js';
 import type { InMemoryApiServerOptions } from './types.js';
-import { TestWatch } from './testSupport.js';
+import { TestWatch } from './TestWatch.testkit.js';
 
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
 const META_ONE = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';

@@ -6,14 +6,14 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { runCrdCli } from './cli.js';
 import { crdDrift, crdYaml, GENERATED_HEADER } from './crdYaml.js';
-import { WebApp } from './fixtures/webAppKind.js';
+import { WebApp } from './webAppKind.testkit.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'protean-crd-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // The compiled fixture (dist/), as a project's build would give the CLI.
-const fixture = fileURLToPath(new URL('./fixtures/webAppKind.js', import.meta.url)).replace(
-  `${join('src', 'fixtures')}`,
-  join('dist', 'fixtures'),
+const fixture = fileURLToPath(new URL('./webAppKind.testkit.js', import.meta.url)).replace(
+  join('src', 'webAppKind'),
+  join('dist', 'webAppKind'),
 );
 
 describe('crdYaml and crdDrift', () => {

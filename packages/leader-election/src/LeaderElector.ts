@@ -1,4 +1,5 @@
-import { deadlineSignal, errorMessage, sleepOrWake, Waker, type Leadership, type Logger, type Validity } from '@protean/core';
+import { errorMessage, sleepOrWake, type Leadership, type Logger, type Validity } from '@protean/core';
+import { deadlineSignal, Waker } from '@protean/core/internal';
 import { keepLeaseWatch } from './keepLeaseWatch.js';
 import type { Lease } from './Lease.js';
 import { LeaseValidity } from './LeaseValidity.js';

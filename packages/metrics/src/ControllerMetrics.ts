@@ -1,6 +1,5 @@
 import {
   gvrKey,
-  apiWarningCount,
   unfencedWriteCount,
   type ControllerObserver,
   type EventType,
@@ -8,6 +7,7 @@ import {
   type ReconcileOutcome,
   type WatchEvent,
 } from '@protean/core';
+import { apiWarningCount } from '@protean/core/internal';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { InformerStatus } from './InformerHealthRules.js';
 

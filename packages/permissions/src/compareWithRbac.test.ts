@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { compareWithRbac } from './compareWithRbac.js';
 import { permissionsUsed } from './permissionsUsed.js';
-import { controllerAccesses } from './test-helpers/controllerAccesses.js';
+import { controllerAccesses } from './controllerAccesses.testkit.js';
 import { toRbacYaml } from './toRbacYaml.js';
 
 const SA = { serviceAccount: { namespace: 'ctl', name: 'ctl' } };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
 import { PERMISSIONS_USAGE_EXIT_CODE, runPermissionsCli, type PermissionsCliIo } from './permissionsCli.js';
-import { controllerAccesses } from './test-helpers/controllerAccesses.js';
+import { controllerAccesses } from './controllerAccesses.testkit.js';
 import { toRbacYaml } from './toRbacYaml.js';
 import { permissionsUsed } from './permissionsUsed.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import { AccessLog, sharedConnectionPool } from '@protean/transport';
 import { permissionsUsed, type PermissionsUsed } from './permissionsUsed.js';
-import { controllerAccesses } from './test-helpers/controllerAccesses.js';
+import { controllerAccesses } from './controllerAccesses.testkit.js';
 
 const EXPECTED: PermissionsUsed = {
   resources: [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
 import { permissionsUsed } from './permissionsUsed.js';
-import { controllerAccesses } from './test-helpers/controllerAccesses.js';
+import { controllerAccesses } from './controllerAccesses.testkit.js';
 import { parseRbacManifests } from './parseRbacManifests.js';
 import { rbacRules, toRbacYaml } from './toRbacYaml.js';
 

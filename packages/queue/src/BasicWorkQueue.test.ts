@@ -4,8 +4,8 @@ import { flushMicrotasks, track } from '@protean/core/testing';
 import { BasicWorkQueue } from './BasicWorkQueue.js';
 import type { QueuedItem, QueueStore } from './QueueStore.js';
 import type { RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
-import { fairQueueKinds } from './test-helpers/fairQueueKinds.js';
-import { priorityQueueKinds } from './test-helpers/priorityQueueKinds.js';
+import { fairQueueKinds } from './fairQueueKinds.testkit.js';
+import { priorityQueueKinds } from './priorityQueueKinds.testkit.js';
 
 interface Req {
   readonly namespace: string;

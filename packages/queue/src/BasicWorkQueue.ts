@@ -1,5 +1,4 @@
 import {
-  noopQueueMetricsProvider,
   realClock,
   type Clock,
   type EnqueueSource,
@@ -8,6 +7,7 @@ import {
   type TimerHandle,
   type WorkQueue,
 } from '@protean/core';
+import { noopQueueMetricsProvider } from '@protean/core/internal';
 import { checkNonNegative } from './checks.js';
 import type { KeyFunc } from './KeyFunc.js';
 import { createQueueMetrics, metricsEnabled, type QueueMetrics } from './QueueMetrics.js';

@@ -4,8 +4,8 @@ import { FakeClock } from '@protean/core/testing';
 import { DelayingWorkQueue } from './DelayingWorkQueue.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
 import type { RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
-import { fairQueueKinds } from './test-helpers/fairQueueKinds.js';
-import { priorityQueueKinds } from './test-helpers/priorityQueueKinds.js';
+import { fairQueueKinds } from './fairQueueKinds.testkit.js';
+import { priorityQueueKinds } from './priorityQueueKinds.testkit.js';
 
 type Make = <T>(options: RateLimitingWorkQueueOptions<T>) => DelayingWorkQueue<T>;
 // The fair queue must keep every one of these semantics, so they run against it too.

@@ -3,7 +3,7 @@ import { gvrKey, workItemKey, type GroupVersionResource, type ObjectIdentifiers 
 import { FakeClock } from '@protean/core/testing';
 import { FairRateLimitingQueue } from './FairRateLimitingQueue.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
-import { take, takeNames } from './test-helpers/take.js';
+import { take, takeNames } from './take.testkit.js';
 
 const gvr = (resource: string): GroupVersionResource => ({ group: 'example.com', version: 'v1', resource });
 const WEBAPPS = gvr('webapps');

@@ -3,7 +3,7 @@ import type { GaugeMetric } from '@protean/core';
 import { FakeClock } from '@protean/core/testing';
 import { PriorityRateLimitingQueue, type PriorityRateLimitingQueueOptions } from './PriorityRateLimitingQueue.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
-import { take } from './test-helpers/take.js';
+import { take } from './take.testkit.js';
 
 function stringsQueue(
   clock = new FakeClock(),

@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { noopQueueMetricsProvider } from '@protean/core';
+import { noopQueueMetricsProvider } from '@protean/core/internal';
 import { FakeClock, QueueMetricsRecorder } from '@protean/core/testing';
 import { BasicWorkQueue } from './BasicWorkQueue.js';
 import { DelayingWorkQueue } from './DelayingWorkQueue.js';
 import { RateLimitingWorkQueue, type RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
-import { fairQueueKinds } from './test-helpers/fairQueueKinds.js';
-import { priorityQueueKinds } from './test-helpers/priorityQueueKinds.js';
+import { fairQueueKinds } from './fairQueueKinds.testkit.js';
+import { priorityQueueKinds } from './priorityQueueKinds.testkit.js';
 
 type Make = <T>(options: RateLimitingWorkQueueOptions<T>) => RateLimitingWorkQueue<T>;
 // The fair queue must report exactly the same metrics, so these run against it too.

@@ -3,8 +3,8 @@ import { FakeClock, FakeRateLimiter } from '@protean/core/testing';
 import { ItemExponentialFailureRateLimiter } from './ItemExponentialFailureRateLimiter.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
 import { RateLimitingWorkQueue, type RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
-import { fairQueueKinds } from './test-helpers/fairQueueKinds.js';
-import { priorityQueueKinds } from './test-helpers/priorityQueueKinds.js';
+import { fairQueueKinds } from './fairQueueKinds.testkit.js';
+import { priorityQueueKinds } from './priorityQueueKinds.testkit.js';
 
 type Make = <T>(options: RateLimitingWorkQueueOptions<T>) => RateLimitingWorkQueue<T>;
 // The fair queue must keep every one of these semantics, so they run against it too.

@@ -3,7 +3,7 @@ import { type GroupVersionResource, type ObjectIdentifiers, type RateLimitingQue
 import { FakeClock } from '@protean/core/testing';
 import { createFairWorkQueueFactory, type FairWorkQueueOptions } from './createFairWorkQueueFactory.js';
 import { FairRateLimitingQueue } from './FairRateLimitingQueue.js';
-import { takeNames } from './test-helpers/take.js';
+import { takeNames } from './take.testkit.js';
 
 const WEBAPPS: GroupVersionResource = { group: 'example.com', version: 'v1', resource: 'webapps' };
 const DATABASES: GroupVersionResource = { group: 'example.com', version: 'v1', resource: 'databases' };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { noopQueueMetricsProvider, type WorkQueueOptions } from '@protean/core';
+import { type WorkQueueOptions } from '@protean/core';
+import { noopQueueMetricsProvider } from '@protean/core/internal';
 import { FakeClock } from '@protean/core/testing';
 import { createWorkQueueFactory } from './createWorkQueueFactory.js';
 import { RateLimitingWorkQueue } from './RateLimitingWorkQueue.js';

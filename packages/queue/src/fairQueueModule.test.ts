@@ -14,7 +14,7 @@ import { Container } from 'inversify';
 import { fairQueueModule } from './fairQueueModule.js';
 import { FairRateLimitingQueue } from './FairRateLimitingQueue.js';
 import { queueModule } from './queueModule.js';
-import { takeNames } from './test-helpers/take.js';
+import { takeNames } from './take.testkit.js';
 
 const WEBAPPS: GroupVersionResource = { group: 'example.com', version: 'v1', resource: 'webapps' };
 const DATABASES: GroupVersionResource = { group: 'example.com', version: 'v1', resource: 'databases' };

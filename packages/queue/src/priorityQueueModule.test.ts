@@ -15,7 +15,7 @@ import { createPriorityWorkQueueFactory } from './createPriorityWorkQueueFactory
 import { PriorityRateLimitingQueue } from './PriorityRateLimitingQueue.js';
 import { priorityQueueModule } from './priorityQueueModule.js';
 import { queueModule } from './queueModule.js';
-import { takeNames } from './test-helpers/take.js';
+import { takeNames } from './take.testkit.js';
 
 const WEBAPPS: GroupVersionResource = { group: 'example.com', version: 'v1', resource: 'webapps' };
 const controllerOptions: WorkQueueOptions<ObjectIdentifiers> = { key: workItemKey, name: 'dynamic-controller-queue' };

@@ -1,4 +1,5 @@
-import { noopQueueMetricsProvider, realClock, type Clock, type QueueMetricsProvider, type WorkQueueOptions } from '@protean/core';
+import { realClock, type Clock, type QueueMetricsProvider, type WorkQueueOptions } from '@protean/core';
+import { noopQueueMetricsProvider } from '@protean/core/internal';
 import { checkNonNegative } from './checks.js';
 import { controllerRateLimiter, defaultControllerRateLimiter } from './controllerRateLimiter.js';
 import type { RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';

@@ -1,4 +1,5 @@
-import { deadlineSignal, errorMessage, type Logger, type TimerHandle } from '@protean/core';
+import { errorMessage, type Logger, type TimerHandle } from '@protean/core';
+import { deadlineSignal } from '@protean/core/internal';
 import { formatMicroTime, LeaseRequestError, LeaseValidity, type Lease } from '@protean/leader-election';
 import type { HashRange } from './HashRange.js';
 import { withHolds } from './rangeClaims.js';

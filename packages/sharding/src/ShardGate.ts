@@ -1,11 +1,9 @@
 import {
-  fenceSignal,
   FencingRequiredError,
   type Fencing,
   gvrKey,
   LeaseExpiredError,
   namespacedNameKey,
-  passCancellationOf,
   PassCancelledError,
   realClock,
   RequeueWhen,
@@ -16,6 +14,7 @@ import {
   type ReconcileContext,
   type Validity,
 } from '@protean/core';
+import { fenceSignal, passCancellationOf } from '@protean/core/internal';
 import { fnv1a64 } from './fnv1a64.js';
 import { inRanges, validateRanges, type HashRange, type ShardKey } from './HashRange.js';
 import { ShardingConfigError } from './ShardingConfigError.js';

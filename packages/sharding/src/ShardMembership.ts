@@ -1,4 +1,5 @@
-import { deadlineSignal, errorMessage, sleepOrWake, Waker, type Logger } from '@protean/core';
+import { errorMessage, sleepOrWake, type Logger } from '@protean/core';
+import { deadlineSignal, Waker } from '@protean/core/internal';
 import { keepLeaseWatch, type Lease, type LeaseValidity } from '@protean/leader-election';
 import { keysPerMember, type ShardAssignment } from './assignShards.js';
 import type { HashRange } from './HashRange.js';

@@ -7,9 +7,9 @@ import { applyCredentials } from './applyCredentials.js';
 import type { KubeHttpRequest } from './KubeTransport.js';
 import { KubeTransportError } from './KubeTransportError.js';
 import type { KubeStreamResponse } from './KubeStreamResponse.js';
-import { firstChunk, text } from './test-helpers/bodies.js';
-import { makeTestPki, type TestPki } from './test-helpers/testPki.js';
-import { kubeConfigFor, startServer, type ServerKind, type TestServer } from './test-helpers/testServers.js';
+import { firstChunk, text } from './bodies.testkit.js';
+import { makeTestPki, type TestPki } from './testPki.testkit.js';
+import { kubeConfigFor, startServer, type ServerKind, type TestServer } from './testServers.testkit.js';
 
 let pki: TestPki;
 const cleanups: (() => unknown)[] = [];

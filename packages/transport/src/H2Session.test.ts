@@ -5,9 +5,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { waitFor } from '@protean/core/testing';
 import { H2Session, type SessionTimings } from './H2Session.js';
 import { KubeTransportError } from './KubeTransportError.js';
-import { firstChunk, text } from './test-helpers/bodies.js';
-import { makeTestPki, type TestPki } from './test-helpers/testPki.js';
-import { SilentRelay, startServer, type TestServer } from './test-helpers/testServers.js';
+import { firstChunk, text } from './bodies.testkit.js';
+import { makeTestPki, type TestPki } from './testPki.testkit.js';
+import { SilentRelay, startServer, type TestServer } from './testServers.testkit.js';
 
 let pki: TestPki;
 const cleanups: (() => unknown)[] = [];

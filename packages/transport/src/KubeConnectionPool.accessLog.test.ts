@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AccessTransition } from './AccessLog.js';
 import { KubeConnectionPool } from './KubeConnectionPool.js';
-import { makeTestPki, type TestPki } from './test-helpers/testPki.js';
-import { kubeConfigFor, startServer, type Script } from './test-helpers/testServers.js';
-import { text } from './test-helpers/bodies.js';
+import { makeTestPki, type TestPki } from './testPki.testkit.js';
+import { kubeConfigFor, startServer, type Script } from './testServers.testkit.js';
+import { text } from './bodies.testkit.js';
 
 let pki: TestPki;
 const cleanups: (() => unknown)[] = [];

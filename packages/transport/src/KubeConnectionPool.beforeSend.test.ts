@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeConnectionPool } from './KubeConnectionPool.js';
-import { makeTestPki, type TestPki } from './test-helpers/testPki.js';
-import { kubeConfigFor, startServer } from './test-helpers/testServers.js';
+import { makeTestPki, type TestPki } from './testPki.testkit.js';
+import { kubeConfigFor, startServer } from './testServers.testkit.js';
 
 let pki: TestPki;
 const cleanups: (() => unknown)[] = [];

@@ -3,9 +3,9 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { waitFor } from '@protean/core/testing';
 import { KubeConnectionPool } from './KubeConnectionPool.js';
 import { KubeTransportError } from './KubeTransportError.js';
-import { makeTestPki, type TestPki } from './test-helpers/testPki.js';
-import { kubeConfigFor, SilentRelay, startServer, type TestServer } from './test-helpers/testServers.js';
-import { firstChunk, text } from './test-helpers/bodies.js';
+import { makeTestPki, type TestPki } from './testPki.testkit.js';
+import { kubeConfigFor, SilentRelay, startServer, type TestServer } from './testServers.testkit.js';
+import { firstChunk, text } from './bodies.testkit.js';
 import { sharedConnectionPool } from './sharedConnectionPool.js';
 import { requestOnNewConnection } from './requestOnNewConnection.js';
 

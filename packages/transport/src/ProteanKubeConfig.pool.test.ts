@@ -3,8 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { KubeConnectionPool } from './KubeConnectionPool.js';
 import { ProteanKubeConfig } from './ProteanKubeConfig.js';
 import { sharedConnectionPool } from './sharedConnectionPool.js';
-import { makeTestPki, type TestPki } from './test-helpers/testPki.js';
-import { kubeConfigFor, startServer, type TestServer } from './test-helpers/testServers.js';
+import { makeTestPki, type TestPki } from './testPki.testkit.js';
+import { kubeConfigFor, startServer, type TestServer } from './testServers.testkit.js';
 
 let pki: TestPki;
 const cleanups: (() => unknown)[] = [];

@@ -19,8 +19,8 @@ import {
   type TimerHandle,
   type WatchHealth,
   type WatchManager,
-  validateGroupVersionResource,
 } from '@protean/core';
+import { validateGroupVersionResource } from '@protean/core/internal';
 import { Informer } from './Informer.js';
 import { SyncFailureMemory } from './SyncFailureMemory.js';
 import { UnfixableStreak } from './UnfixableStreak.js';

@@ -2,12 +2,12 @@ import {
   LogSummarizer,
   realClock,
   silentLogger,
-  validateNamespace,
   type GroupVersionResource,
   type InformerSource,
   type KindUnavailableError,
   type ListWatchOptions,
 } from '@protean/core';
+import { validateNamespace } from '@protean/core/internal';
 import { KindAvailability } from './KindAvailability.js';
 import { ServerReadiness } from './ServerReadiness.js';
 import { KubernetesListWatch } from './KubernetesListWatch.js';

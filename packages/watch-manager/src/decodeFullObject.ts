@@ -1,4 +1,5 @@
-import { objectTransformOf, type CachedObject, type ObjectCacheOptions, type PartialObjectMetadata } from '@protean/core';
+import { type CachedObject, type ObjectCacheOptions, type PartialObjectMetadata } from '@protean/core';
+import { objectTransformOf } from '@protean/core/internal';
 
 /**
  * The decoder of a list/watch of full objects: an object from the server

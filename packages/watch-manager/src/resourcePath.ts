@@ -1,4 +1,5 @@
-import { validateGroupVersionResource, validateNamespace, type GroupVersionResource } from '@protean/core';
+import { type GroupVersionResource } from '@protean/core';
+import { validateGroupVersionResource, validateNamespace } from '@protean/core/internal';
 
 /**
  * The collection URL path of `gvr`: `/api/v1/{resource}` for the core

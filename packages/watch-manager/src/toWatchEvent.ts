@@ -1,11 +1,11 @@
 import {
   DeletedFinalStateUnknown,
-  parseNamespacedNameKey,
   type EventType,
   type GroupVersionResource,
   type PartialObjectMetadata,
   type WatchEvent,
 } from '@protean/core';
+import { parseNamespacedNameKey } from '@protean/core/internal';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 

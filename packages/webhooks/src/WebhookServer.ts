@@ -370,6 +370,7 @@ export class WebhookServer {
         if (reason !== undefined) span.setAttribute('protean.webhook.reason', reason);
         span.end();
       }
+      if (this.listeners.size === 0) return reply;
       const record: ReviewRecord = { path, type, outcome, durationMs, ...(reason === undefined ? {} : { reason }) };
       for (const listener of this.listeners) {
         try {
@@ -479,16 +480,21 @@ export class WebhookServer {
 
   private async withTimeout<R>(run: (signal: AbortSignal) => R | Promise<R>): Promise<R> {
     const controller = new AbortController();
+    // A handler that answers at once (most do) needs no timer; one that throws rejects this call.
+    const result = run(controller.signal);
+    // By shape: a promise of another realm (a test's vm context) is one too.
+    if (typeof (result as { then?: unknown } | null)?.then !== 'function') return result as R;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         const err = new HandlerTimeoutError(`no answer within ${this.handlerTimeoutMs} ms`);
-        controller.abort(err);
+        // Settled first, so the race ends with the timeout even when the handler rejects on the abort.
         reject(err);
+        controller.abort(err);
       }, this.handlerTimeoutMs);
     });
     try {
-      return await Promise.race([Promise.resolve().then(() => run(controller.signal)), timeout]);
+      return await Promise.race([result as Promise<R>, timeout]);
     } finally {
       clearTimeout(timer);
     }
@@ -501,17 +507,27 @@ function answer(res: Http2ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-async function readBody(req: Http2ServerRequest, limit: number): Promise<string> {
+function readBody(req: Http2ServerRequest, limit: number): Promise<string> {
   const declared = Number(req.headers['content-length'] ?? '0');
-  if (declared > limit) throw new ReviewTooLargeError(`the review is ${declared} bytes, more than the ${limit} this server takes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new ReviewTooLargeError(`the review is more than the ${limit} bytes this server takes`);
-    chunks.push(chunk);
+  if (declared > limit) {
+    return Promise.reject(new ReviewTooLargeError(`the review is ${declared} bytes, more than the ${limit} this server takes`));
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else {
+        req.off('data', onData);
+        req.resume();
+        reject(new ReviewTooLargeError(`the review is more than the ${limit} bytes this server takes`));
+      }
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.once('error', reject);
+  });
 }
 
 const OPERATIONS = new Set(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);

@@ -37,7 +37,8 @@ export function jsonPatchBetween(from: unknown, to: unknown, path = ''): JsonPat
     if (has(from, key) && !has(to, key)) ops.push({ op: 'remove', path: `${path}/${token(key)}` });
   }
   for (const [key, value] of Object.entries(to)) {
-    if (value === undefined) continue;
+    // The same value (a handler's copy shares what it left alone): nothing to compare or name.
+    if (value === undefined || from[key] === value) continue;
     const at = `${path}/${token(key)}`;
     if (!has(from, key)) ops.push({ op: 'add', path: at, value });
     else ops.push(...jsonPatchBetween(from[key], value, at));

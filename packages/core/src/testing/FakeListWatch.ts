@@ -1,6 +1,5 @@
 import {
   gvrKey,
-  objectTransformOf,
   type CachedObject,
   type ObjectCacheOptions,
   type GroupVersionResource,
@@ -9,6 +8,7 @@ import {
   type NamespacedName,
   type PartialObjectMetadata,
 } from '../index.js';
+import { objectTransformOf } from '../internal.js';
 import { fakeObject } from './fakeObject.js';
 import { FakeInformerError } from './FakeInformerError.js';
 

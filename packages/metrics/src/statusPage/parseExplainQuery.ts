@@ -1,12 +1,5 @@
-import {
-  errorMessage,
-  parseGvrKey,
-  validateGroupVersionResource,
-  validateLabelKey,
-  validateLabelValue,
-  validateNamespace,
-  type GroupVersionResource,
-} from '@protean/core';
+import { errorMessage, validateLabelKey, validateLabelValue, type GroupVersionResource } from '@protean/core';
+import { parseGvrKey, validateGroupVersionResource, validateNamespace } from '@protean/core/internal';
 import { ExplainQueryError } from './ExplainQueryError.js';
 
 /** The object `/statusz/explain` asks about, parsed from the query string. */

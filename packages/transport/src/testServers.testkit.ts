@@ -4,7 +4,7 @@ import * as https from 'node:https';
 import * as net from 'node:net';
 import type * as tls from 'node:tls';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { TestPki } from './testPki.js';
+import type { TestPki } from './testPki.testkit.js';
 
 /** What a test server saw of one request. */
 export interface SeenRequest {

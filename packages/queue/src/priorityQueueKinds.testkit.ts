@@ -1,5 +1,5 @@
-import { PriorityRateLimitingQueue } from '../PriorityRateLimitingQueue.js';
-import type { RateLimitingWorkQueueOptions } from '../RateLimitingWorkQueue.js';
+import { PriorityRateLimitingQueue } from './PriorityRateLimitingQueue.js';
+import type { RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
 
 /** Builds a priority queue from the options a base-queue test would use. */
 export type MakePriorityQueue = <T>(options: RateLimitingWorkQueueOptions<T>) => PriorityRateLimitingQueue<T>;

@@ -1,5 +1,5 @@
-import { FairRateLimitingQueue } from '../FairRateLimitingQueue.js';
-import type { RateLimitingWorkQueueOptions } from '../RateLimitingWorkQueue.js';
+import { FairRateLimitingQueue } from './FairRateLimitingQueue.js';
+import type { RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
 
 /** Builds a fair queue from the options a base-queue test would use. */
 export type MakeFairQueue = <T>(options: RateLimitingWorkQueueOptions<T>) => FairRateLimitingQueue<T>;

@@ -1,6 +1,6 @@
 import { silentLogger, type GroupVersionResource, type WatchEvent } from '@protean/core';
 import { EnqueueRecorder, FakeWatchManager } from '@protean/core/testing';
-import { IndexedWatchCoordinator } from '../IndexedWatchCoordinator.js';
+import { IndexedWatchCoordinator } from './IndexedWatchCoordinator.js';
 
 /** A coordinator wired to a fake watch manager and an enqueue recorder. */
 export interface Harness {

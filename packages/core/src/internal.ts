@@ -1,0 +1,18 @@
+// `@protean/core/internal`: the names only the other `@protean/*` packages
+// use (the signal registries' binders and lookups, clock helpers, request
+// validation, tracing of routed events). Not part of core's public API: no
+// semver promise, and no API report (scripts/api-report.mjs reports `.`
+// only). A name a user of Protean needs belongs in `index.ts` instead.
+export { apiStatusChain } from './apiStatus.js';
+export { apiWarningCount, countApiWarnings } from './apiWarnings.js';
+export { deadlineSignal, Waker } from './clockWait.js';
+export { passCancellationOf } from './controller/PassCancelledError.js';
+export { fenceSignal, isFenced, noteUnfencedWrite, type UnfencedWrite } from './fence.js';
+export { parseGvrKey, parseNamespacedNameKey } from './gvr.js';
+export { validateGroupVersionResource, validateNamespace, validateObjectName } from './gvrValidation.js';
+export { bindPassReads, noteRead, readVersionOf } from './passReads.js';
+export { bindWriteRecorder, type WriteRecorder } from './passWrites.js';
+export { noopQueueMetricsProvider } from './queueMetrics.js';
+export { objectTransformOf } from './stripObject.js';
+export { recordEventSpan, triggerEventOf } from './tracing/eventSpan.js';
+export { UNSERVED_RESOURCE_HINT } from './unservedResourceHint.js';
