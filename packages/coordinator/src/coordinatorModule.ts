@@ -1,5 +1,5 @@
 import type { ContainerModule } from 'inversify';
-import { containerModule } from './containerModule.js';
+import { containerModule } from '@protean/core/internal';
 import { TOKENS, type WatchCoordinatorDeps, type WatchCoordinatorFactory } from '@protean/core';
 import { IndexedWatchCoordinator, type IndexedWatchCoordinatorOptions } from './IndexedWatchCoordinator.js';
 

@@ -6,6 +6,7 @@
 export { apiStatusChain } from './apiStatus.js';
 export { apiWarningCount, countApiWarnings } from './apiWarnings.js';
 export { deadlineSignal, Waker } from './clockWait.js';
+export { containerModule } from './containerModule.js';
 export { passCancellationOf } from './controller/PassCancelledError.js';
 export { fenceSignal, isFenced, noteUnfencedWrite, type UnfencedWrite } from './fence.js';
 export { parseGvrKey, parseNamespacedNameKey } from './gvr.js';

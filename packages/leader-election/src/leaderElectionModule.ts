@@ -1,6 +1,6 @@
 import { silentLogger, TOKENS } from '@protean/core';
 import type { ContainerModule } from 'inversify';
-import { containerModule } from './containerModule.js';
+import { containerModule } from '@protean/core/internal';
 import { defaultIdentity } from './defaultIdentity.js';
 import { LeaderElector } from './LeaderElector.js';
 import { resolveLeaderElectorOptions, type LeaderElectorOptions } from './LeaderElectorOptions.js';

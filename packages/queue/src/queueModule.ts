@@ -1,6 +1,6 @@
 import { TOKENS } from '@protean/core';
 import type { ContainerModule } from 'inversify';
-import { containerModule } from './containerModule.js';
+import { containerModule } from '@protean/core/internal';
 import { checkNonNegative } from './checks.js';
 import { createWorkQueueFactory } from './createWorkQueueFactory.js';
 

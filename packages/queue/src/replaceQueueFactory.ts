@@ -1,6 +1,6 @@
 import { TOKENS, type Clock, type QueueMetricsProvider, type WorkQueueFactory } from '@protean/core';
 import type { ContainerModule } from 'inversify';
-import { containerModule } from './containerModule.js';
+import { containerModule } from '@protean/core/internal';
 
 /** What a queue factory gets from the container. */
 export interface QueueFactoryContext {

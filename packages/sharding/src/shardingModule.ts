@@ -2,7 +2,7 @@ import { TOKENS, type Logger } from '@protean/core';
 import type { KubeConfigLike } from '@protean/transport';
 import type { KubernetesInformerSourceOptions } from '@protean/watch-manager';
 import type { ContainerModule } from 'inversify';
-import { containerModule } from './containerModule.js';
+import { containerModule } from '@protean/core/internal';
 import type { ShardFilterMode } from './detectShardSelectorSupport.js';
 import type { ShardKey } from './HashRange.js';
 import { KubeMemberLeaseClient, type MemberLeaseClient } from './MemberLeaseClient.js';

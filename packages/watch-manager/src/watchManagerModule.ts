@@ -1,7 +1,7 @@
 import type { KubeConfigLike } from '@protean/transport';
 import { TOKENS, type InformerSource, type WatchManagerFactory } from '@protean/core';
 import type { ContainerModule } from 'inversify';
-import { containerModule } from './containerModule.js';
+import { containerModule } from '@protean/core/internal';
 import { KubernetesInformerSource, type KubernetesInformerSourceOptions } from './KubernetesInformerSource.js';
 import { InformerWatchManager } from './InformerWatchManager.js';
 import type { InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
