@@ -52,40 +52,6 @@ describe.each(LAYOUTS)('a generated %s project on the workspace packages', (layo
   }, 180_000);
 });
 
-// --webhooks: the admission handlers' own tests, and the permissions test with the webhooks called by the in-memory
-// API server (defaulting and refusing through the API) and their certificate Secret and configurations in the RBAC.
-describe('a generated project with --webhooks on the workspace packages', () => {
-  it('typechecks and lints in both layouts, and the leader-election one passes its own Jest tests', () => {
-    for (const layout of LAYOUTS) {
-      const project = prepareGeneratedProject(layout, { webhooks: true });
-      made.push(project);
-      expect(project.files).toEqual(
-        expect.arrayContaining([
-          'src/admission.ts',
-          'src/admission.test.ts',
-          'deploy/webhook-service.yaml',
-          'deploy/role-webhooks.yaml',
-          'deploy/clusterrole-webhooks.yaml',
-        ]),
-      );
-      const tsc = runInProject(project.dir, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json']);
-      expect({ layout, status: tsc.status, output: tsc.output }).toEqual({ layout, status: 0, output: '' });
-      const lint = runInProject(project.dir, ['node_modules/eslint/bin/eslint.js', '.']);
-      expect({ layout, status: lint.status, output: lint.output }).toEqual({ layout, status: 0, output: '' });
-      if (layout !== 'leader-election') continue;
-      const jest = runInProject(project.dir, [
-        '--experimental-vm-modules',
-        '--no-warnings=ExperimentalWarning',
-        'node_modules/jest/bin/jest.js',
-      ]);
-      expect({ status: jest.status, output: jest.status === 0 ? '' : jest.output }).toEqual({ status: 0, output: '' });
-      // The six tests of every project and the three of src/admission.test.ts; the real-server ones (two with
-      // webhooks) are opt-in.
-      expect(jest.output).toMatch(/Tests:\s+2 skipped, 9 passed, 11 total/);
-    }
-  }, 240_000);
-});
-
 /** Runs one test file of the project; resolves with its exit status and output. */
 function jestFile(project: PreparedProject, file: string): { status: number | null; output: string } {
   return runInProject(project.dir, [

@@ -8,7 +8,7 @@ import { AdmissionRegistrar, SelfManagedCertificates, splitPemBundle, WebhookSer
 
 /*
  * kube-apiserver calling a validating webhook whose certificates SelfManagedCertificates makes and rotates: about
- * 50 ConfigMap creates a second for ~10 s go through the webhook (failurePolicy Fail) while the serving certificate
+ * 50 ConfigMap creates a second for ~6 s go through the webhook (failurePolicy Fail) while the serving certificate
  * is renewed four times and the CA replaced, the registrar applying each new CA bundle; every create succeeds.
  */
 
@@ -37,8 +37,8 @@ beforeAll(async () => {
     secretName: 'rotation-webhook-certs',
     ipAddresses: ['127.0.0.1'],
     checkIntervalMs: 250,
-    // Both CAs stay trusted 2.5 s around the switch: kube-apiserver sees a configuration change within about 0.1 s.
-    caOverlapMs: 2_500,
+    // Both CAs stay trusted 1.5 s around the switch: kube-apiserver sees a configuration change within about 0.1 s.
+    caOverlapMs: 1_500,
     logger: silentLogger(),
   });
   await certs.start(stop.signal);
@@ -134,24 +134,24 @@ describe('self-managed webhook certificates rotated under load, called by kube-a
     const bundles: number[] = [];
     let newCa = '';
     try {
-      await pause(1_000);
+      await pause(600);
       servingCerts.add((await certs.rotate()).cert);
-      await pause(1_000);
+      await pause(600);
       servingCerts.add((await certs.rotate()).cert);
-      await pause(500);
-      // The new CA joins the bundle (the registrar applies it before rotateCa resolves), signs 2.5 s later, and the
-      // old one leaves the bundle 2.5 s after that.
+      await pause(300);
+      // The new CA joins the bundle (the registrar applies it before rotateCa resolves), signs 1.5 s later, and the
+      // old one leaves the bundle 1.5 s after that.
       const both = await certs.rotateCa();
       bundles.push(splitPemBundle(both.caPem).length);
       newCa = splitPemBundle(both.caPem)[1]!;
       await waitUntil(() => Promise.resolve(certs.caPem === newCa), 'the old CA out of the bundle', 15_000);
       bundles.push(splitPemBundle(certs.caPem).length);
       servingCerts.add(certs.current()!.cert);
-      await pause(500);
+      await pause(300);
       servingCerts.add((await certs.rotate()).cert);
-      await pause(1_000);
+      await pause(600);
       servingCerts.add((await certs.rotate()).cert);
-      await pause(500);
+      await pause(300);
     } finally {
       clearInterval(load);
       await Promise.all(inFlight);
@@ -162,7 +162,8 @@ describe('self-managed webhook certificates rotated under load, called by kube-a
         `${handshakes.length - handshakesBefore} TLS connections from kube-apiserver`,
     );
     expect(failures).toEqual([]);
-    expect(created).toBeGreaterThan(300);
+    // The load ran through the rotations (about 50 a second for about 6 s; a busy machine sends fewer).
+    expect(created).toBeGreaterThan(100);
     // Every create was reviewed by the webhook (the namespace is selected, failurePolicy Fail).
     expect(reviewed - reviewedBefore).toBeGreaterThanOrEqual(created);
     expect(listenerErrors).toEqual([]);
