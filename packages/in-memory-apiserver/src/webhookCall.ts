@@ -83,7 +83,16 @@ export async function callWebhook(hook: Webhook, uid: string, review: unknown): 
           clearTimeout(timer);
           resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
         });
-        res.on('error', () => undefined);
+        // Cut off after the headers (the webhook server stopped, say): the call failed, never left hanging.
+        res.on('error', (err: NodeJS.ErrnoException) => {
+          clearTimeout(timer);
+          reject(new WebhookCallError(`failed to call webhook: Post "${shown}": ${causeOf(err, timedOut)}`));
+        });
+        res.on('close', () => {
+          if (res.complete) return;
+          clearTimeout(timer);
+          reject(new WebhookCallError(`failed to call webhook: Post "${shown}": the answer was cut off`));
+        });
       },
     );
     const timer = setTimeout(() => {

@@ -73,10 +73,12 @@ export function instrumentWebhooks(registry: Registry, server: WebhookServerSour
     registers,
   });
   const stop = server.onReview((review) => {
-    requests.inc({ path: review.path, type: review.type, outcome: review.outcome });
+    // A path nothing serves is any string a client sends: one series for all of them.
+    const path = review.outcome === 'not-found' ? '(none)' : review.path;
+    requests.inc({ path, type: review.type, outcome: review.outcome });
     if (review.outcome !== 'not-found') duration.observe({ path: review.path, type: review.type }, review.durationMs / 1000);
     const refused = review.outcome !== 'allowed' && review.outcome !== 'converted';
-    if (refused) denials.inc({ path: review.path, reason: review.reason ?? review.outcome });
+    if (refused) denials.inc({ path, reason: review.reason ?? review.outcome });
   });
   return () => {
     stop();

@@ -103,4 +103,39 @@ describe('AdmissionRegistrar', () => {
       ]),
     ).toThrow('widgets.example.com has two validating webhooks: give it one per type');
   });
+
+  it('applies a CA bundle again after an apply of it failed', async () => {
+    const sent: KubeHttpRequest[] = [];
+    let failing = true;
+    const transport: KubeTransport = {
+      send: (request): Promise<KubeHttpResponse> => {
+        sent.push(request);
+        if (failing) return Promise.resolve({ status: 500, headers: {}, body: '{"kind":"Status","code":500,"message":"etcd is away"}' });
+        return Promise.resolve({ status: 200, headers: {}, body: typeof request.body === 'string' ? request.body : '{}' });
+      },
+    };
+    const registrar = new AdmissionRegistrar({
+      client: new KubeClient({ transport, retry: { retries: 0 } }),
+      name: 'ctl',
+      clientConfig: { url: 'https://hooks.example:9443', caPem: CA },
+    });
+    const NEXT = '-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n';
+    failing = false;
+    await registrar.register(widgets, [{ type: 'validating', path: '/validate-widgets' }]);
+    failing = true;
+    await expect(registrar.setCaBundle(NEXT)).rejects.toThrow(/etcd is away/);
+    failing = false;
+    const patches = (): KubeHttpRequest[] => sent.filter((r) => r.method === 'PATCH');
+    const before = patches().length;
+    await registrar.setCaBundle(NEXT);
+    const bundles = patches()
+      .slice(before)
+      .flatMap((r) => (JSON.parse(String(r.body)) as { webhooks: { clientConfig: { caBundle: string } }[] }).webhooks)
+      .map((w) => Buffer.from(w.clientConfig.caBundle, 'base64').toString('utf8'));
+    expect(patches().length - before).toBe(2);
+    expect(bundles).toEqual([NEXT]);
+    // And once applied, the same bundle is not sent again.
+    await registrar.setCaBundle(NEXT);
+    expect(patches().length - before).toBe(2);
+  });
 });

@@ -90,6 +90,8 @@ export class AdmissionRegistrar {
   private chain: Promise<unknown> = Promise.resolve();
   /** The CA bundle applied as `caBundle`: `clientConfig.caPem`, then what {@link AdmissionRegistrar.setCaBundle} gave. */
   private caPem: string;
+  /** The bundle the last successful apply carried: a failed apply leaves it behind, so the same bundle is tried again. */
+  private appliedCaPem: string | undefined;
 
   constructor(private readonly options: AdmissionRegistrarOptions) {
     this.domain = options.domain ?? 'webhooks.protean.dev';
@@ -160,7 +162,7 @@ export class AdmissionRegistrar {
    * `SelfManagedCertificates` (its `onChange`).
    */
   setCaBundle(caPem: string, signal?: AbortSignal): Promise<void> {
-    if (caPem === this.caPem) return Promise.resolve();
+    if (caPem === this.caPem && caPem === this.appliedCaPem) return Promise.resolve();
     this.caPem = caPem;
     return this.applyAll(signal);
   }
@@ -177,6 +179,7 @@ export class AdmissionRegistrar {
   private applyAll(signal: AbortSignal | undefined): Promise<void> {
     if (!this.writes()) return Promise.resolve();
     const run = this.chain.then(async () => {
+      const bundle = this.caPem;
       for (const type of ['validating', 'mutating'] as const) {
         await this.options.client.apply(CONFIGURATIONS[type].gvr, this.configuration(type), {
           fieldManager: this.fieldManager,
@@ -184,6 +187,7 @@ export class AdmissionRegistrar {
           ...(signal === undefined ? {} : { signal }),
         });
       }
+      this.appliedCaPem = bundle;
     });
     this.chain = run.catch(() => {});
     return run;

@@ -167,4 +167,50 @@ describe('AdmittingController', () => {
     }
     expect(errors).toEqual([]);
   });
+
+  it('keeps a kind’s handlers when registering it again fails, so its configured paths never start to allow', async () => {
+    const server = new WebhookServer({ tls: { cert: '', key: '' }, logger: silentLogger() });
+    const controller = controllerRecording();
+    const { registrar } = registrarRecording();
+    const admitting = new AdmittingController({ controller, server, registrar, logger: silentLogger() });
+    const path = AdmittingController.pathOf('validating', widgets);
+    await admitting.register(widgets, noop, { admission: { validate: () => ({ allowed: false, message: 'first' }) } });
+    controller.failNext = new Error('not synced yet');
+    await expect(admitting.register(widgets, noop, { admission: { validate: () => ({ allowed: true }) } })).rejects.toThrow(
+      'not synced yet',
+    );
+    expect(await allowedOf(server, path, 'x')).toBe(false);
+    await expect(admitting.register(widgets, noop, { admission: {} })).rejects.toThrow(AdmissionConfigError);
+    expect(await allowedOf(server, path, 'x')).toBe(false);
+  });
+
+  it('runs a deregister after the register of the same kind still syncing: nothing is left configured or served', async () => {
+    const server = new WebhookServer({ tls: { cert: '', key: '' }, logger: silentLogger() });
+    let synced: () => void = () => {};
+    const calls: string[] = [];
+    const controller: RegisteringController = {
+      register: (parent) => {
+        calls.push(`register ${parent.resource}`);
+        return new Promise<void>((resolve) => (synced = resolve));
+      },
+      deregister: (parent) => {
+        calls.push(`deregister ${parent.resource}`);
+        return Promise.resolve();
+      },
+    };
+    const { registrar, applied } = registrarRecording();
+    const admitting = new AdmittingController({ controller, server, registrar, logger: silentLogger() });
+    const registering = admitting.register(widgets, noop, { admission: { validate: () => ({ allowed: false, message: 'no' }) } });
+    const deregistering = admitting.deregister(widgets);
+    await waitFor(() => calls.length === 1);
+    synced();
+    await Promise.all([registering, deregistering]);
+    expect(calls).toEqual(['register widgets', 'deregister widgets']);
+    expect(
+      applied()
+        .slice(-2)
+        .map((a) => webhookNames(a.body)),
+    ).toEqual([[], []]);
+    expect(await allowedOf(server, AdmittingController.pathOf('validating', widgets), 'x')).toBe(true);
+  });
 });

@@ -68,36 +68,71 @@ export class AdmissionConfigError extends TypeError {
 export class AdmittingController {
   private readonly handlers = new Map<string, ValidatingHandler | MutatingHandler>();
   private readonly served = new Set<string>();
+  /** Per kind, the last register/deregister call: the next one waits for it. */
+  private readonly turns = new Map<string, Promise<void>>();
   private readonly logger: Logger;
 
   constructor(private readonly options: AdmittingControllerOptions) {
     this.logger = options.logger ?? createLogger({ name: 'protean-webhooks' });
   }
 
-  /** Registers `parent` with the controller, and its admission with the server and the configurations. */
-  async register<T extends ReviewObject = ReviewObject>(
+  /**
+   * Registers `parent` with the controller, and its admission with the server and the configurations. Calls for
+   * one kind run one after another (a `deregister` waits for the `register` before it).
+   */
+  register<T extends ReviewObject = ReviewObject>(
     parent: GroupVersionResource,
     handler: Handler,
     options: AdmittingRegisterOptions<T> = {},
   ): Promise<void> {
+    return this.inTurn(parent, () => this.registerNow(parent, handler, options as AdmittingRegisterOptions));
+  }
+
+  /** Takes `parent`'s webhooks out of the configurations, then deregisters it. */
+  deregister(parent: GroupVersionResource): Promise<void> {
+    return this.inTurn(parent, async () => {
+      await this.options.registrar.deregister(parent);
+      await this.options.controller.deregister(parent);
+      for (const type of ['validate', 'mutate'] as const) this.handlers.delete(pathOf(type, parent));
+    });
+  }
+
+  private async registerNow(parent: GroupVersionResource, handler: Handler, options: AdmittingRegisterOptions): Promise<void> {
     const { admission, ...rest } = options;
-    for (const type of ['validate', 'mutate'] as const) this.handlers.delete(pathOf(type, parent));
-    const webhooks = admission === undefined ? [] : this.serve(parent, admission as unknown as AdmissionOptions);
+    // Checked before anything changes: a refused admission leaves the kind as it was.
+    const planned = admission === undefined ? [] : this.plan(parent, admission);
+    const paths = (['validate', 'mutate'] as const).map((type) => pathOf(type, parent));
+    const previous = paths.map((path) => [path, this.handlers.get(path)] as const);
+    for (const path of paths) this.handlers.delete(path);
+    for (const { type, path, fn } of planned) {
+      this.handlers.set(path, fn);
+      this.route(type, path);
+    }
     try {
       await this.options.controller.register(parent, handler, rest);
     } catch (err) {
-      for (const w of webhooks) this.handlers.delete(w.path);
+      // The configurations still name the kind's paths as before: so do the handlers (never a silent allow).
+      for (const [path, fn] of previous) {
+        if (fn === undefined) this.handlers.delete(path);
+        else this.handlers.set(path, fn);
+      }
       throw err;
     }
+    const webhooks = planned.map((p) => p.webhook);
     if (webhooks.length > 0) await this.options.registrar.register(parent, webhooks);
     else await this.options.registrar.deregister(parent);
   }
 
-  /** Takes `parent`'s webhooks out of the configurations, then deregisters it. */
-  async deregister(parent: GroupVersionResource): Promise<void> {
-    await this.options.registrar.deregister(parent);
-    await this.options.controller.deregister(parent);
-    for (const type of ['validate', 'mutate'] as const) this.handlers.delete(pathOf(type, parent));
+  /** Runs `fn` after every earlier call for `parent` settled. */
+  private inTurn(parent: GroupVersionResource, fn: () => Promise<void>): Promise<void> {
+    const key = pathOf('validate', parent);
+    const run = (this.turns.get(key) ?? Promise.resolve()).then(fn);
+    const settled = run.catch(() => {});
+    this.turns.set(key, settled);
+    void settled.then(() => {
+      if (this.turns.get(key) === settled) this.turns.delete(key);
+    });
+    return run;
   }
 
   /** The path kube-apiserver calls for `parent`'s validating or mutating webhook. */
@@ -105,7 +140,11 @@ export class AdmittingController {
     return pathOf(type === 'validating' ? 'validate' : 'mutate', parent);
   }
 
-  private serve(parent: GroupVersionResource, admission: AdmissionOptions<ReviewObject>): AdmissionWebhook[] {
+  /** The handlers and webhooks of an admission, checked; nothing is installed yet. */
+  private plan(
+    parent: GroupVersionResource,
+    admission: AdmissionOptions,
+  ): { type: 'validate' | 'mutate'; path: string; fn: ValidatingHandler | MutatingHandler; webhook: AdmissionWebhook }[] {
     const { validate: _validate, mutate: _mutate, ...how } = admission;
     // Bound: the handlers may be methods of an object of the caller's.
     const validate: ValidatingHandler | undefined = admission.validate?.bind(admission);
@@ -113,18 +152,16 @@ export class AdmittingController {
     if (validate === undefined && mutate === undefined) {
       throw new AdmissionConfigError(`register ${describe(parent)}: admission needs validate, mutate or both`);
     }
-    const webhooks: AdmissionWebhook[] = [];
+    const planned: { type: 'validate' | 'mutate'; path: string; fn: ValidatingHandler | MutatingHandler; webhook: AdmissionWebhook }[] = [];
     for (const [type, fn] of [
       ['validate', validate],
       ['mutate', mutate],
     ] as const) {
       if (fn === undefined) continue;
       const path = pathOf(type, parent);
-      this.handlers.set(path, fn);
-      this.route(type, path);
-      webhooks.push({ ...how, type: type === 'validate' ? 'validating' : 'mutating', path });
+      planned.push({ type, path, fn, webhook: { ...how, type: type === 'validate' ? 'validating' : 'mutating', path } });
     }
-    return webhooks;
+    return planned;
   }
 
   /** Routes `path` once; the route looks its handler up per review, and allows when none is registered. */

@@ -307,7 +307,14 @@ export class SelfManagedCertificates implements CertificateSource {
   private nextCheckInMs(): number {
     const s = this.state;
     if (s === undefined) return this.checkIntervalMs;
-    const due = [this.renewalTime(s.serving.cert), this.renewalTime(s.signer.cert), s.promoteAt ?? Infinity, s.retireAt ?? Infinity];
+    // While a CA replacement is under way, the old signer's renewal is that replacement: its steps are the times.
+    const replacing = s.next !== undefined || s.retireAt !== undefined;
+    const due = [
+      this.renewalTime(s.serving.cert),
+      replacing ? Infinity : this.renewalTime(s.signer.cert),
+      s.promoteAt ?? Infinity,
+      s.retireAt ?? Infinity,
+    ];
     const wait = Math.min(...due) - Date.now();
     // Past due yet nothing to do (a CA renewal waiting for the replacement under way): no busy loop.
     return Math.max(Math.min(this.checkIntervalMs, wait + 10), Math.min(this.checkIntervalMs, 200));
@@ -450,5 +457,7 @@ export async function keepConversionCaBundle(options: ConversionCaBundleOptions)
   const first = certificates.current();
   if (first === undefined) throw new Error(`keepConversionCaBundle ${crdName}: the certificates are not started`);
   await write(first.caPem);
-  return certificates.onChange((c) => write(c.caPem));
+  const stop = certificates.onChange((c) => write(c.caPem));
+  signal?.addEventListener('abort', stop, { once: true });
+  return stop;
 }

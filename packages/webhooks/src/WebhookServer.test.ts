@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:http2';
+import { createServer, type AddressInfo } from 'node:net';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import type { TLSSocket } from 'node:tls';
@@ -252,6 +253,18 @@ describe('WebhookServer admission', () => {
       url: s.url,
       routes: [{ path: '/v', type: 'validating', reviews: 3, allowed: 1, denied: 1, failed: 0, malformed: 1 }],
     });
+  });
+
+  it('can start again after a start refused for a port in use, nothing left half started', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    server = new WebhookServer({ tls, port, host: '127.0.0.1', logger: silentLogger() }).validate('/v', () => ({ allowed: true }));
+    await expect(server.start()).rejects.toThrow(/EADDRINUSE/);
+    expect(server.readiness().ready()).toMatchObject({ ready: false });
+    await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    const url = await server.start();
+    expect(responseOf((await post(`${url}/v`, admissionReview())).json)).toEqual({ uid: 'u-1', allowed: true });
   });
 
   it('speaks HTTP/2 to a client that offers it (kube-apiserver does)', async () => {

@@ -199,13 +199,23 @@ export class WebhookServer {
     const tls = this.options.tls;
     if ('certFile' in tls) this.watcher = this.watchCertificate(tls.certFile, tls.keyFile);
     if ('onChange' in tls) this.unsubscribeCertificates = tls.onChange((c) => this.setCertificate({ cert: c.cert, key: c.key }));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.options.port ?? 9443, this.options.host ?? '0.0.0.0', () => {
-        server.off('error', reject);
-        resolve();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(this.options.port ?? 9443, this.options.host ?? '0.0.0.0', () => {
+          server.off('error', reject);
+          resolve();
+        });
       });
-    });
+    } catch (err) {
+      // A port in use, say: nothing left half started, so `start` can be called again.
+      this.watcher?.close();
+      this.watcher = undefined;
+      this.unsubscribeCertificates?.();
+      this.unsubscribeCertificates = undefined;
+      this.server = undefined;
+      throw err;
+    }
     this.address = server.address() as AddressInfo;
     return this.url;
   }

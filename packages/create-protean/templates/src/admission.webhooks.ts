@@ -22,9 +22,9 @@ export const DEFAULT_MESSAGE = 'hello';
 
 /** Fills in what a {{kind}}'s spec leaves out (the mutating webhook: kube-apiserver stores what it returns). */
 export const defaultParent: MutatingHandler<Parent> = (req) => {
-  const object = structuredClone(req.object!);
-  object.spec = { ...object.spec, message: object.spec?.message ?? DEFAULT_MESSAGE };
-  return { object };
+  const object = req.object!;
+  // A new object sharing what it leaves alone: the patch is computed from what changed.
+  return { object: { ...object, spec: { ...object.spec, message: object.spec?.message ?? DEFAULT_MESSAGE } } };
 };
 
 /** Refuses a {{kind}} the CRD's schema and CEL rules let through (the validating webhook, after every mutation). */
