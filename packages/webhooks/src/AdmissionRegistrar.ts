@@ -1,5 +1,5 @@
 import type { KubeClient, KubeObject } from '@protean/client';
-import type { GroupVersionResource } from '@protean/core';
+import { createLogger, type GroupVersionResource, type Logger, realClock, sleepOrWake } from '@protean/core';
 
 /** How kube-apiserver reaches the webhook server: a URL, or a Service in the cluster; and the CA that signed it. */
 export interface WebhookClientConfig {
@@ -48,6 +48,8 @@ export interface AdmissionRegistrarOptions {
    * owner of the first range). Default: always (one replica).
    */
   readonly writes?: () => boolean;
+  /** Where {@link AdmissionRegistrar.keepWritten} logs an apply that failed, when it is given no `onError`. */
+  readonly logger?: Logger;
 }
 
 const ADMISSION = 'admissionregistration.k8s.io';
@@ -92,6 +94,7 @@ export class AdmissionRegistrar {
   private caPem: string;
   /** The bundle the last successful apply carried: a failed apply leaves it behind, so the same bundle is tried again. */
   private appliedCaPem: string | undefined;
+  private logger: Logger | undefined;
 
   constructor(private readonly options: AdmissionRegistrarOptions) {
     this.domain = options.domain ?? 'webhooks.protean.dev';
@@ -111,7 +114,7 @@ export class AdmissionRegistrar {
    * whenever this replica starts writing (`writes` turns true, e.g. on
    * taking the lead) and again every `resyncMs` (default 30 s) while it
    * writes, which also puts back a webhook someone edited or deleted.
-   * A failed apply is logged by `onError` and tried at the next tick.
+   * A failed apply goes to `onError` (else it is logged at warn) and is tried at the next tick.
    */
   async keepWritten(
     signal: AbortSignal,
@@ -130,10 +133,14 @@ export class AdmissionRegistrar {
           wrote = true;
         } catch (err) {
           if (signal.aborted) break;
-          options.onError?.(err);
+          if (options.onError !== undefined) options.onError(err);
+          else {
+            this.logger ??= this.options.logger ?? createLogger({ name: 'protean-webhooks' });
+            this.logger.warn({ err, name: this.options.name }, 'the webhook configurations were not written: trying again');
+          }
         }
       } else if (!writes) wrote = false;
-      await sleep(checkMs, signal);
+      await sleepOrWake(realClock, checkMs, signal).done;
     }
   }
 
@@ -230,18 +237,6 @@ export class AdmissionRegistrar {
       ...(w.type === 'mutating' ? { reinvocationPolicy: w.reinvocationPolicy ?? 'Never' } : {}),
     };
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 function key(gvr: GroupVersionResource): string {

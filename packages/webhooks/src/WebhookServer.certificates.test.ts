@@ -180,6 +180,35 @@ describe('WebhookServer serving SelfManagedCertificates', () => {
     }
   });
 
+  it('serves the source’s latest pair when started again, one that changed while it was stopped included', async () => {
+    const ca = await createCertificateAuthority();
+    let pair = await createServingCertificate(ca, { ipAddresses: ['127.0.0.1'] });
+    let tell: ((c: { cert: string; key: string; caPem: string }) => void) | undefined;
+    const source = {
+      current: () => ({ ...pair, caPem: ca.cert }),
+      onChange: (listener: (c: { cert: string; key: string; caPem: string }) => void) => {
+        tell = listener;
+        return () => (tell = undefined);
+      },
+    };
+    const server = new WebhookServer({ tls: source, port: 0, host: '127.0.0.1', logger: silentLogger() });
+    server.validate('/validate', () => ({ allowed: true }));
+    const url = await server.start();
+    tell?.({ ...pair, caPem: ca.cert }); // a change heard while running: the server keeps that pair
+    const first = await session(url, ca.cert);
+    first.session.close();
+    await server.stop();
+    pair = await createServingCertificate(ca, { ipAddresses: ['127.0.0.1'] });
+    const again = await session(await server.start(), ca.cert);
+    try {
+      expect(again.fingerprint).not.toBe(first.fingerprint);
+      expect((await post(again.session, 'u-3')).status).toBe(200);
+    } finally {
+      again.session.close();
+      await server.stop();
+    }
+  });
+
   it('refuses to start on a certificate source that has no certificate yet', async () => {
     const certs = new SelfManagedCertificates({ client, namespace: 'default', secretName: 'never-started', ipAddresses: ['127.0.0.1'] });
     const server = new WebhookServer({ tls: certs, port: 0, host: '127.0.0.1', logger: silentLogger() });

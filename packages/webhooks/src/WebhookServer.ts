@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { dirname } from 'node:path';
 import { createLogger, type Logger, tracing } from '@protean/core';
-import { jsonPatchBetween } from './jsonPatch.js';
+import { isObject, jsonPatchBetween } from './jsonPatch.js';
 import type { CertificateSource } from './SelfManagedCertificates.js';
 import type { AdmissionRequest, AdmissionResponse, ConversionRequest, MutationResult, ReviewObject, ValidationResult } from './reviews.js';
 
@@ -259,7 +259,8 @@ export class WebhookServer {
   private readCertificate(files = false): { cert: string; key: string } {
     const tls = this.options.tls;
     if ('onChange' in tls) {
-      const current = this.certificate ?? tls.current();
+      // The source's latest (a server started again serves what the source holds now).
+      const current = tls.current() ?? this.certificate;
       if (current === undefined) throw new Error('WebhookServer: the certificate source has no certificate yet: start it first');
       return { cert: current.cert, key: current.key };
     }
@@ -604,10 +605,6 @@ function parseReview(text: string, apiVersion: string): Record<string, unknown> 
   if (operation === 'UPDATE' && r['oldObject'] === undefined) throw new MalformedReviewError('an UPDATE request has no oldObject');
   r['userInfo'] ??= {};
   return body;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function describeObject(object: ReviewObject): string {

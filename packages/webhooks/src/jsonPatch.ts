@@ -7,7 +7,8 @@ function token(key: string): string {
   return key.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
+/** A JSON object (not null, not a list). */
+export function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
