@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@protean/core';
 import { instrumentContainer, type MetricsServer, type ProteanMetrics, type StatusPageStatus } from '@protean/metrics';
-import { createTestController, type TestController } from '@protean/testing';
+import { admissionReview, createTestController, type TestController } from '@protean/testing';
 import { WebhookServer } from '@protean/webhooks';
 
 /*
@@ -51,21 +51,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A CREATE of ConfigMap demo/<name>, as kube-apiserver sends it (@protean/testing's fixture). */
 function review(name: string): object {
-  return {
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid: `u-${name}`,
-      kind: { group: '', version: 'v1', kind: 'ConfigMap' },
-      resource: { group: '', version: 'v1', resource: 'configmaps' },
-      name,
-      namespace: 'demo',
-      operation: 'CREATE',
-      userInfo: { username: 'alice' },
-      object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'demo' } },
-    },
-  };
+  const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'demo' } };
+  return admissionReview({ resource: { group: '', version: 'v1', resource: 'configmaps' }, object });
 }
 
 const get = async (path: string): Promise<{ status: number; text: string }> => {
