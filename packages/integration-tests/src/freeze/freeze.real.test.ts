@@ -259,7 +259,9 @@ function freezeSuite(setup: Setup): void {
       return frozenInFlight ? [{ write: w, attempt }] : [];
     });
     const late = outsideValidity.filter((w) => !inFlight.some((i) => i.write === w));
-    const outside = audit.filter((l) => l.event === 'pass' && !within(validity.get(l.replica), l.at));
+    // Judged at the admission (the validity check the pass started under), not at the handler's first line: a freeze
+    // landing between the two moves only the line.
+    const outside = audit.filter((l) => l.event === 'pass' && (l.admittedAt === null || !within(validity.get(l.replica), l.admittedAt)));
     // The value an in-flight write put back is that gap too, not a pass acting outside validity.
     const backwards = decreases(
       observed.filter(

@@ -7,7 +7,15 @@
 /** One line a replica appends to the shared audit file. */
 export type FreezeAuditLine =
   | { readonly replica: string; readonly event: 'valid-from' | 'valid-until'; readonly at: number }
-  | { readonly replica: string; readonly event: 'pass'; readonly at: number; readonly instance: string }
+  | {
+      readonly replica: string;
+      readonly event: 'pass';
+      /** When the handler's first line ran. */
+      readonly at: number;
+      /** When the replica's validity was checked, in the same synchronous stretch, before the handler ran; null: no check. */
+      readonly admittedAt: number | null;
+      readonly instance: string;
+    }
   | {
       readonly replica: string;
       readonly event: 'write';

@@ -49,6 +49,9 @@ function requiredMs(name: string): number {
 /** Epoch ms comparable across the processes of one machine (and with kube-apiserver's wall clock). */
 const epoch = (monotonicMs: number): number => performance.timeOrigin + monotonicMs;
 
+let admittedAt: number | undefined;
+let clearing = false;
+
 /**
  * Records `validity`'s intervals as the replica itself sees them: valid
  * from the moment a renewal (or acquisition) made it valid, until its
@@ -56,6 +59,25 @@ const epoch = (monotonicMs: number): number => performance.timeOrigin + monotoni
  */
 function traceValidity(validity: LeaseValidity, record: (event: 'valid-from' | 'valid-until', at: number) => void): void {
   if (validity.isValid()) record('valid-from', epoch(performance.now()));
+  const isValid = validity.isValid.bind(validity);
+  // The instant of the last "valid now?" answered yes, kept until the synchronous stretch that asked ends: the
+  // worker checks validity and calls the handler in one stretch, so the handler reads its own admission here. A
+  // freeze landing between the check and the handler's first line moves the line, not the admission.
+  validity.isValid = (...args: [number?]): boolean => {
+    const at = performance.now();
+    const valid = isValid(...args);
+    if (valid && args[0] === undefined) {
+      admittedAt = epoch(at);
+      if (!clearing) {
+        clearing = true;
+        queueMicrotask(() => {
+          admittedAt = undefined;
+          clearing = false;
+        });
+      }
+    }
+    return valid;
+  };
   const renewed = validity.renewed.bind(validity);
   const end = validity.end.bind(validity);
   validity.renewed = (sentAtMs: number): void => {
@@ -143,8 +165,9 @@ async function main(): Promise<void> {
 
   const handler: Handler = async (req, ctx) => {
     const instance = `${req.namespace}/${req.name}`;
-    // Logged first, synchronously where the pass was admitted (the read below may be cut by a freeze).
-    record({ replica: identity, event: 'pass', at: now(), instance });
+    // Logged first, synchronously where the pass was admitted (the read below may be cut by a freeze), with the
+    // instant validity was checked in that stretch (null: the pass started without a check).
+    record({ replica: identity, event: 'pass', at: now(), admittedAt: admittedAt ?? null, instance });
     const parent = await client.get<{ metadata?: object; spec?: { touch?: number } }>(PARENTS, req, { signal: ctx.signal });
     const value = Number(parent.spec?.touch ?? 0);
     const ms = 100 + Number((fnv1a64(`${instance}@${value}`) >> 8n) % 201n);
