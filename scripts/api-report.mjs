@@ -4,8 +4,9 @@
 // run fails when a package's public surface differs from its committed
 // report, so API drift is always a reviewed change (`pnpm api:update`).
 // Only each package's `.` entry point is reported: the `./testing` subpaths
-// (test doubles) and `@protean/core/internal` (names only the other
-// `@protean/*` packages use, no semver promise) are not public API.
+// (test doubles) and the `./internal` subpaths (`@protean/core/internal`,
+// `@protean/client/internal`, ...: names only the other `@protean/*`
+// packages use, no semver promise) are not public API.
 import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,6 @@
 export { AlreadyOwnedError } from './AlreadyOwnedError.js';
 export { ApplyConflictError, type FieldConflict } from './ApplyConflictError.js';
 export { applyOwned, type ApplyOwnedOptions } from './applyOwned.js';
-export { parseWarnings, warningsOf } from './apiWarnings.js';
 export {
   type Condition,
   type ConditionInput,
@@ -17,12 +16,11 @@ export { InvalidOwnerError } from './InvalidOwnerError.js';
 export { KubeApiError, type RequestDescription, type StatusBody, type StatusCause } from './KubeApiError.js';
 export { KubeClient } from './KubeClient.js';
 export { KubeConfigTransport } from './KubeConfigTransport.js';
-export { KubeTransportError, type KubeTransportFailure } from './KubeTransportError.js';
+export { KubeTransportError } from './KubeTransportError.js';
 export { KubeClientClosedError } from './KubeClientClosedError.js';
 export { MissingNamespaceError } from './MissingNamespaceError.js';
-export { objectPath } from './objectPath.js';
 export { type FinalizerStep, reconcileFinalizer, type ReconcileFinalizerOptions } from './reconcileFinalizer.js';
-export { defaultRetryOptions, type ResolvedRetryOptions, resolveRetryOptions, type RetryOptions } from './RetryOptions.js';
+export { type RetryOptions } from './RetryOptions.js';
 export {
   controllerOf,
   type ControllerReferenceOptions,

@@ -1,5 +1,5 @@
 export { coordinatorModule } from './coordinatorModule.js';
 export { InstanceRemovedError } from './InstanceRemovedError.js';
-export { DEFAULT_COORDINATOR_OWNER_ID, IndexedWatchCoordinator, type IndexedWatchCoordinatorOptions } from './IndexedWatchCoordinator.js';
+export { IndexedWatchCoordinator, type IndexedWatchCoordinatorOptions } from './IndexedWatchCoordinator.js';
 export { WatchRequestError } from './WatchRequestError.js';
 export { WatchUnavailableError } from './WatchUnavailableError.js';

@@ -37,7 +37,7 @@ export {
   type WorkQueueFactory,
   type WorkQueueOptions,
 } from './contracts/index.js';
-export { type ControllerObserver, noopControllerObserver, type ReconcileOutcome } from './controller/ControllerObserver.js';
+export { type ControllerObserver, type ReconcileOutcome } from './controller/ControllerObserver.js';
 export { type ControllerState, ControllerStateError } from './controller/ControllerStateError.js';
 export {
   type ControllerStatus,
@@ -47,7 +47,6 @@ export {
   type InformerStatusEntry,
   type ParentStatus,
   type QueueStatus,
-  RECENT_FAILURES_LIMIT,
   type RecentFailure,
 } from './controller/ControllerStatus.js';
 export type { DynamicControllerOptions } from './controller/DynamicControllerOptions.js';
@@ -60,8 +59,7 @@ export { ReconcileTimeoutError } from './controller/ReconcileTimeoutError.js';
 export { ShutdownTimeoutError } from './controller/ShutdownTimeoutError.js';
 export { workItemKey } from './controller/workItemKey.js';
 export { coreModule } from './coreModule.js';
-export { PASS_SPAN_NAME, type PassTraceIds } from './controller/PassTrace.js';
-export { EVENT_SPAN_NAME } from './tracing/eventSpan.js';
+export { PASS_SPAN_NAME } from './controller/PassTrace.js';
 export {
   type TraceAttributes,
   type TraceAttributeValue,
@@ -69,8 +67,8 @@ export {
   type TraceSpan,
   type TraceSpanContext,
 } from './tracing/otelApi.js';
-export { PASS_TRIGGER_LIMIT, type PassTrigger, type PassTriggers, type TriggerEvent } from './tracing/PassTrigger.js';
-export { ProteanTracing, type SpanParent, type StartSpanOptions, TRACER_NAME, tracing } from './tracing/tracing.js';
+export { PASS_TRIGGER_LIMIT, type PassTrigger, type TriggerEvent } from './tracing/PassTrigger.js';
+export { ProteanTracing, type SpanParent, type StartSpanOptions, tracing } from './tracing/tracing.js';
 export { DynamicController } from './controller/DynamicController.js';
 export { messageWithCauses, type SerializedError, serializeError } from './errorSerializer.js';
 export { type EnqueueFunc, type EventHandler, type EventType, type WatchEvent } from './events.js';
@@ -128,16 +126,11 @@ export {
 export { isRequeueError, NoRequeue, requeue, RequeueNeeded, RequeueNeededAfter, RequeueWhen } from './requeue.js';
 export { StaleReadError } from './StaleReadError.js';
 export {
-  equalityRequirements,
   Everything,
-  LABEL_NAME_MAX_LENGTH,
-  LABEL_PREFIX_MAX_LENGTH,
-  LABEL_VALUE_MAX_LENGTH,
   type LabelSelector,
   type LabelSelectorOperator,
   type LabelSelectorRequirement,
   Nothing,
-  NOTHING_SELECTOR_STRING,
   parseSelector,
   type Requirement,
   type Selector,
@@ -147,7 +140,5 @@ export {
   selectorMismatch,
   type SelectorMismatch,
   type SelectorOperator,
-  validateLabelKey,
-  validateLabelValue,
 } from './selector/index.js';
 export { TOKENS } from './tokens.js';

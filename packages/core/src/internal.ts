@@ -17,3 +17,5 @@ export { noopQueueMetricsProvider } from './queueMetrics.js';
 export { objectTransformOf } from './stripObject.js';
 export { recordEventSpan, triggerEventOf } from './tracing/eventSpan.js';
 export { UNSERVED_RESOURCE_HINT } from './unservedResourceHint.js';
+export { EVENT_SPAN_NAME } from './tracing/eventSpan.js';
+export { validateLabelKey, validateLabelValue } from './selector/index.js';

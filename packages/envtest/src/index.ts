@@ -17,11 +17,6 @@ export {
   waitUntil,
   type WatchEventLine,
 } from './kubeHttp.js';
-export {
-  serviceAccountKubeConfig,
-  serviceAccountUser,
-  writeKubeConfigFile,
-  type ServiceAccountKubeConfigOptions,
-} from './serviceAccountKubeConfig.js';
+export { serviceAccountKubeConfig, writeKubeConfigFile, type ServiceAccountKubeConfigOptions } from './serviceAccountKubeConfig.js';
 export { ServiceAccountNotFoundError } from './ServiceAccountNotFoundError.js';
 export { TokenRequestError } from './TokenRequestError.js';

@@ -3,9 +3,8 @@
 // on Node.js < 22.19 would otherwise fail inside undici with a bare TypeError).
 import '@protean/transport';
 export { ApiError, type StatusDetails, type StatusObject } from './ApiError.js';
-export { BUILTIN_RESOURCES } from './builtins.js';
 export { CRD_GVR } from './crd.js';
-export { DEFAULT_TEST_TOKEN, InMemoryApiServer } from './InMemoryApiServer.js';
+export { InMemoryApiServer } from './InMemoryApiServer.js';
 export { ResourceDefinitionError } from './ServedResource.js';
 export type {
   ApiServerFaults,

@@ -1,5 +1,4 @@
-export { type CrdDrift, crdDrift, crdYaml, GENERATED_HEADER } from './crdYaml.js';
-export { type CliResult, runCrdCli } from './cli.js';
+export { type CrdDrift, crdDrift } from './crdYaml.js';
 export {
   type CustomResourceDefinition,
   defineKind,
@@ -8,11 +7,10 @@ export {
   type KindObjectMeta,
   type KindOptions,
   type KindVersion,
-  pluralOf,
   type PrinterColumn,
   type ValidationRule,
 } from './defineKind.js';
 export { ensureKind, type EnsureKindOptions } from './ensureKind.js';
 export { EnsureKindError, KindNamesConflictError, KindNotEstablishedError, KindRejectedError } from './ensureKindErrors.js';
 export { KindSchemaError } from './KindSchemaError.js';
-export { type JsonSchemaProps, toStructural } from './structuralSchema.js';
+export { type JsonSchemaProps } from './structuralSchema.js';

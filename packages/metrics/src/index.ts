@@ -20,25 +20,14 @@ export {
   type WebhookStatusView,
 } from './WebhookMetrics.js';
 export { type StuckWorkersOptions, StuckWorkersRule, type StuckWorkersVerdict } from './StuckWorkersRule.js';
-export {
-  controllerStatusPage,
-  type ExplainQuery,
-  ExplainQueryError,
-  type InformerState,
-  parseExplainQuery,
-  type StatusPageInformer,
-  type StatusPageSource,
-  type StatusPageStatus,
-} from './statusPage/index.js';
+export { type ExplainQuery, ExplainQueryError, type StatusPageSource } from './statusPage/index.js';
 export {
   type AccessLogView,
-  accessResourceName,
   type ConnectionPoolView,
-  describeAccess,
   type ObservedAccess,
   type ObservedAccessRecord,
 } from './permissions/AccessLogView.js';
-export { describeRefusal, type PermissionRow, PermissionsMonitor, type PermissionsStatus } from './permissions/PermissionsMonitor.js';
+export { type PermissionRow, PermissionsMonitor, type PermissionsStatus } from './permissions/PermissionsMonitor.js';
 export type { RecentPass, RecentPassesView, RecentPassSpan, RecentPassTrigger } from './tracing/RecentPass.js';
 export {
   type RecentPassesRecorderOptions,

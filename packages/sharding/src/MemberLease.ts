@@ -1,6 +1,7 @@
 import { errorMessage, type Logger, type TimerHandle } from '@protean/core';
 import { deadlineSignal } from '@protean/core/internal';
-import { formatMicroTime, LeaseRequestError, LeaseValidity, type Lease } from '@protean/leader-election';
+import { LeaseRequestError, LeaseValidity, type Lease } from '@protean/leader-election';
+import { formatMicroTime } from '@protean/leader-election/internal';
 import type { HashRange } from './HashRange.js';
 import { withHolds } from './rangeClaims.js';
 import { SHARD_GROUP_LABEL, type ResolvedShardMembershipOptions } from './ShardMembershipOptions.js';

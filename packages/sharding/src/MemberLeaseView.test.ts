@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { formatMicroTime, type Lease } from '@protean/leader-election';
+import { type Lease } from '@protean/leader-election';
+import { formatMicroTime } from '@protean/leader-election/internal';
 import { MemberLeaseView } from './MemberLeaseView.js';
 
 const WALL_MS = Date.UTC(2026, 11, 1, 12);

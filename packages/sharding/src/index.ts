@@ -4,7 +4,6 @@ export { detectShardSelectorSupport, type ShardFilterMode, type ShardSelectorSup
 export { fnv1a64 } from './fnv1a64.js';
 export {
   formatHashBound,
-  FULL_RANGE,
   HASH_SPACE_END,
   type HashRange,
   inRanges,
@@ -26,13 +25,7 @@ export {
 export { ShardingConfigError } from './ShardingConfigError.js';
 export { FakeMemberLeaseClient, KubeMemberLeaseClient, type MemberLeaseClient } from './MemberLeaseClient.js';
 export { type ShardAssigner, type ShardChange, type ShardChangeListener, ShardMembership } from './ShardMembership.js';
-export {
-  memberLeaseName,
-  type ResolvedShardMembershipOptions,
-  resolveShardMembershipOptions,
-  SHARD_GROUP_LABEL,
-  type ShardMembershipOptions,
-} from './ShardMembershipOptions.js';
+export { memberLeaseName, type ShardMembershipOptions } from './ShardMembershipOptions.js';
 export type { ShardMembershipStatus, ShardTransition, ShardTransitionKind } from './ShardStatus.js';
 export { ShardGate, type ShardGateBaseOptions, type ShardGateOptions } from './ShardGate.js';
 export { ShardReplica, type ShardReplicaOptions } from './ShardReplica.js';

@@ -8,7 +8,7 @@ export type { KubeConnectionPoolOptions } from './KubeConnectionPoolOptions.js';
 export type { KubeStreamResponse, KubeWireProtocol } from './KubeStreamResponse.js';
 export type { KubeHttpRequest, KubeHttpResponse, KubeTransport } from './KubeTransport.js';
 export { AccessLog, type AccessLogOptions, type AccessRecord, type AccessTransition, type AccessTransitionListener } from './AccessLog.js';
-export { describeKubeAccess, kubeAccessKey, kubeAccessOf } from './kubeAccessOf.js';
+export { describeKubeAccess, kubeAccessOf } from './kubeAccessOf.js';
 export type { KubeAccess, KubeNonResourceAccess, KubeNonResourceVerb, KubeResourceAccess, KubeResourceVerb } from './kubeAccessOf.js';
 export type { KubeConfigLike, KubeConfigLikeCluster } from './KubeConfigLike.js';
 export { ProteanKubeConfig, loadKubeConfig, type ProteanKubeConfigOptions } from './ProteanKubeConfig.js';

@@ -20,12 +20,8 @@ export {
   CertificateRequestError,
   createCertificateAuthority,
   createServingCertificate,
-  DEFAULT_CA_VALIDITY_MS,
-  DEFAULT_SERVING_VALIDITY_MS,
   type ServingCertificateOptions,
-  splitPemBundle,
 } from './certificates.js';
-export { type JsonPatchOperation, jsonPatchBetween } from './jsonPatch.js';
 export {
   type CertificateListener,
   type CertificateSource,
@@ -37,8 +33,6 @@ export {
 } from './SelfManagedCertificates.js';
 export type {
   AdmissionRequest,
-  AdmissionResponse,
-  ConversionRequest,
   GroupVersionKind,
   GroupVersionResourceRef,
   MutationResult,

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { kubeRequest, waitUntil, type Json } from '@protean/envtest';
-import { parseWarnings } from '@protean/client';
+import { parseWarnings } from '@protean/client/internal';
 import { CEL_CASES, SPROCKET_CRD, type CelCase } from './celCases.js';
 import { GIZMO_CRD, SCHEMA_CASES, SCHEMA_GROUP, type SchemaCase } from './schemaCases.js';
 import type { SuiteContext } from './SuiteContext.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { kubeRequest, waitUntil, type Json, type KubeResponse } from '@protean/envtest';
-import { parseWarnings } from '@protean/client';
+import { parseWarnings } from '@protean/client/internal';
 import { cmPath, metaOf } from './fixtures.js';
 import type { SuiteContext } from './SuiteContext.js';
 import { ConformanceWebhooks, configMapHook, HOOKED_LABEL, MUTATED_LABEL, summarise } from './webhookCases.js';

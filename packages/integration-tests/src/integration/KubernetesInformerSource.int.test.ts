@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { DeletedFinalStateUnknown, KindNotServedError, silentLogger, type WatchEvent } from '@protean/core';
-import { KubernetesInformerSource, LIST_ACCEPT, WATCH_ACCEPT, InformerWatchManager } from '@protean/watch-manager';
+import { KubernetesInformerSource, InformerWatchManager } from '@protean/watch-manager';
+import { LIST_ACCEPT, WATCH_ACCEPT } from '@protean/watch-manager/internal';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import {
   CONFIGMAPS,

@@ -12,7 +12,8 @@ import { waitFor } from '@protean/core/testing';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import { defaultIdentity } from '@protean/leader-election';
 import { queueModule } from '@protean/queue';
-import { detectShardSelectorSupport, FULL_RANGE, shardingModule, type ShardReplica } from '@protean/sharding';
+import { detectShardSelectorSupport, shardingModule, type ShardReplica } from '@protean/sharding';
+import { FULL_RANGE } from '@protean/sharding/internal';
 import { watchManagerModule } from '@protean/watch-manager';
 import { Container } from 'inversify';
 

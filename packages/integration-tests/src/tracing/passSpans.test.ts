@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { EVENT_SPAN_NAME, parseSelector, PASS_SPAN_NAME, RequeueNeeded, tracing, type GroupVersionResource } from '@protean/core';
+import { parseSelector, PASS_SPAN_NAME, RequeueNeeded, tracing, type GroupVersionResource } from '@protean/core';
+import { EVENT_SPAN_NAME } from '@protean/core/internal';
 import { Deferred, LogRecorder } from '@protean/core/testing';
 import { createTestController, type TestController } from '@protean/testing';
 

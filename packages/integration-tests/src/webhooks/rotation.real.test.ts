@@ -4,7 +4,8 @@ import type { Server, TLSSocket } from 'node:tls';
 import { KubeClient } from '@protean/client';
 import { silentLogger } from '@protean/core';
 import { startKubeApiServer, waitUntil, type KubeApiServer } from '@protean/envtest';
-import { AdmissionRegistrar, SelfManagedCertificates, splitPemBundle, WebhookServer } from '@protean/webhooks';
+import { AdmissionRegistrar, SelfManagedCertificates, WebhookServer } from '@protean/webhooks';
+import { splitPemBundle } from '@protean/webhooks/internal';
 
 /*
  * kube-apiserver calling a validating webhook whose certificates SelfManagedCertificates makes and rotates: about

@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@protean/core';
-import { instrumentContainer, type MetricsServer, type ProteanMetrics, type StatusPageStatus } from '@protean/metrics';
+import { instrumentContainer, type MetricsServer, type ProteanMetrics } from '@protean/metrics';
+import { type StatusPageStatus } from '@protean/metrics/internal';
 import { admissionReview, createTestController, type TestController } from '@protean/testing';
 import { WebhookServer } from '@protean/webhooks';
 

@@ -1,5 +1,5 @@
-import { errorMessage, validateLabelKey, validateLabelValue, type GroupVersionResource } from '@protean/core';
-import { parseGvrKey, validateGroupVersionResource, validateNamespace } from '@protean/core/internal';
+import { errorMessage, type GroupVersionResource } from '@protean/core';
+import { validateLabelKey, validateLabelValue, parseGvrKey, validateGroupVersionResource, validateNamespace } from '@protean/core/internal';
 import { ExplainQueryError } from './ExplainQueryError.js';
 
 /** The object `/statusz/explain` asks about, parsed from the query string. */
