@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,6 +84,21 @@ describe('generateProject', () => {
     expect(deps(leader)['@protean/sharding']).toBeUndefined();
     expect(deps(sharded)['@protean/sharding']).toBe(`^${PROTEAN_VERSIONS['@protean/sharding']}`);
     expect(deps(leader)['@protean/core']).toBe(`^${PROTEAN_VERSIONS['@protean/core']}`);
+  });
+
+  it('starts node in the image as npm start does, with flags this node accepts', () => {
+    const dir = join(work, 'flags');
+    generateProject({ directory: dir });
+    const cmd = /^CMD (\[.*\])$/m.exec(read(dir, 'Dockerfile'))?.[1];
+    expect(cmd).toBeDefined();
+    const image = JSON.parse(cmd!) as string[];
+    const { start, dev } = (JSON.parse(read(dir, 'package.json')) as { scripts: Record<string, string> }).scripts;
+    expect(image).toEqual(start!.split(' '));
+    const flags = image.slice(1, -1);
+    expect(flags.length).toBeGreaterThan(0);
+    expect(dev).toContain(`node ${flags.join(' ')} --watch dist/main.js`);
+    // A misspelt V8 flag makes node exit 9 ("bad option") before the controller starts.
+    expect(spawnSync(process.execPath, [...flags, '-e', '0'], { encoding: 'utf8' })).toMatchObject({ status: 0, stderr: '' });
   });
 
   it('substitutes the name, group, kind and Protean range everywhere', () => {

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InvalidOptionError } from './InvalidOptionError.js';
-import { projectManifest, proteanDependencies } from './projectManifest.js';
+import { NODE_RUNTIME_FLAGS, projectManifest, proteanDependencies } from './projectManifest.js';
 import { type Feature, renderTemplate } from './renderTemplate.js';
 import { resolveProject, type GenerateOptions, type ResolvedProject } from './resolveProject.js';
 import { TargetNotEmptyError } from './TargetNotEmptyError.js';
@@ -45,6 +45,8 @@ export function generateProject(options: GenerateOptions): GeneratedProject {
     kind: project.kind,
     plural: project.plural,
     singular: project.singular,
+    // The exec form's arguments between "node" and "dist/main.js" (the Dockerfile's CMD).
+    nodeFlags: NODE_RUNTIME_FLAGS.map((f) => JSON.stringify(f)).join(', '),
   };
   const vendored = project.from === undefined ? undefined : findTarballs(project.from, proteanDependencies(project));
   // Render everything first: a template problem must not leave half a project behind.

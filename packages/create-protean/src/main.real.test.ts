@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeClient, type KubeObject } from '@protean/client';
 import { startKubeApiServer, waitUntil, type KubeApiServer } from '@protean/envtest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { LAYOUTS } from './Layout.js';
@@ -36,8 +36,16 @@ interface Running {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** Started as `npm start` (and the image's CMD) starts it: node's flags from package.json's start script. */
 function startMain(dir: string, env: Record<string, string>): Running {
-  const child = spawn(process.execPath, ['dist/main.js'], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const start = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
+  if (start[0] !== 'node' || start.at(-1) !== 'dist/main.js')
+    throw new Error(`package.json's start is not node [flags] dist/main.js: ${start.join(' ')}`);
+  const child = spawn(process.execPath, [...start.slice(1, -1), 'dist/main.js'], {
+    cwd: dir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
@@ -123,6 +131,12 @@ describe.each(LAYOUTS)('the generated %s controller process (dist/main.js)', (la
     );
     const page = await fetch(`${url}/statusz`);
     expect(page.status).toBe(200);
+    // What an operator would see of this small controller (a figure for deploy/'s memory request, not asserted).
+    const status = readFileSync(`/proc/${r.child.pid}/status`, 'utf8');
+    const mib = (field: string): string => (Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]) / 1024).toFixed(0);
+    process.stdout.write(
+      `generated ${layout} controller, ready and one parent reconciled: RSS ${mib('VmRSS')} MiB, peak ${mib('VmHWM')} MiB\n`,
+    );
     expect(page.headers.get('content-type')).toContain('text/html');
 
     r.child.kill('SIGTERM');
