@@ -1,3 +1,5 @@
+import { markChecked, wasChecked } from './checkedSettings.js';
+
 /** Settings of a DynamicController (seed: `Config`). Durations are milliseconds. */
 export interface Config {
   /** Number of handlers running concurrently. */
@@ -56,9 +58,12 @@ export class ConfigError extends Error {
 /**
  * Fills unset fields from {@link defaultConfig} and checks every value, so a
  * typo (`workers: 0`, a negative delay, `NaN`) fails at start-up instead of
- * producing a controller that silently does nothing.
+ * producing a controller that silently does nothing. This is where settings
+ * enter: a config it returned (frozen) is returned as is when given again,
+ * unchecked, and the parts built from it take its values as they are.
  */
 export function resolveConfig(partial: Partial<Config> = {}): Config {
+  if (wasChecked(partial)) return partial as Config;
   const config: Config = { ...defaultConfig, ...partial };
   const check = (field: keyof Config, ok: (v: number) => boolean, rule: string): void => {
     const value = config[field];
@@ -77,5 +82,5 @@ export function resolveConfig(partial: Partial<Config> = {}): Config {
   check('queueShutdownTimeoutMs', (v) => v >= 0, 'must be >= 0 (0 waits without limit)');
   check('readYourWritesTimeoutMs', (v) => v >= 0 && Number.isFinite(v), 'must be a finite number >= 0');
   check('reconcileTimeoutMs', (v) => v >= 0 && Number.isFinite(v), 'must be a finite number >= 0 (0 sets no limit)');
-  return Object.freeze(config);
+  return markChecked(Object.freeze(config));
 }

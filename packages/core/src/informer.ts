@@ -92,7 +92,12 @@ export class DeletedFinalStateUnknown {
 export interface ResourceEventHandler {
   /** `takeover`: added by a list of a share taken over (see `ListWatchSink.replace`). */
   onAdd?(obj: PartialObjectMetadata, isInInitialList: boolean, takeover?: boolean): void;
-  onUpdate?(oldObj: PartialObjectMetadata, newObj: PartialObjectMetadata): void;
+  /**
+   * `resync`: the informer replays its cache (a periodic resync; `oldObj`
+   * and `newObj` are then the same cached object), not a change the server
+   * sent. The informer engine always says; absent means false.
+   */
+  onUpdate?(oldObj: PartialObjectMetadata, newObj: PartialObjectMetadata, resync?: boolean): void;
   onDelete?(obj: PartialObjectMetadata | DeletedFinalStateUnknown): void;
 }
 

@@ -5,6 +5,7 @@
 // only). A name a user of Protean needs belongs in `index.ts` instead.
 export { apiStatusChain } from './apiStatus.js';
 export { apiWarningCount, countApiWarnings } from './apiWarnings.js';
+export { markChecked, wasChecked } from './checkedSettings.js';
 export { deadlineSignal, Waker } from './clockWait.js';
 export { containerModule } from './containerModule.js';
 export { passCancellationOf } from './controller/PassCancelledError.js';

@@ -123,6 +123,43 @@ describe('Informer (the engine)', () => {
     expect(clock.pendingTimers()).toBe(0);
   });
 
+  it('tells its listener which updates replay the cache: a resync says so, a watch event repeating a resourceVersion does not', () => {
+    const clock = new FakeClock();
+    let sink!: ListWatchSink;
+    const seen: string[] = [];
+    const informer = new Informer(
+      { gvr, run: (s: ListWatchSink) => void (sink = s) },
+      {
+        onUpdate: (old, obj, resync) =>
+          seen.push(`${old.metadata.resourceVersion}->${obj.metadata.resourceVersion} ${old === obj ? 'same' : 'other'} ${String(resync)}`),
+      },
+      { resyncPeriodMs: 1000, clock },
+    );
+    const abort = new AbortController();
+    informer.run(abort.signal);
+    sink.replace([o('a', '1')]);
+    // A watch event with the cached resourceVersion (a copy): a change the source delivered, not a replay.
+    sink.upsert(o('a', '1'));
+    sink.upsert(o('a', '2'));
+    // The resync timer: the cache replayed, each object as an update to itself.
+    clock.advance(1000);
+    // A relist whose object moved on: the relist diff's update, not a replay.
+    sink.replace([o('a', '3')]);
+    expect(seen).toEqual(['1->1 other false', '1->2 other false', '2->2 same true', '2->3 other false']);
+    abort.abort();
+  });
+
+  it('refuses a resyncPeriodMs that is not a finite number >= 0, naming it', () => {
+    const source = { gvr, run: () => undefined };
+    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => new Informer(source, {}, { resyncPeriodMs: bad })).toThrow(RangeError);
+      expect(() => new Informer(source, {}, { resyncPeriodMs: bad })).toThrow(
+        `Informer: resyncPeriodMs must be a finite number >= 0, got ${String(bad)}`,
+      );
+    }
+    expect(() => new Informer(source, {}, { resyncPeriodMs: 0 })).not.toThrow();
+  });
+
   it('judges health from the sink calls when the source has no report of its own', () => {
     const clock = new FakeClock();
     const { informer, sink } = rig({ clock });

@@ -17,12 +17,18 @@ import {
   type ResourceEventHandler,
   type TimerHandle,
 } from '@protean/core';
+import { wasChecked } from '@protean/core/internal';
 import { deliverRelist, type RelistListener } from './deliverRelist.js';
 import { byOwner, NAMESPACE_INDEX, ObjectIndexes, OWNER_INDEX } from './ObjectIndexes.js';
 import { objectsNotDelivered } from './WatchError.js';
 import { MetadataStore } from './MetadataStore.js';
 
-/** What an {@link Informer} tells its one listener: each change of its cache, the first sync, each failure. */
+/**
+ * What an {@link Informer} tells its one listener: each change of its cache,
+ * the first sync, each failure. `onUpdate`'s `resync` is the engine's own
+ * word that the update replays the cache (true only then), never a guess
+ * from the objects.
+ */
 export interface InformerListener extends ResourceEventHandler {
   /** The first complete list is in the cache and was delivered as adds. Called once. */
   onSynced?(): void;
@@ -34,7 +40,11 @@ export interface InformerListener extends ResourceEventHandler {
 
 /** Options of an {@link Informer}. */
 export interface InformerOptions {
-  /** How often the cache is replayed to the listener as updates to itself; 0 (default) disables resync. */
+  /**
+   * How often the cache is replayed to the listener as updates to itself
+   * (`onUpdate(obj, obj, true)`); 0 (default) disables resync. A finite
+   * number >= 0, or the constructor throws a `RangeError`.
+   */
   readonly resyncPeriodMs?: number;
   /** Paces resync and the health ages. Default: the real clock. */
   readonly clock?: Clock;
@@ -114,7 +124,10 @@ export class Informer implements InformerCache {
     this.feed = newFeed(source, options.holdsObjects ?? false);
     this.gvr = source.gvr;
     this.resyncPeriodMs = options.resyncPeriodMs ?? 0;
-    if (!(this.resyncPeriodMs >= 0)) throw new RangeError(`Informer: resyncPeriodMs must be >= 0, got ${String(this.resyncPeriodMs)}`);
+    // Options an InformerWatchManager built were checked where its settings entered.
+    if (!wasChecked(options) && !(this.resyncPeriodMs >= 0 && Number.isFinite(this.resyncPeriodMs))) {
+      throw new RangeError(`Informer: resyncPeriodMs must be a finite number >= 0, got ${String(this.resyncPeriodMs)}`);
+    }
     this.clock = options.clock ?? realClock;
     this.log = (options.logger ?? silentLogger()).child({ component: 'informer', gvr: gvrKey(source.gvr) });
     this.judged = typeof source.health !== 'function';
@@ -310,7 +323,7 @@ export class Informer implements InformerCache {
         // Inlined rather than through `added`/`updated`: this is the event path.
         try {
           if (old === undefined) this.listener.onAdd?.(obj, false);
-          else this.listener.onUpdate?.(old, obj);
+          else this.listener.onUpdate?.(old, obj, false);
         } catch (err) {
           this.listenerThrew(err, old === undefined ? 'onAdd' : 'onUpdate');
         }
@@ -453,7 +466,7 @@ export class Informer implements InformerCache {
   /** Where the relist diff delivers. */
   private readonly relist: RelistListener = {
     added: (obj) => this.added(obj, false, this.takingOver),
-    updated: (oldObj, newObj) => this.updated(oldObj, newObj),
+    updated: (oldObj, newObj) => this.updated(oldObj, newObj, false),
     deleted: (obj) => this.deleted(obj),
   };
 
@@ -474,9 +487,10 @@ export class Informer implements InformerCache {
     }
   }
 
-  private updated(oldObj: PartialObjectMetadata, newObj: PartialObjectMetadata): void {
+  /** `resync`: a replay of the cache, not a change the source delivered. */
+  private updated(oldObj: PartialObjectMetadata, newObj: PartialObjectMetadata, resync: boolean): void {
     try {
-      this.listener.onUpdate?.(oldObj, newObj);
+      this.listener.onUpdate?.(oldObj, newObj, resync);
     } catch (err) {
       this.listenerThrew(err, 'onUpdate');
     }
@@ -509,8 +523,8 @@ export class Informer implements InformerCache {
     this.resyncTimer = this.clock.setTimeout(() => {
       this.resyncTimer = undefined;
       if (this.stopped) return;
-      // Resync replays the cache; it never contacts the server.
-      for (const obj of this.store.values()) this.updated(obj, obj);
+      // Resync replays the cache, and says so; it never contacts the server.
+      for (const obj of this.store.values()) this.updated(obj, obj, true);
       this.scheduleResync();
     }, this.resyncPeriodMs);
   }

@@ -34,14 +34,16 @@ interface SetupOptions {
   /** Informers of every GVR sync as soon as they run. Default false: the test syncs them. */
   readonly autoSync?: boolean;
   readonly onEvent?: (e: WatchEvent) => void;
+  /** The informers' resync period. Default 0: no resync. */
+  readonly resyncPeriodMs?: number;
 }
 
-function setup(options: InformerWatchManagerOptions = {}, { autoSync = false, onEvent }: SetupOptions = {}) {
+function setup(options: InformerWatchManagerOptions = {}, { autoSync = false, onEvent, resyncPeriodMs = 0 }: SetupOptions = {}) {
   const clock = new FakeClock();
   const source = new FakeInformerSource({ autoSync });
   const events: WatchEvent[] = [];
   const log = new LogRecorder('debug');
-  const wm = new InformerWatchManager(source, 0, onEvent ?? ((e) => events.push(e)), log.logger, { clock, ...options });
+  const wm = new InformerWatchManager(source, resyncPeriodMs, onEvent ?? ((e) => events.push(e)), log.logger, { clock, ...options });
   return { clock, source, events, logs: log.records, wm };
 }
 
@@ -518,22 +520,26 @@ describe('InformerWatchManager events', () => {
   });
 
   it('flags the adds of the initial list and the updates of a resync, and nothing else', async () => {
-    const { clock, source, events, wm } = setup();
+    const { clock, source, events, wm } = setup({}, { resyncPeriodMs: 1000 });
     const listed = source.add(cms, { name: 'listed', namespace: 'default', generation: 1 });
     const pending = track(wm.ensureWatch(cms, 'a'));
     const inf = source.informer()!;
     inf.markSynced(); // the initial list: `listed`, as an add flagged isInInitialList
     await clock.advanceAsync(100);
     expect(pending.state).toBe('resolved');
+    await clock.advanceAsync(900); // the resync: the engine replays the cached object as an update to itself
     inf.add(obj('later', {}, 1));
-    inf.update(listed); // a resync replays the cached object as an update to itself
+    inf.update(listed); // a watch event repeating the cached resourceVersion: a change delivered, not a replay
     inf.update(obj('listed', { changed: 'yes' }, 1));
     expect(events.map((e) => [e.type, e.name, e.initialList, e.resync])).toEqual([
       ['add', 'listed', true, undefined],
-      ['add', 'later', undefined, undefined],
       ['update', 'listed', undefined, true],
+      ['add', 'later', undefined, undefined],
+      ['update', 'listed', undefined, undefined],
       ['update', 'listed', undefined, undefined],
     ]);
+    expect(events[3]!.resourceVersion).toBe(events[1]!.resourceVersion);
+    wm.shutdown();
   });
 
   it('logs an onEvent that throws and keeps delivering later events', async () => {

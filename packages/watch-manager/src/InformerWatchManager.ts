@@ -20,20 +20,24 @@ import {
   type WatchHealth,
   type WatchManager,
 } from '@protean/core';
-import { validateGroupVersionResource } from '@protean/core/internal';
+import { markChecked, validateGroupVersionResource, wasChecked } from '@protean/core/internal';
 import { Informer } from './Informer.js';
 import { SyncFailureMemory } from './SyncFailureMemory.js';
 import { UnfixableStreak } from './UnfixableStreak.js';
 import { serverOf } from './unfixableFailure.js';
 import { toWatchEvent } from './toWatchEvent.js';
-import { ResourceAllowList } from './ResourceAllowList.js';
+import { allowListOf, type ResourceAllowList } from './ResourceAllowList.js';
 import { kindRefusalOf } from './kindRefusal.js';
 import { objectsNotDelivered, ResourceNotAllowedError, WatchError } from './WatchError.js';
-import type { InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
+import {
+  checkInformerWatchManagerOptions,
+  DEFAULT_FAIL_FAST_MIN_ATTEMPTS,
+  DEFAULT_FAIL_FAST_MS,
+  DEFAULT_KIND_RECHECK_MS,
+  type InformerWatchManagerOptions,
+} from './InformerWatchManagerOptions.js';
 
 const DEFAULT_SYNC_TIMEOUT_MS = 30_000;
-const DEFAULT_FAIL_FAST_MS = 3000;
-const DEFAULT_KIND_RECHECK_MS = 5000;
 
 interface SyncWaiter {
   readonly ownerId: string;
@@ -103,6 +107,12 @@ export class InformerWatchManager implements WatchManager {
   /** Aborted by `shutdown`: ends every `whenAvailable` wait. */
   private readonly stopping = new AbortController();
 
+  /**
+   * Checks `resyncPeriodMs` and `options` (a `RangeError` naming the first
+   * bad one) unless they were checked where they entered: options from
+   * `watchManagerModule`, with a `resyncPeriodMs` from `WatchManagerDeps`
+   * (core's `resolveConfig` checked it).
+   */
   constructor(
     private readonly source: InformerSource,
     private readonly resyncPeriodMs: number,
@@ -110,21 +120,18 @@ export class InformerWatchManager implements WatchManager {
     logger: Logger,
     options: InformerWatchManagerOptions = {},
   ) {
-    if (!(resyncPeriodMs >= 0) || !Number.isFinite(resyncPeriodMs)) {
-      throw new RangeError(`InformerWatchManager: resyncPeriodMs must be a finite number >= 0, got ${String(resyncPeriodMs)}`);
+    if (!wasChecked(options)) {
+      if (!(resyncPeriodMs >= 0) || !Number.isFinite(resyncPeriodMs)) {
+        throw new RangeError(`InformerWatchManager: resyncPeriodMs must be a finite number >= 0, got ${String(resyncPeriodMs)}`);
+      }
+      checkInformerWatchManagerOptions(options);
     }
     this.clock = options.clock ?? realClock;
     this.syncTimeoutMs = options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS;
     this.failFastMs = options.failFastMs ?? DEFAULT_FAIL_FAST_MS;
-    this.failFastMinAttempts = options.failFastMinAttempts ?? 2;
-    if (!(this.failFastMs >= 0)) throw new RangeError(`InformerWatchManager: failFastMs must be >= 0, got ${String(this.failFastMs)}`);
-    if (!(this.failFastMinAttempts >= 1) || !Number.isInteger(this.failFastMinAttempts)) {
-      throw new RangeError(`InformerWatchManager: failFastMinAttempts must be an integer >= 1, got ${String(this.failFastMinAttempts)}`);
-    }
+    this.failFastMinAttempts = options.failFastMinAttempts ?? DEFAULT_FAIL_FAST_MIN_ATTEMPTS;
     this.kindRecheckMs = options.kindRecheckMs ?? DEFAULT_KIND_RECHECK_MS;
-    if (!(this.kindRecheckMs > 0))
-      throw new RangeError(`InformerWatchManager: kindRecheckMs must be > 0, got ${String(this.kindRecheckMs)}`);
-    this.allowList = options.allowedResources === undefined ? undefined : new ResourceAllowList(options.allowedResources);
+    this.allowList = options.allowedResources === undefined ? undefined : allowListOf(options.allowedResources);
     this.failures = new SyncFailureMemory(this.clock, options.failureBackoff?.initialMs, options.failureBackoff?.maxMs);
     this.log = logger.child({ component: 'watch-manager' });
   }
@@ -301,13 +308,14 @@ export class InformerWatchManager implements WatchManager {
       listWatch,
       {
         onAdd: (obj, isInInitialList, takeover) => this.emit(entry, 'add', obj, undefined, isInInitialList, takeover),
-        onUpdate: (oldObj, newObj) => this.emit(entry, 'update', newObj, oldObj),
+        onUpdate: (oldObj, newObj, resync) => this.emit(entry, 'update', newObj, oldObj, false, false, resync),
         onDelete: (obj) => this.emit(entry, 'delete', obj),
         onSynced: () => this.checkSynced(entry),
         onError: (err) => this.onWatchError(entry, err),
         onSourceSwitched: () => this.checkSynced(entry),
       },
-      { resyncPeriodMs: this.resyncPeriodMs, clock: this.clock, logger: this.log, holdsObjects: objects !== undefined },
+      // Checked by this watch manager's constructor (or where its settings entered): the engine checks nothing again.
+      markChecked({ resyncPeriodMs: this.resyncPeriodMs, clock: this.clock, logger: this.log, holdsObjects: objects !== undefined }),
     );
     const entry: ManagedInformer = {
       key,
@@ -344,11 +352,12 @@ export class InformerWatchManager implements WatchManager {
     oldObj?: PartialObjectMetadata,
     isInInitialList = false,
     takeover = false,
+    resync = false,
   ): void {
     // A released informer may still be delivering; its events are no one's any more.
     if (this.entries.get(entry.key) !== entry) return;
     try {
-      this.onEvent(toWatchEvent(entry.gvr, type, obj, oldObj, isInInitialList, takeover));
+      this.onEvent(toWatchEvent(entry.gvr, type, obj, oldObj, isInInitialList, takeover, resync));
     } catch (err) {
       this.log.error({ err, gvr: entry.key, type }, 'onEvent threw; the informer carries on');
     }

@@ -1,5 +1,13 @@
 import type { Clock } from '@protean/core';
-import type { GvrPattern } from './ResourceAllowList.js';
+import { allowListOf, type GvrPattern } from './ResourceAllowList.js';
+import { DEFAULT_FAILURE_INITIAL_MS, DEFAULT_FAILURE_MAX_MS } from './SyncFailureMemory.js';
+
+/** `failFastMs` when unset. */
+export const DEFAULT_FAIL_FAST_MS = 3000;
+/** `failFastMinAttempts` when unset. */
+export const DEFAULT_FAIL_FAST_MIN_ATTEMPTS = 2;
+/** `kindRecheckMs` when unset. */
+export const DEFAULT_KIND_RECHECK_MS = 5000;
 
 /** Tuning of a {@link InformerWatchManager}; every field has a production default. */
 export interface InformerWatchManagerOptions {
@@ -40,4 +48,28 @@ export interface InformerWatchManagerOptions {
    * it, so the RBAC it needs stays the finite list of these patterns.
    */
   readonly allowedResources?: readonly GvrPattern[];
+}
+
+/**
+ * Checks `options` where they enter: the {@link InformerWatchManager}
+ * constructor given a caller's own, or `watchManagerModule` when it is
+ * built (the watch managers its factory builds then check nothing again).
+ * Throws a `RangeError` naming the first bad option (a `TypeError` for a
+ * bad `allowedResources` pattern).
+ */
+export function checkInformerWatchManagerOptions(options: InformerWatchManagerOptions): void {
+  const failFastMs = options.failFastMs ?? DEFAULT_FAIL_FAST_MS;
+  if (!(failFastMs >= 0)) throw new RangeError(`InformerWatchManager: failFastMs must be >= 0, got ${String(failFastMs)}`);
+  const failFastMinAttempts = options.failFastMinAttempts ?? DEFAULT_FAIL_FAST_MIN_ATTEMPTS;
+  if (!(failFastMinAttempts >= 1) || !Number.isInteger(failFastMinAttempts)) {
+    throw new RangeError(`InformerWatchManager: failFastMinAttempts must be an integer >= 1, got ${String(failFastMinAttempts)}`);
+  }
+  const kindRecheckMs = options.kindRecheckMs ?? DEFAULT_KIND_RECHECK_MS;
+  if (!(kindRecheckMs > 0)) throw new RangeError(`InformerWatchManager: kindRecheckMs must be > 0, got ${String(kindRecheckMs)}`);
+  if (options.allowedResources !== undefined) allowListOf(options.allowedResources);
+  const initialMs = options.failureBackoff?.initialMs ?? DEFAULT_FAILURE_INITIAL_MS;
+  const maxMs = options.failureBackoff?.maxMs ?? DEFAULT_FAILURE_MAX_MS;
+  if (!(initialMs >= 0) || !(maxMs >= initialMs)) {
+    throw new RangeError(`failureBackoff: need 0 <= initialMs <= maxMs, got initialMs=${initialMs} maxMs=${maxMs}`);
+  }
 }

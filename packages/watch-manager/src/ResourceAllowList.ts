@@ -44,6 +44,22 @@ export class ResourceAllowList {
   }
 }
 
+/** Lists compiled already, by the patterns they were compiled from. */
+const compiledLists = new WeakMap<readonly GvrPattern[], ResourceAllowList>();
+
+/**
+ * `patterns` compiled (and so checked) once: `watchManagerModule` compiles
+ * them when it is built, and every watch manager it builds reuses that list.
+ * Throws as the constructor does.
+ */
+export function allowListOf(patterns: readonly GvrPattern[]): ResourceAllowList {
+  const known = Array.isArray(patterns) ? compiledLists.get(patterns) : undefined;
+  if (known !== undefined) return known;
+  const list = new ResourceAllowList(patterns);
+  compiledLists.set(patterns, list);
+  return list;
+}
+
 function compile(pattern: GvrPattern, index: number): CompiledPattern {
   const bad = (why: string): TypeError =>
     new TypeError(

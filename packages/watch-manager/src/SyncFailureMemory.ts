@@ -12,6 +12,11 @@ export interface SyncFailureRecord {
   readonly retryAtMs: number;
 }
 
+/** `failureBackoff.initialMs` when unset. */
+export const DEFAULT_FAILURE_INITIAL_MS = 1000;
+/** `failureBackoff.maxMs` when unset. */
+export const DEFAULT_FAILURE_MAX_MS = 5 * 60 * 1000;
+
 /**
  * Remembers, per GVR key, that its informer could not sync, and for how
  * long later callers should be turned away at once (1 s doubling to 5 min
@@ -21,15 +26,12 @@ export interface SyncFailureRecord {
 export class SyncFailureMemory {
   private readonly records = new Map<string, SyncFailureRecord>();
 
+  /** `initialMs` and `maxMs` as checked where they entered (`checkInformerWatchManagerOptions`). */
   constructor(
     private readonly clock: Clock,
-    private readonly initialMs = 1000,
-    private readonly maxMs = 5 * 60 * 1000,
-  ) {
-    if (!(initialMs >= 0) || !(maxMs >= initialMs)) {
-      throw new RangeError(`failureBackoff: need 0 <= initialMs <= maxMs, got initialMs=${initialMs} maxMs=${maxMs}`);
-    }
-  }
+    private readonly initialMs = DEFAULT_FAILURE_INITIAL_MS,
+    private readonly maxMs = DEFAULT_FAILURE_MAX_MS,
+  ) {}
 
   /** Records a failure of `key`; returns the new record. */
   record(key: string, error: Error, status: number | undefined): SyncFailureRecord {

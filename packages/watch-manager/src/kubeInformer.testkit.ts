@@ -18,7 +18,7 @@ export class KubeTestInformer extends Informer {
       listWatch,
       {
         onAdd: (obj, initial) => handler.onAdd?.(obj, initial),
-        onUpdate: (old, obj) => handler.onUpdate?.(old, obj),
+        onUpdate: (old, obj, resync) => handler.onUpdate?.(old, obj, resync),
         onDelete: (obj) => handler.onDelete?.(obj),
         onError: (err) => errors.push(err),
       },

@@ -19,16 +19,22 @@ describe('toWatchEvent', () => {
     expect(toWatchEvent(cms, 'add', obj('a', '1'))).not.toHaveProperty('takeover');
   });
 
-  it('flags an update as resync when old and new are the same object or share a resourceVersion', () => {
-    const cached = obj('a');
-    expect(toWatchEvent(cms, 'update', cached, cached).resync).toBe(true);
-    expect(toWatchEvent(cms, 'update', obj('a', '7'), obj('a', '7')).resync).toBe(true);
+  it('flags an update as resync only when the informer says it replays its cache', () => {
+    const cached = obj('a', '7');
+    expect(toWatchEvent(cms, 'update', cached, cached, false, false, true).resync).toBe(true);
+    // The flag is the informer's word, whatever the objects look like.
+    expect(toWatchEvent(cms, 'update', obj('a'), obj('a'), false, false, true).resync).toBe(true);
+    // Only updates are replays.
+    expect(toWatchEvent(cms, 'add', cached, undefined, false, false, true)).not.toHaveProperty('resync');
+    expect(toWatchEvent(cms, 'delete', cached, undefined, false, false, true)).not.toHaveProperty('resync');
   });
 
-  it('does not flag a real change, or copies whose resourceVersion is unknown, as resync', () => {
+  it('does not guess a resync from the objects: the same object or resourceVersion without the flag is a change', () => {
+    const cached = obj('a', '7');
+    // A watch event that repeats the cached resourceVersion (or the cached object itself) is not a replay.
+    expect(toWatchEvent(cms, 'update', cached, cached)).not.toHaveProperty('resync');
+    expect(toWatchEvent(cms, 'update', obj('a', '7'), obj('a', '7'), false, false, false)).not.toHaveProperty('resync');
     expect(toWatchEvent(cms, 'update', obj('a', '8', { x: 'y' }), obj('a', '7'))).not.toHaveProperty('resync');
-    expect(toWatchEvent(cms, 'update', obj('a'), obj('a'))).not.toHaveProperty('resync');
-    expect(toWatchEvent(cms, 'update', obj('a', ''), obj('a', ''))).not.toHaveProperty('resync');
   });
 
   it('never flags a delete, even from a tombstone', () => {

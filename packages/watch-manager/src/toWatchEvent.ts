@@ -14,9 +14,11 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
  * watch manager emits: labels are copied (never shared with the cache),
  * updates carry `oldLabels`/`oldGeneration`, and a delete tombstone
  * ({@link DeletedFinalStateUnknown}) is unwrapped to its last known object.
- * An add with `isInInitialList` is flagged `initialList`; an update whose
- * old and new object are the same object, or share a resourceVersion, is a
- * resync replay and is flagged `resync`.
+ * An add with `isInInitialList` is flagged `initialList`, one with
+ * `takeover` `takeover`, and an update with `resync` (the informer's word
+ * that it replays its cache) `resync`: each flag is what the informer said,
+ * never guessed from the objects (a watch event that repeats a cached
+ * object's resourceVersion is not a resync).
  *
  * Easy to get wrong: a tombstone may carry no object at all; the event is
  * then built from its `namespace/name` key with empty labels, not dropped.
@@ -28,6 +30,7 @@ export function toWatchEvent(
   oldObj?: PartialObjectMetadata,
   isInInitialList = false,
   takeover = false,
+  resync = false,
 ): WatchEvent {
   if (obj instanceof DeletedFinalStateUnknown) {
     if (obj.obj !== undefined) return toWatchEvent(gvr, type, obj.obj);
@@ -46,19 +49,14 @@ export function toWatchEvent(
   if (meta.generation !== undefined) event.generation = meta.generation;
   if (type === 'add' && isInInitialList) event.initialList = true;
   if (type === 'add' && takeover) event.takeover = true;
-  if (type === 'update' && oldObj !== undefined) {
-    event.oldLabels = copyLabels(oldObj.metadata.labels);
-    if (oldObj.metadata.generation !== undefined) event.oldGeneration = oldObj.metadata.generation;
-    if (isResync(oldObj, obj)) event.resync = true;
+  if (type === 'update') {
+    if (oldObj !== undefined) {
+      event.oldLabels = copyLabels(oldObj.metadata.labels);
+      if (oldObj.metadata.generation !== undefined) event.oldGeneration = oldObj.metadata.generation;
+    }
+    if (resync) event.resync = true;
   }
   return event;
-}
-
-/** A watched change always moves the resourceVersion; only a cache replay keeps it. */
-function isResync(oldObj: PartialObjectMetadata, obj: PartialObjectMetadata): boolean {
-  if (oldObj === obj) return true;
-  const rv = obj.metadata.resourceVersion;
-  return rv !== undefined && rv !== '' && rv === oldObj.metadata.resourceVersion;
 }
 
 function copyLabels(labels: Readonly<Record<string, string>> | undefined): Readonly<Record<string, string>> {

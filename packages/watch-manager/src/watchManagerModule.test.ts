@@ -70,6 +70,16 @@ describe('watchManagerModule', () => {
     expect(c.get(TOKENS.informerSource)).toBeInstanceOf(KubernetesInformerSource);
   });
 
+  it('checks the watch manager options when it is built, naming the bad one', () => {
+    const source = new FakeInformerSource();
+    expect(() => watchManagerModule({ source, watchManager: { failFastMs: -1 } })).toThrow(RangeError);
+    expect(() => watchManagerModule({ source, watchManager: { failFastMs: -1 } })).toThrow(/failFastMs must be >= 0, got -1/);
+    expect(() => watchManagerModule({ source, watchManager: { failureBackoff: { initialMs: 10, maxMs: 5 } } })).toThrow(
+      'failureBackoff: need 0 <= initialMs <= maxMs, got initialMs=10 maxMs=5',
+    );
+    expect(() => watchManagerModule({ source, allowedResources: ['apps/v1'] })).toThrow(/allowedResources\[0\]/);
+  });
+
   it('requires a kubeConfig or a source', () => {
     expect(() => watchManagerModule({} as never)).toThrow('options.kubeConfig (or an informer source as options.source) is required');
   });

@@ -1,11 +1,11 @@
 import type { KubeConfigLike } from '@protean/transport';
 import { TOKENS, type InformerSource, type WatchManagerFactory } from '@protean/core';
 import type { ContainerModule } from 'inversify';
-import { containerModule } from '@protean/core/internal';
+import { containerModule, markChecked } from '@protean/core/internal';
 import { KubernetesInformerSource, type KubernetesInformerSourceOptions } from './KubernetesInformerSource.js';
 import { InformerWatchManager } from './InformerWatchManager.js';
-import type { InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
-import { ResourceAllowList, type GvrPattern } from './ResourceAllowList.js';
+import { checkInformerWatchManagerOptions, type InformerWatchManagerOptions } from './InformerWatchManagerOptions.js';
+import type { GvrPattern } from './ResourceAllowList.js';
 
 /** Options of {@link watchManagerModule} over the Kubernetes informer source. */
 export interface WatchManagerModuleOptions extends Partial<KubernetesInformerSourceOptions>, WatchManagerModuleCommonOptions {
@@ -45,10 +45,18 @@ export function watchManagerModule(options: WatchManagerModuleOptions | WatchMan
   if (given === undefined && (options as WatchManagerModuleOptions | undefined)?.kubeConfig === undefined)
     throw new TypeError('watchManagerModule: options.kubeConfig (or an informer source as options.source) is required');
   const { watchManager: watchManagerOptions, allowedResources } = options;
-  const managerOptions: InformerWatchManagerOptions | undefined =
-    allowedResources === undefined ? watchManagerOptions : { ...watchManagerOptions, allowedResources };
-  // Bad patterns fail here, when the module is built, not at the first watch.
-  if (allowedResources !== undefined) new ResourceAllowList(allowedResources);
+  // Checked here, where they enter, so bad options (and allowedResources patterns) fail when the module is built, not
+  // at the first watch; the watch managers the factory builds check nothing again, and take the resyncPeriodMs of
+  // WatchManagerDeps as core's resolveConfig checked it.
+  const { failureBackoff } = watchManagerOptions ?? {};
+  // A copy no one else holds, so what was checked stays what the watch managers get.
+  const managerOptions: InformerWatchManagerOptions = Object.freeze({
+    ...watchManagerOptions,
+    ...(failureBackoff === undefined ? {} : { failureBackoff: Object.freeze({ ...failureBackoff }) }),
+    ...(allowedResources === undefined ? {} : { allowedResources }),
+  });
+  checkInformerWatchManagerOptions(managerOptions);
+  markChecked(managerOptions);
   const factory: WatchManagerFactory = (deps) =>
     new InformerWatchManager(deps.source, deps.resyncPeriodMs, deps.onEvent, deps.logger, managerOptions);
   return containerModule((bindOptions) => {

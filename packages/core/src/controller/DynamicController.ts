@@ -86,7 +86,8 @@ export class DynamicController {
       );
     }
     this.passGate = passGate;
-    // Re-validating is idempotent for a resolved config and catches hand-built ones.
+    // Where a hand-built config enters, so it is checked here; one from `resolveConfig` (coreModule, `create`) passes
+    // through as it is, checked once already.
     this.config = resolveConfig(config);
     this.log = logger.child({ component: 'dynamic-controller' });
     this.clock = clock;

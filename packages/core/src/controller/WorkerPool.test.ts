@@ -20,7 +20,8 @@ import {
   type LogRecord,
 } from '../testing/index.js';
 import { KindNotServedError, WatchForbiddenError } from '../KindUnavailableError.js';
-import { KIND_RECHECK_MS, WorkerPool, type ParentHandler } from './WorkerPool.js';
+import { KIND_RECHECK_MS } from './retryRules.js';
+import { WorkerPool, type ParentHandler } from './WorkerPool.js';
 import { workItemKey } from './workItemKey.js';
 
 const webapps: GroupVersionResource = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };

@@ -1,4 +1,3 @@
-import { apiStatusChain, apiStatusOf, summarizeError, type ApiStatus } from '../apiStatus.js';
 import { bindPassReads, noteRead } from '../passReads.js';
 import { bindWriteRecorder } from '../passWrites.js';
 import { ObjectNotCachedError } from './ObjectNotCachedError.js';
@@ -8,29 +7,21 @@ import type { InstancePass, QueueGetResult, RateLimitingQueue, Validity, WatchCo
 import { gvrKey, namespacedNameKey, type GroupVersionResource, type ObjectIdentifiers } from '../gvr.js';
 import type { CachedListOptions, Handler, ReconcileContext } from '../handler.js';
 import type { PartialObjectMetadata } from '../informer.js';
-import type { KindUnavailableError } from '../KindUnavailableError.js';
 import type { Logger } from '../logger.js';
 import { LogSummarizer } from '../LogSummarizer.js';
-import { networkErrorCause } from '../networkErrorCause.js';
-import { classifyHandlerError } from './classifyHandlerError.js';
 import type { ControllerObserver, ReconcileOutcome } from './ControllerObserver.js';
 import { notifyObserver } from './notifyObserver.js';
 import { PassTrace } from './PassTrace.js';
-import { passCancellationOf, type PassCancelledError, type PassCancelReason } from './PassCancelledError.js';
 import { createPassSignal } from './passSignal.js';
+import { RetryRules } from './retryRules.js';
 import { tracing } from '../tracing/tracing.js';
+import { traceFields } from './traceFields.js';
 import { TriggerLog } from './TriggerLog.js';
 import { WorkerActivity } from './WorkerActivity.js';
 import { workItemKey } from './workItemKey.js';
 
 /** Longest run of back-to-back work items before a worker yields to the event loop. */
 const YIELD_EVERY_MS = 10;
-
-/**
- * When an instance parked on an unavailable kind runs again under a watch
- * manager that cannot tell when the kind is back (no `whenAvailable`).
- */
-export const KIND_RECHECK_MS = 60_000;
 
 /** A parent GVR's handler as the workers see it. */
 export interface ParentHandler {
@@ -80,8 +71,9 @@ export interface WorkerPoolDeps {
 
 /**
  * The DynamicController's workers: each takes an item from the queue, runs
- * its parent's handler and applies the seed system's retry rules. The queue
- * guarantees one key is never handled by two workers at once.
+ * its parent's handler and applies the seed system's retry rules
+ * (`RetryRules`, in `retryRules.ts`). The queue guarantees one key is never
+ * handled by two workers at once.
  *
  * Every pass ends by settling the instance's watches (see `settle`): a pass
  * that succeeds (or ends with a requeue signal) commits exactly what it
@@ -98,6 +90,8 @@ export class WorkerPool {
     readonly networkLog: LogSummarizer;
     readonly triggers: TriggerLog;
   };
+  /** What happens to an item after its pass. */
+  private readonly rules: RetryRules;
   // The event loop's time, not the controller's: a fake clock does not stop microtask chains starving it.
   // eslint-disable-next-line no-restricted-properties
   private lastYield = performance.now();
@@ -109,6 +103,7 @@ export class WorkerPool {
       networkLog: deps.networkLog ?? new LogSummarizer({ logger: deps.logger, clock: deps.clock }),
       triggers: deps.triggers ?? new TriggerLog(),
     };
+    this.rules = new RetryRules({ ...this.deps, instanceExists: (item) => this.instanceExists(item) });
   }
 
   /** Starts `count` worker loops; the promise resolves once the queue has shut down and every loop returned. */
@@ -193,7 +188,7 @@ export class WorkerPool {
       if (this.deps.validity?.isValid() === false) return;
       const parent = this.deps.parents.get(gvrKey(item.gvr));
       if (parent === undefined) {
-        this.forget(item, key);
+        this.rules.forget(item, key);
         logger.debug({ item: key }, 'dropping item of a parent that is not registered');
         this.notify((o) => o.onReconcile?.(item.gvr, 0, 'dropped'));
         return;
@@ -227,7 +222,7 @@ export class WorkerPool {
    * True when the instance is still in its parent's informer cache. After
    * every pass of an instance that is gone, its watch coordinator state is forgotten.
    * A handler failing with NotFound for an instance that still exists most
-   * likely hit a missing child or subresource, which is worth a warning.
+   * likely hit a missing child or subresource (see `decideAfterFailure`).
    */
   private instanceExists(item: ObjectIdentifiers): boolean {
     return this.deps.watchManager.getInformer(item.gvr)?.get(item) !== undefined;
@@ -244,7 +239,7 @@ export class WorkerPool {
       watcher = this.deps.watchCoordinator.beginPass(item.gvr, item);
     } catch (err) {
       // No pass to settle; the item is retried with backoff like a failed handler, so it is not lost.
-      const outcome = this.handleFailure(parent, item, key, { err, thrownSync: true, trace });
+      const outcome = this.rules.afterFailure(parent, item, key, { err, thrownSync: true }, trace);
       trace?.end(outcome, err);
       return outcome;
     }
@@ -299,12 +294,10 @@ export class WorkerPool {
       // A pass that outlived its limit failed, even if the handler swallowed the abort.
       const timedOut = limit.timedOut();
       if (timedOut !== undefined) throw timedOut;
-      this.forget(item, key);
-      this.deps.activity.clearFailure(key);
-      outcome = 'success';
+      outcome = this.rules.afterSuccess(item, key);
     } catch (err) {
       failure = limit.timedOut() ?? err;
-      outcome = this.handleFailure(parent, item, key, { err: failure, thrownSync, cutBy: limit.cancelledBy(), trace });
+      outcome = this.rules.afterFailure(parent, item, key, { err: failure, thrownSync, cutBy: limit.cancelledBy() }, trace);
     } finally {
       limit.dispose();
     }
@@ -331,224 +324,7 @@ export class WorkerPool {
     }
   }
 
-  /**
-   * The seed system's worker rules for a failed handler (or a pass that
-   * could not begin). An error (not a requeue signal, not NotFound) is
-   * recorded in the activity's failed items, with its next retry when the
-   * queue tells it; any other outcome clears the item's failure. A pass
-   * cut off by normal operation is `cancelled` instead (see {@link cancellation}).
-   */
-  private handleFailure(parent: ParentHandler, item: ObjectIdentifiers, key: string, failed: PassFailure): ReconcileOutcome {
-    const { queue, queueMaxRetries, logger, activity } = this.deps;
-    const { err, thrownSync, cutBy, trace } = failed;
-    const verdict = classifyHandlerError(err);
-    switch (verdict.kind) {
-      case 'no_requeue':
-        this.forget(item, key);
-        activity.clearFailure(key);
-        return verdict.kind;
-      case 'waiting':
-        // Not a failure of the handler: the kind comes back through the cluster, not through retries.
-        this.forget(item, key);
-        activity.clearFailure(key);
-        this.park(item, key, this.kindWait(item, key, verdict.refusal, trace), trace);
-        // One line per kind and transition is the coordinator's; here, debug only.
-        if (logger.isLevelEnabled('debug')) {
-          logger.debug({ item: key, kind: verdict.refusal.kind, error: verdict.refusal.message }, 'pass waits for a kind');
-        }
-        return 'waiting';
-      case 'requeue_when':
-        // Not a failure either: what the item waits for (a lease valid again) is not hurried by retries.
-        this.forget(item, key);
-        activity.clearFailure(key);
-        this.park(item, key, verdict.ready, trace);
-        return 'waiting';
-      case 'not_found':
-        // As in the seed system, a NotFound of the instance means it is gone: forget it.
-        // kro-diff: a 404 while the instance is still in its parent's cache that does not name the instance came from
-        // something else (a child, a subresource): the pass failed and is retried with backoff; kro forgets the instance.
-        if (this.instanceExists(item) && !namesInstance(err, item)) break;
-        this.forget(item, key);
-        activity.clearFailure(key);
-        return verdict.kind;
-      case 'requeue':
-        queue.add(item, 'requeue');
-        this.againAfter(key, trace, 'requeue');
-        activity.clearFailure(key);
-        return 'requeue';
-      case 'requeue_after':
-        // kro-diff: RequeueNeededAfter resets the item's failure count before re-adding it, since a handler polling an
-        // external state is not a failing one; kro does not reset it.
-        this.forget(item, key);
-        queue.addAfter(item, verdict.delayMs, 'requeue');
-        this.againAfter(key, trace, 'requeue', verdict.delayMs);
-        activity.clearFailure(key);
-        return 'requeue_after';
-      case 'error':
-        break;
-    }
-    // kro-diff: a pass cut off by normal operation (its parent deregistered or deleted, shutdown, the end of a
-    // leadership term, a lost shard range) is logged once at info and forgotten, neither retried nor counted as a
-    // handler error; kro retries every failed pass with backoff and counts it as a handler error.
-    const cancelled = cutBy?.reason ?? this.cancellation(parent, item, err);
-    if (cancelled !== undefined) {
-      this.forget(item, key);
-      activity.clearFailure(key);
-      logger.info(
-        { item: key, reason: cancelled, error: summarizeError(err) },
-        `pass of ${key} cut off (${CANCEL_WORDS[cancelled]}); not retried`,
-      );
-      return 'cancelled';
-    }
-    this.notify((o) => o.onHandlerError?.(item.gvr, err, thrownSync));
-    // Once per failure: the log line, its fields and the failed-items record share it.
-    const summary = summarizeError(err);
-    const status = apiStatusOf(err);
-    const fields = { ...errorFields(err, summary, status), ...traceFields(trace) };
-    const retries = queue.numRequeues(item);
-    const failure = {
-      item,
-      error: summary,
-      reason: status !== undefined ? status.reason : err instanceof Error ? err.name : undefined,
-      failures: retries + 1,
-      trace: trace?.ids,
-    };
-    if (logger.isLevelEnabled('debug')) logger.debug({ err, item: key }, 'handler error in full');
-    const network = networkErrorCause(err);
-    if (retries < queueMaxRetries) {
-      if (network === undefined) {
-        logger.error({ ...fields, item: key, retries, thrownSync }, `handler failed; retrying with backoff: ${summary}`);
-      } else {
-        // One line without a stack, and a burst of one cause (an API server outage) summarized per interval.
-        this.deps.networkLog.log(
-          network,
-          { error: summary, item: key, retries, ...traceFields(trace) },
-          `handler failed on a network error (${network}); retrying with backoff: ${summary}`,
-        );
-      }
-      queue.addRateLimited(item, 'retry');
-      this.againAfter(key, trace, 'retry');
-      activity.markBackingOff(key, item);
-      activity.recordFailure(key, { ...failure, nextRetryAtMs: queue.readyAt?.(item), dropped: false });
-      return 'error';
-    }
-    this.forget(item, key);
-    logger.error(
-      { ...(network === undefined ? fields : { error: summary, cause: network, ...traceFields(trace) }), item: key, retries, thrownSync },
-      `handler failed after queueMaxRetries=${queueMaxRetries} retries; dropping ${key}: ${summary}`,
-    );
-    activity.recordFailure(key, { ...failure, nextRetryAtMs: undefined, dropped: true });
-    return 'dropped';
-  }
-
-  /**
-   * Why a failed pass whose signal was not cancelled is not a failure, if
-   * it is not: its registration ended (deregistered, or replaced by a new
-   * one that queues every instance again), the pool is stopping (shutdown
-   * or the end of a leadership term), or the handler rejected with a
-   * `PassCancelledError` (a lost shard range).
-   */
-  private cancellation(parent: ParentHandler, item: ObjectIdentifiers, err: unknown): PassCancelReason | undefined {
-    if (this.deps.parents.get(gvrKey(item.gvr)) !== parent) return 'deregistered';
-    if (this.deps.signal.aborted) return 'stopping';
-    return passCancellationOf(err)?.reason;
-  }
-
-  /**
-   * How an item waits for the kind `refusal` refused: the watch manager's
-   * `whenAvailable`; without one, it is queued again after
-   * {@link KIND_RECHECK_MS} (and `undefined` is returned: nothing to park on).
-   */
-  private kindWait(
-    item: ObjectIdentifiers,
-    key: string,
-    refusal: KindUnavailableError,
-    trace: PassTrace | undefined,
-  ): ((signal: AbortSignal) => Promise<void>) | undefined {
-    const { queue, watchManager } = this.deps;
-    if (watchManager.whenAvailable === undefined) {
-      queue.addAfter(item, KIND_RECHECK_MS, 'requeue');
-      this.againAfter(key, trace, 'requeue', KIND_RECHECK_MS);
-      return undefined;
-    }
-    return (signal) => watchManager.whenAvailable!(refusal, signal);
-  }
-
-  /** Runs `item` again once `wait` resolves (or rejects), one wait per item; the wait ends at shutdown. */
-  private park(
-    item: ObjectIdentifiers,
-    key: string,
-    wait: ((signal: AbortSignal) => Promise<void>) | undefined,
-    trace: PassTrace | undefined,
-  ): void {
-    if (wait === undefined) return;
-    const { queue, signal: stopping } = this.deps;
-    const parked = this.deps.activity.park(
-      key,
-      (signal) => Promise.resolve().then(() => wait(AbortSignal.any([signal, stopping]))),
-      () => {
-        if (!stopping.aborted) queue.add(item, 'requeue');
-      },
-    );
-    if (parked) this.againAfter(key, trace, 'requeue');
-  }
-
-  /** The item runs again because of this pass: the next pass links to it. */
-  private againAfter(key: string, trace: PassTrace | undefined, source: 'requeue' | 'retry', delayMs?: number): void {
-    if (trace === undefined) return;
-    if (source === 'requeue') trace.requeued(delayMs);
-    this.deps.triggers.record(key, { source, span: trace.context() });
-  }
-
-  /** Resets the item's failure count and backoff in the queue. */
-  private forget(item: ObjectIdentifiers, key: string): void {
-    this.deps.queue.forget(item);
-    this.deps.activity.clearBackingOff(key);
-  }
-
   private notify(call: (observer: ControllerObserver) => void): void {
     notifyObserver(this.deps.observer, this.deps.logger, call);
   }
-}
-
-/** How a pass failed: the error, whether the handler threw before returning its promise, and what cut the pass off, if anything. */
-interface PassFailure {
-  readonly err: unknown;
-  readonly thrownSync: boolean;
-  readonly cutBy?: PassCancelledError | undefined;
-  readonly trace?: PassTrace | undefined;
-}
-
-/**
- * True when a 404 in `err` names the instance itself (`Status.details.name`):
- * the handler read or wrote its own instance, deleted before its informer
- * heard of it.
- */
-function namesInstance(err: unknown, item: ObjectIdentifiers): boolean {
-  for (const status of apiStatusChain(err)) if (status.code === 404 && status.name === item.name) return true;
-  return false;
-}
-
-/** A pass's trace and span ids as log fields (OpenTelemetry's log conventions), none while tracing is off. */
-function traceFields(trace: PassTrace | undefined): Record<string, string> {
-  return trace === undefined ? {} : { trace_id: trace.ids.traceId, span_id: trace.ids.spanId };
-}
-
-/** The words of a cut-off pass's log line, by reason. */
-const CANCEL_WORDS: Readonly<Record<PassCancelReason, string>> = {
-  deregistered: 'its parent GVR was deregistered or registered again',
-  deleted: 'the instance was deleted',
-  stopping: 'the controller is stopping or its leadership term ended',
-  'range-lost': 'this replica lost the shard range of the instance',
-};
-
-/**
- * The log fields of a handler failure. A Kubernetes API error is logged as
- * its status, reason and message only: client-node's errors carry headers
- * and the whole response body, kilobytes per line. Other errors keep their
- * stack (`err`), which is what a bug in handler code needs.
- */
-function errorFields(err: unknown, summary: string, status: ApiStatus | undefined): Record<string, unknown> {
-  if (status === undefined) return { err };
-  return { error: summary, status: status.code, ...(status.reason === undefined ? {} : { reason: status.reason }) };
 }
