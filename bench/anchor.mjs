@@ -87,6 +87,24 @@ const CONTENDERS = {
     args: ['--stream-window=1048576', '--connection-window=4194304'],
   },
 };
+// A Protean contender with the process tuned, `<contender>:<tuning>[:<tuning>...]`: `semi=<MiB>` bounds V8's young
+// generation (`--max-semi-space-size`, as the generated project's Dockerfile starts node), `arena=<n>` sets
+// MALLOC_ARENA_MAX, `v8=<flag>` passes `--<flag>`; e.g. `protean-paged:semi=2`, `protean-paged:semi=2:arena=2`.
+for (const name of typeof flags.contenders === 'string' ? flags.contenders.split(',') : []) {
+  const [baseName, ...tunings] = name.split(':');
+  const base = CONTENDERS[baseName];
+  if (tunings.length === 0 || base?.side !== 'protean') continue;
+  const nodeArgs = [];
+  const env = { ...base.env };
+  for (const t of tunings) {
+    const [k, v] = t.split('=');
+    if (k === 'semi' && /^\d+$/.test(v ?? '')) nodeArgs.push(`--max-semi-space-size=${v}`);
+    else if (k === 'arena' && /^\d+$/.test(v ?? '')) env.MALLOC_ARENA_MAX = v;
+    else if (k === 'v8' && /^[a-z][\w-]*(=\w+)?$/.test(v ?? '')) nodeArgs.push(`--${t.slice(3)}`);
+    else throw new Error(`--contenders: ${JSON.stringify(t)} in ${JSON.stringify(name)} is not semi=<MiB>, arena=<n> or v8=<flag>`);
+  }
+  CONTENDERS[name] = { ...base, label: `${base.label}, ${tunings.join(' ')}`, nodeArgs, env };
+}
 const contenders =
   typeof flags.contenders === 'string'
     ? flags.contenders.split(',').filter((c) => c !== '')
@@ -203,6 +221,7 @@ function commandOf(name, files, apiPid, goBinary) {
     file: process.execPath,
     args: [
       '--expose-gc',
+      ...(contender.nodeArgs ?? []),
       join(here, 'lib', 'anchor.protean.mjs'),
       `--kubeconfig=${files.kubeconfig}`,
       `--resources=${files.resources}`,
@@ -302,6 +321,8 @@ const MEASURES = [
   { key: 'rssAfter', label: 'RSS after sync + GC', unit: 'MiB', digits: 0, of: (r) => r.rssAfterBytes / MiB },
   { key: 'rssSynced', label: 'RSS once synced, no forced GC', unit: 'MiB', digits: 0, of: (r) => r.rssSyncedBytes / MiB },
   { key: 'rssIdle', label: 'RSS 10 s after sync, no forced GC', unit: 'MiB', digits: 0, of: (r) => r.rssIdleBytes / MiB },
+  { key: 'rssMinute', label: 'RSS 60 s after sync, no forced GC', unit: 'MiB', digits: 0, of: (r) => r.rssMinuteBytes / MiB },
+  { key: 'rssPeak', label: 'RSS peak (VmHWM, before the forced GC)', unit: 'MiB', digits: 0, of: (r) => (r.rssPeakBytes ?? NaN) / MiB },
   { key: 'rssBefore', label: 'RSS before any informer starts', unit: 'MiB', digits: 0, of: (r) => r.rssBeforeBytes / MiB },
   { key: 'rssStart', label: 'RSS at process start', unit: 'MiB', digits: 0, of: (r) => r.rssStartBytes / MiB },
   { key: 'heap', label: 'heap after GC (Go HeapAlloc, Node heapUsed)', unit: 'MiB', digits: 1, of: (r) => r.heapUsedBytes / MiB },
@@ -408,6 +429,8 @@ try {
           'anchor',
           `  synced in ${(run.syncMs / 1000).toFixed(2)} s (${run.listMode}), RSS ${(run.rssBeforeBytes / MiB).toFixed(0)} → ` +
             `${(run.rssSyncedBytes / MiB).toFixed(0)} synced, ${(run.rssIdleBytes / MiB).toFixed(0)} idle 10 s, ` +
+            `${(run.rssMinuteBytes / MiB).toFixed(0)} idle 60 s, ` +
+            (run.gcDuringSync === undefined ? '' : `GC in sync ${JSON.stringify(run.gcDuringSync)}, after ${JSON.stringify(run.gcAfterSync)}, `) +
             `${(run.rssAfterBytes / MiB).toFixed(0)} MiB after GC, heap ${(run.heapUsedBytes / MiB).toFixed(1)} MiB, CPU ${run.cpuMs.toFixed(0)} ms, ` +
             `API server CPU ${run.apiServerCpuMs ?? 'n/a'} ms, connections peak ${run.connectionsPeak} ` +
             `(API server idle ${(run.settledMs / 1000).toFixed(0)} s after its caches were ready)`,

@@ -54,6 +54,8 @@ type report struct {
 	RssBeforeBytes  uint64  `json:"rssBeforeBytes"`
 	RssSyncedBytes  uint64  `json:"rssSyncedBytes"`
 	RssIdleBytes    uint64  `json:"rssIdleBytes"`
+	RssMinuteBytes  uint64  `json:"rssMinuteBytes"`
+	RssPeakBytes    uint64  `json:"rssPeakBytes"`
 	RssAfterBytes   uint64  `json:"rssAfterBytes"`
 	HeapUsedBytes   uint64  `json:"heapUsedBytes"`
 	HeapTotalBytes  uint64  `json:"heapTotalBytes"`
@@ -113,9 +115,12 @@ func statusBytes(pid string, field string) (uint64, error) {
 	return 0, fmt.Errorf("no %s in /proc/%s/status", field, pid)
 }
 
-// idleWait is how long both sides wait, once synced, before reading the RSS an operator would see with nobody
-// forcing a collection.
-const idleWait = 10 * time.Second
+// idleWait and minuteWait: how long both sides wait, once synced, before reading the RSS an operator would see with
+// nobody forcing a collection (10 s, then 60 s after the sync).
+const (
+	idleWait   = 10 * time.Second
+	minuteWait = 60 * time.Second
+)
 
 // clockTicksPerSecond is USER_HZ, the unit of utime and stime in /proc/<pid>/stat (100 on Linux).
 const clockTicksPerSecond = 100
@@ -301,6 +306,16 @@ func main() {
 	if err != nil {
 		fail("%v", err)
 	}
+	time.Sleep(minuteWait - idleWait)
+	rssMinute, err := statusBytes("self", "VmRSS")
+	if err != nil {
+		fail("%v", err)
+	}
+	// The highest RSS so far: the sync's peak, before the forced collection below.
+	rssPeak, err := statusBytes("self", "VmHWM")
+	if err != nil {
+		fail("%v", err)
+	}
 	// Settle as the Node side does: collect, give the scavenger a second, return free memory to the OS.
 	runtime.GC()
 	time.Sleep(time.Second)
@@ -321,6 +336,8 @@ func main() {
 		RssBeforeBytes:  rssBefore,
 		RssSyncedBytes:  rssSynced,
 		RssIdleBytes:    rssIdle,
+		RssMinuteBytes:  rssMinute,
+		RssPeakBytes:    rssPeak,
 		RssAfterBytes:   rssAfter,
 		HeapUsedBytes:   mem.HeapAlloc,
 		HeapTotalBytes:  mem.HeapInuse,

@@ -70,8 +70,9 @@ async function collect() {
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
-/** As the Go side's idleWait: RSS is read once synced and this long after, nobody forcing a collection. */
+/** As the Go side's idleWait and minuteWait: RSS is read once synced and these long after, nobody forcing a collection. */
 const IDLE_WAIT_MS = 10_000;
+const MINUTE_WAIT_MS = 60_000;
 
 // Protean's own KubeConfig reader: @kubernetes/client-node (about 80 MiB of RSS) is never loaded.
 const kubeConfig = new ProteanKubeConfig();
@@ -92,6 +93,19 @@ const onEvent = (event) => {
 const watches = new InformerWatchManager(source, 0, onEvent, logger, { syncTimeoutMs: 900_000 });
 
 await collect();
+// V8's collections during the sync and after it (their pauses on the main thread, by kind), none of them forced.
+const { PerformanceObserver, constants: perfConstants } = await import('node:perf_hooks');
+const gcKinds = { [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'major', [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'minor' };
+let gcs = {};
+const gcObserver = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = gcKinds[entry.detail?.kind] ?? 'other';
+    const seen = (gcs[kind] ??= { count: 0, ms: 0 });
+    seen.count++;
+    seen.ms += entry.duration;
+  }
+});
+gcObserver.observe({ entryTypes: ['gc'] });
 const rssBefore = process.memoryUsage.rss();
 const apiCpu0 = apiServerPid === undefined ? undefined : cpuMsOf(apiServerPid);
 const cpu0 = process.cpuUsage();
@@ -100,6 +114,9 @@ await Promise.all(gvrs.map((gvr) => watches.ensureWatch(gvr, 'anchor')));
 const syncMs = performance.now() - started;
 const usedCpuMs = cpuMs(cpu0);
 const apiServerCpuMs = apiCpu0 === undefined ? null : cpuMsOf(apiServerPid) - apiCpu0;
+await new Promise((resolve) => setImmediate(resolve));
+const gcDuringSync = gcs;
+gcs = {};
 
 const listModes = {};
 for (const health of watches.health()) {
@@ -110,6 +127,16 @@ for (const health of watches.health()) {
 const rssSynced = process.memoryUsage.rss();
 await sleep(IDLE_WAIT_MS);
 const rssIdle = process.memoryUsage.rss();
+await sleep(MINUTE_WAIT_MS - IDLE_WAIT_MS);
+const rssMinute = process.memoryUsage.rss();
+gcObserver.disconnect();
+const gcAfterSync = gcs;
+const status = readFileSync('/proc/self/status', 'utf8');
+const statusKiB = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+// Where the resident memory is, before the forced collection: V8's spaces (committed) and what is outside V8.
+const spaces = Object.fromEntries(
+  (await import('node:v8')).getHeapSpaceStatistics().map((s) => [s.space_name, Math.round(s.physical_space_size / 1024)]),
+);
 // Settle as the Go side does: collect, wait a second, collect again.
 await collect();
 await sleep(1000);
@@ -127,6 +154,16 @@ process.stdout.write(
     rssBeforeBytes: rssBefore,
     rssSyncedBytes: rssSynced,
     rssIdleBytes: rssIdle,
+    rssMinuteBytes: rssMinute,
+    heapSpacesKiBAtMinute: spaces,
+    gcDuringSync,
+    gcAfterSync,
+    // Of the RSS at 60 s: pages of files (the node binary's code and data) and anonymous memory.
+    rssFileBytesAtMinute: statusKiB('RssFile') * 1024,
+    rssAnonBytesAtMinute: statusKiB('RssAnon') * 1024,
+    // The highest RSS of the process so far (the sync's peak, unless the forced collections below are), for a limit.
+    rssPeakBytes: statusKiB('VmHWM') * 1024,
+    nodeFlags: process.execArgv.filter((a) => a !== '--expose-gc'),
     rssAfterBytes: memory.rss,
     heapUsedBytes: memory.heapUsed,
     heapTotalBytes: memory.heapTotal,
