@@ -430,7 +430,9 @@ try {
           `  synced in ${(run.syncMs / 1000).toFixed(2)} s (${run.listMode}), RSS ${(run.rssBeforeBytes / MiB).toFixed(0)} → ` +
             `${(run.rssSyncedBytes / MiB).toFixed(0)} synced, ${(run.rssIdleBytes / MiB).toFixed(0)} idle 10 s, ` +
             `${(run.rssMinuteBytes / MiB).toFixed(0)} idle 60 s, ` +
-            (run.gcDuringSync === undefined ? '' : `GC in sync ${JSON.stringify(run.gcDuringSync)}, after ${JSON.stringify(run.gcAfterSync)}, `) +
+            (run.gcDuringSync === undefined
+              ? ''
+              : `GC in sync ${JSON.stringify(run.gcDuringSync)}, after ${JSON.stringify(run.gcAfterSync)}, `) +
             `${(run.rssAfterBytes / MiB).toFixed(0)} MiB after GC, heap ${(run.heapUsedBytes / MiB).toFixed(1)} MiB, CPU ${run.cpuMs.toFixed(0)} ms, ` +
             `API server CPU ${run.apiServerCpuMs ?? 'n/a'} ms, connections peak ${run.connectionsPeak} ` +
             `(API server idle ${(run.settledMs / 1000).toFixed(0)} s after its caches were ready)`,
