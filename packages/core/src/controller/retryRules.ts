@@ -1,19 +1,14 @@
 import { apiStatusChain, apiStatusOf, summarizeError, type ApiStatus } from '../apiStatus.js';
-import type { RateLimitingQueue, WatchManager } from '../contracts/index.js';
 import { gvrKey, type ObjectIdentifiers } from '../gvr.js';
 import type { KindUnavailableError } from '../KindUnavailableError.js';
-import type { Logger } from '../logger.js';
-import type { LogSummarizer } from '../LogSummarizer.js';
 import { networkErrorCause } from '../networkErrorCause.js';
 import { classifyHandlerError } from './classifyHandlerError.js';
-import type { ControllerObserver, ReconcileOutcome } from './ControllerObserver.js';
+import type { ReconcileOutcome } from './ControllerObserver.js';
 import { notifyObserver } from './notifyObserver.js';
 import { passCancellationOf, type PassCancelledError, type PassCancelReason } from './PassCancelledError.js';
 import type { PassTrace } from './PassTrace.js';
 import { traceFields } from './traceFields.js';
-import type { TriggerLog } from './TriggerLog.js';
-import type { WorkerActivity } from './WorkerActivity.js';
-import type { ParentHandler } from './WorkerPool.js';
+import type { ParentHandler, WorkerPoolDeps } from './WorkerPool.js';
 
 /**
  * When an instance parked on an unavailable kind runs again under a watch
@@ -146,24 +141,20 @@ export function namesInstance(err: unknown, item: ObjectIdentifiers): boolean {
   return false;
 }
 
-/** What {@link RetryRules} acts on: a worker pool's (a derived pool has its own queue and signal). */
-export interface RetryRulesDeps {
-  readonly queue: RateLimitingQueue<ObjectIdentifiers>;
-  readonly queueMaxRetries: number;
-  /** The current handler of each parent GVR, by `gvrKey`. Read, never written. */
-  readonly parents: ReadonlyMap<string, ParentHandler>;
-  /** Its `whenAvailable` parks an item on a refused kind. */
-  readonly watchManager: WatchManager;
-  /** The pool's: once aborted, it is stopping, and parked items are not queued again. */
-  readonly signal: AbortSignal;
-  readonly observer: ControllerObserver;
-  readonly logger: Logger;
-  readonly activity: WorkerActivity;
-  readonly networkLog: LogSummarizer;
-  readonly triggers: TriggerLog;
-  /** True when the instance is still in its parent's informer cache. */
-  readonly instanceExists: (item: ObjectIdentifiers) => boolean;
-}
+/**
+ * What {@link RetryRules} acts on: a worker pool's own dependencies (a
+ * derived pool has its own queue and signal), with the parts the pool
+ * fills in by default filled in, and how it tells an instance is still
+ * in its parent's informer cache.
+ */
+export type RetryRulesDeps = Pick<
+  WorkerPoolDeps,
+  'queue' | 'queueMaxRetries' | 'parents' | 'watchManager' | 'signal' | 'observer' | 'logger'
+> &
+  Required<Pick<WorkerPoolDeps, 'activity' | 'networkLog' | 'triggers'>> & {
+    /** True when the instance is still in its parent's informer cache. */
+    readonly instanceExists: (item: ObjectIdentifiers) => boolean;
+  };
 
 /**
  * Carries out the retry rules' decision after each pass of a worker pool:
