@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { BIG_CHUNK_CHARS, heldAfterGc } from './heldBytes.testkit.js';
 import { LineSplitter } from './LineSplitter.js';
 
 function split(chunks: Array<Buffer | string>): string[] {
@@ -28,5 +29,22 @@ describe('LineSplitter', () => {
   it('splits one byte at a time', () => {
     const text = '{"type":"ADDED"}\n{"type":"BOOKMARK"}\n';
     expect(split([...Buffer.from(text)].map((b) => Buffer.from([b])))).toEqual(['{"type":"ADDED"}', '{"type":"BOOKMARK"}']);
+  });
+});
+
+describe('LineSplitter memory', () => {
+  it('keeps a line that goes on in the next chunk, not the chunk', () => {
+    const s = new LineSplitter();
+    const lines: string[] = [];
+    const onLine = (text: string, start: number, end: number): void => void lines.push(text.slice(start, Math.min(end, start + 20)));
+    const before = heldAfterGc();
+    // A chunk of 4 MiB of whole lines, ending inside the next line, made and fed in a frame of its own.
+    const feed = (): void =>
+      s.push(Buffer.from(`{"type":"BOOKMARK","pad":"${'x'.repeat(BIG_CHUNK_CHARS)}"}\n{"type":"ADDED","object":{"metad`), onLine);
+    feed();
+    lines.length = 0;
+    expect(heldAfterGc() - before).toBeLessThan(BIG_CHUNK_CHARS / 4);
+    s.push('ata":{"name":"a"}}}\n', (text, start, end) => void lines.push(text.slice(start, end)));
+    expect(lines).toEqual(['{"type":"ADDED","object":{"metadata":{"name":"a"}}}']);
   });
 });

@@ -1,4 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
+import { sliceCopy } from './sliceCopy.js';
 
 /**
  * Receives one line of a {@link LineSplitter}: the characters of `text`
@@ -41,7 +42,8 @@ export class LineSplitter {
       emit(text, start, nl, onLine);
       start = nl + 1;
     }
-    this.pending = start < text.length ? text.slice(start) : '';
+    // A line that goes on in the next chunk: keep it, not the chunk (see sliceCopy).
+    this.pending = start < text.length ? sliceCopy(text, start) : '';
   }
 
   /** Flushes what is left after the last newline. */

@@ -3,6 +3,7 @@ import type { GroupVersionResource } from '@protean/core';
 import { decodeListPageByParse } from './decodeListPage.js';
 import { KubernetesRequestError } from './KubernetesRequestError.js';
 import { fastParseListItem } from './fastParseWatchLine.js';
+import { BIG_CHUNK_CHARS, heldAfterGc } from './heldBytes.testkit.js';
 import { ListPageDecoder } from './ListPageDecoder.js';
 import { prng, randomJson, randomMap, randomString } from './randomJson.testkit.js';
 import { LAST_APPLIED_ANNOTATION } from './trimMetadata.js';
@@ -203,5 +204,26 @@ describe('ListPageDecoder', () => {
       items: [{ apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: { name: 'a', namespace: 'n', labels: { x: 'y' } } }],
       metadata: { resourceVersion: '9', continue: 'next' },
     });
+  });
+});
+
+describe('ListPageDecoder memory', () => {
+  it('keeps the tail of an item that goes on in the next chunk, not the chunk', () => {
+    const decoder = new ListPageDecoder(GVR, intern);
+    const before = heldAfterGc();
+    // A chunk of 4 MiB (a member the decoder reads and drops) ending inside the first item, made and fed in a frame
+    // of its own so that nothing but the decoder can hold it.
+    const feed = (): void =>
+      decoder.push(
+        Buffer.from(
+          `{"kind":"${'x'.repeat(BIG_CHUNK_CHARS)}","items":[{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"a","namesp`,
+        ),
+      );
+    feed();
+    expect(heldAfterGc() - before).toBeLessThan(BIG_CHUNK_CHARS / 4);
+    decoder.push('ace":"ns","resourceVersion":"7"}}],"metadata":{"resourceVersion":"9"}}');
+    const page = decoder.end();
+    expect(page.items.map((o) => [o.metadata.namespace, o.metadata.name, o.metadata.resourceVersion])).toEqual([['ns', 'a', '7']]);
+    expect(page.metadata).toEqual({ resourceVersion: '9' });
   });
 });

@@ -3,6 +3,7 @@ import type { GroupVersionResource, PartialObjectMetadata } from '@protean/core'
 import { fastParseListItem } from './fastParseWatchLine.js';
 import { decodeListPageByParse, notJson, type DecodedListPage, type ListPageMetadata } from './decodeListPage.js';
 import type { ObjectDecoder } from './decodeWatchLine.js';
+import { sliceCopy } from './sliceCopy.js';
 import { trimMetadata } from './trimMetadata.js';
 
 // Where the scanner is in the top-level object (outside any value it is reading).
@@ -56,12 +57,22 @@ function isWhitespace(c: number): boolean {
  * `InvalidResponse` error as the whole-body parse (same message; the
  * `cause` says where it stopped). A body whose first token is not `{` is
  * kept whole and decoded by {@link decodeListPageByParse} (it is no list).
+ * The scanner reads bytes, not decoded text: every character it looks for
+ * is ASCII, and no byte of a multi-byte UTF-8 character is, so only each
+ * piece is decoded (as the whole body would decode it), and a chunk is never
+ * made a string. A decoded chunk alive while it is scanned would be caught
+ * by a scavenge now and then and promoted, to die in old space: with many
+ * lists read at once, that was most of what a sync left in old space. A
+ * piece that goes on in the next chunk is kept as a copy of its bytes, so
+ * the chunk is free once scanned.
+ *
  * Easy to get wrong: a fault does not throw from {@link push}: the body is
  * read to its end first, as the whole-body path did, so a broken
  * connection still surfaces as such.
  */
 export class ListPageDecoder {
-  private readonly decoder = new StringDecoder('utf8');
+  /** Decodes the body's first characters, for the error of a body that is not JSON. */
+  private readonly headDecoder = new StringDecoder('utf8');
   private head = '';
   private state = START;
   /** The kind of value being read (NONE between values), and its scanning state. */
@@ -69,15 +80,15 @@ export class ListPageDecoder {
   private depth = 0;
   private inString = false;
   private escaped = false;
-  /** The text of the value being read from earlier chunks. */
-  private readonly parts: string[] = [];
+  /** The bytes of the value being read from earlier chunks (copies: see the class comment). */
+  private readonly parts: Buffer[] = [];
   /** The key of the member being read, once its key is parsed. */
   private key = '';
   private items: PartialObjectMetadata[] = [];
   private metadata: ListPageMetadata | undefined;
   private failure: Error | undefined;
   /** The whole body, once it is known not to be an object (or the whitespace before its first token). */
-  private whole: string[] | undefined = [];
+  private whole: Buffer[] | undefined = [];
 
   constructor(
     private readonly gvr: GroupVersionResource,
@@ -88,30 +99,37 @@ export class ListPageDecoder {
 
   /** Feeds one chunk of the body. */
   push(chunk: Buffer | string): void {
-    this.take(typeof chunk === 'string' ? chunk : this.decoder.write(chunk));
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    if (bytes.length === 0) return;
+    if (this.head.length < HEAD_CHARS) this.readHead(bytes);
+    if (this.failure !== undefined) return;
+    if (this.whole !== undefined) {
+      this.whole.push(bytes);
+      if (this.state !== START) return;
+    }
+    this.scan(bytes);
   }
 
   /** The body ended: the decoded page, or the error of a body that is not JSON. */
   end(): DecodedListPage {
-    this.take(this.decoder.end());
+    if (this.head.length < HEAD_CHARS) this.head = (this.head + this.headDecoder.end()).slice(0, HEAD_CHARS);
     if (this.failure !== undefined) throw notJson(this.gvr, this.head, this.failure);
-    if (this.whole !== undefined) return decodeListPageByParse(this.whole.join(''), this.gvr, this.intern, this.decodeObject);
+    if (this.whole !== undefined) {
+      return decodeListPageByParse(Buffer.concat(this.whole).toString('utf8'), this.gvr, this.intern, this.decodeObject);
+    }
     if (this.state !== DONE) throw notJson(this.gvr, this.head, new SyntaxError('Unexpected end of JSON input'));
     return { items: this.items, metadata: this.metadata };
   }
 
-  private take(text: string): void {
-    if (text === '') return;
-    if (this.head.length < HEAD_CHARS) this.head += text.slice(0, HEAD_CHARS - this.head.length);
-    if (this.failure !== undefined) return;
-    if (this.whole !== undefined) {
-      this.whole.push(text);
-      if (this.state !== START) return;
-    }
-    this.scan(text);
+  /** Decodes the first characters of the body (a character has at most 4 bytes: 4 per character wanted suffice). */
+  private readHead(bytes: Buffer): void {
+    const wanted = HEAD_CHARS - this.head.length;
+    const text = this.head + this.headDecoder.write(bytes.length > 4 * wanted ? bytes.subarray(0, 4 * wanted) : bytes);
+    // A copy, not a slice of the decoded bytes (see sliceCopy).
+    this.head = text.length > HEAD_CHARS ? sliceCopy(text, 0, HEAD_CHARS) : text;
   }
 
-  private scan(text: string): void {
+  private scan(text: Buffer): void {
     const n = text.length;
     let i = 0;
     while (i < n) {
@@ -120,7 +138,7 @@ export class ListPageDecoder {
         if (i < 0) return;
         continue;
       }
-      const c = text.charCodeAt(i);
+      const c = text[i] as number;
       if (isWhitespace(c)) {
         i++;
         continue;
@@ -212,16 +230,19 @@ export class ListPageDecoder {
    * from `from`: the index after it once it is complete and applied, or -1
    * when the chunk ended first (its text kept) or the value is not JSON.
    */
-  private read(text: string, start: number, from: number): number {
+  private read(text: Buffer, start: number, from: number): number {
     const end = this.mode === NESTED ? this.skipNested(text, from) : skipScalar(text, from);
     if (end < 0) {
-      this.parts.push(start === 0 ? text : text.slice(start));
+      // The chunk ended inside the value: keep a copy of its bytes, not the chunk.
+      this.parts.push(Buffer.from(text.subarray(start)));
       return -1;
     }
-    let value = text.slice(start, end);
-    if (this.parts.length > 0) {
-      this.parts.push(value);
-      value = this.parts.join('');
+    let value: string;
+    if (this.parts.length === 0) {
+      value = text.toString('utf8', start, end);
+    } else {
+      this.parts.push(text.subarray(start, end));
+      value = Buffer.concat(this.parts).toString('utf8');
       this.parts.length = 0;
     }
     this.mode = NONE;
@@ -229,13 +250,13 @@ export class ListPageDecoder {
   }
 
   /** The index after the nested value (string, object or array) being read, or -1 if it goes on past the chunk. */
-  private skipNested(text: string, i: number): number {
+  private skipNested(text: Buffer, i: number): number {
     const n = text.length;
     let depth = this.depth;
     let inString = this.inString;
     let escaped = this.escaped;
     for (; i < n; i++) {
-      const c = text.charCodeAt(i);
+      const c = text[i] as number;
       if (inString) {
         if (escaped) escaped = false;
         else if (c === BACKSLASH) escaped = true;
@@ -291,17 +312,19 @@ export class ListPageDecoder {
     return true;
   }
 
-  private fail(text: string, i: number): void {
-    this.failure = new SyntaxError(`Unexpected token '${text[i] ?? ''}' in the list body`);
+  private fail(text: Buffer, i: number): void {
+    // The character at byte i (a multi-byte one decoded whole, as far as this chunk holds it).
+    const token = text.toString('utf8', i, Math.min(i + 4, text.length)).slice(0, 1);
+    this.failure = new SyntaxError(`Unexpected token '${token}' in the list body`);
     this.parts.length = 0;
   }
 }
 
 /** The index after a number, `true`, `false` or `null` starting at `i` (cut at the first character none of them holds), or -1 at the chunk's end. */
-function skipScalar(text: string, i: number): number {
+function skipScalar(text: Buffer, i: number): number {
   const n = text.length;
   for (; i < n; i++) {
-    const c = text.charCodeAt(i);
+    const c = text[i] as number;
     if (
       isWhitespace(c) ||
       c === COMMA ||
