@@ -1,16 +1,22 @@
 import { markChecked, wasChecked } from './checkedSettings.js';
+import { MAX_TIMER_DELAY_MS } from './clock.js';
 
-/** Settings of a DynamicController (seed: `Config`). Durations are milliseconds. */
+/**
+ * Settings of a DynamicController (seed: `Config`). Durations are
+ * milliseconds; those that become a timer's delay (`resyncPeriodMs` and the
+ * timeouts) are at most 2 147 483 647 (2^31 - 1), the longest delay Node's
+ * timers honour.
+ */
 export interface Config {
   /** Number of handlers running concurrently. */
   readonly workers: number;
-  /** How often informers replay their cache as updates, without contacting the server. */
+  /** How often informers replay their cache as updates, without contacting the server; 0 disables resync. */
   readonly resyncPeriodMs: number;
   /** Failed attempts after which an item is dropped (with an error log). */
   readonly queueMaxRetries: number;
   /** First retry delay of the per-item exponential backoff. */
   readonly minRetryDelayMs: number;
-  /** Cap of the per-item exponential backoff. */
+  /** Cap of the per-item exponential backoff; finite. */
   readonly maxRetryDelayMs: number;
   /** Items per second of the global token bucket. */
   readonly rateLimit: number;
@@ -57,10 +63,12 @@ export class ConfigError extends Error {
 
 /**
  * Fills unset fields from {@link defaultConfig} and checks every value, so a
- * typo (`workers: 0`, a negative delay, `NaN`) fails at start-up instead of
- * producing a controller that silently does nothing. This is where settings
- * enter: a config it returned (frozen) is returned as is when given again,
- * unchecked, and the parts built from it take its values as they are.
+ * typo (`workers: 0`, a negative delay, `NaN`, a resync period past the
+ * longest timer) fails at start-up instead of producing a controller that
+ * silently does nothing, or spins. This is where settings enter: a config it
+ * returned (frozen) is returned as is when given again, unchecked, and the
+ * parts built from it take its values as they are (the queue's rate limiter
+ * included: the controller hands it the limits as checked here).
  */
 export function resolveConfig(partial: Partial<Config> = {}): Config {
   if (wasChecked(partial)) return partial as Config;
@@ -72,15 +80,20 @@ export function resolveConfig(partial: Partial<Config> = {}): Config {
     }
   };
   const int = Number.isInteger;
+  // A delay handed to a timer: past MAX_TIMER_DELAY_MS, Node fires it after 1 ms.
+  const timer = (v: number): boolean => v >= 0 && v <= MAX_TIMER_DELAY_MS;
+  const timerRule = `must be a number from 0 to ${MAX_TIMER_DELAY_MS} (the longest delay Node's timers honour)`;
   check('workers', (v) => int(v) && v >= 1, 'must be an integer >= 1');
-  check('resyncPeriodMs', (v) => v >= 0 && Number.isFinite(v), 'must be a finite number >= 0 (0 disables resync)');
+  check('resyncPeriodMs', timer, `${timerRule}; 0 disables resync`);
   check('queueMaxRetries', (v) => int(v) && v >= 0, 'must be an integer >= 0');
+  // The queue's rate limiter takes these four as checked here, so its own rules are the ones that count:
+  // finite delays (the queue delays by them), a positive rate (Infinity: no limit), a whole burst.
   check('minRetryDelayMs', (v) => v >= 0 && Number.isFinite(v), 'must be a finite number >= 0');
-  check('maxRetryDelayMs', (v) => v >= config.minRetryDelayMs, 'must be >= minRetryDelayMs');
+  check('maxRetryDelayMs', (v) => v >= config.minRetryDelayMs && Number.isFinite(v), 'must be a finite number >= minRetryDelayMs');
   check('rateLimit', (v) => v > 0, 'must be > 0');
   check('burstLimit', (v) => int(v) && v >= 1, 'must be an integer >= 1');
-  check('queueShutdownTimeoutMs', (v) => v >= 0, 'must be >= 0 (0 waits without limit)');
-  check('readYourWritesTimeoutMs', (v) => v >= 0 && Number.isFinite(v), 'must be a finite number >= 0');
-  check('reconcileTimeoutMs', (v) => v >= 0 && Number.isFinite(v), 'must be a finite number >= 0 (0 sets no limit)');
+  check('queueShutdownTimeoutMs', timer, `${timerRule}; 0 waits without limit`);
+  check('readYourWritesTimeoutMs', timer, timerRule);
+  check('reconcileTimeoutMs', timer, `${timerRule}; 0 sets no limit`);
   return markChecked(Object.freeze(config));
 }

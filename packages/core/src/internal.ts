@@ -6,6 +6,7 @@
 export { apiStatusChain } from './apiStatus.js';
 export { apiWarningCount, countApiWarnings } from './apiWarnings.js';
 export { markChecked, wasChecked } from './checkedSettings.js';
+export { MAX_TIMER_DELAY_MS } from './clock.js';
 export { deadlineSignal, Waker } from './clockWait.js';
 export { containerModule } from './containerModule.js';
 export { passCancellationOf } from './controller/PassCancelledError.js';

@@ -60,6 +60,11 @@ export class LeaderElector implements Leadership {
   /** Ends the candidate's current wait early (a watched change); a wake while nobody waits is dropped. */
   private readonly waker: Waker;
 
+  /**
+   * Checks `options` (a `LeaderElectionConfigError` naming the first
+   * bad one, before any request) unless they were checked where they
+   * entered: the options `leaderElectionModule` builds the elector from.
+   */
   constructor(options: LeaderElectorOptions) {
     this.settings = resolveLeaderElectorOptions(options);
     this.identity = this.settings.identity;

@@ -1,5 +1,6 @@
 import type { KubeConfigLike } from '@protean/transport';
 import { createLogger, realClock, type Clock, type Logger } from '@protean/core';
+import { MAX_TIMER_DELAY_MS, wasChecked } from '@protean/core/internal';
 import { defaultIdentity } from './defaultIdentity.js';
 import { LeaderElectionConfigError } from './LeaderElectionConfigError.js';
 import type { LeaseClient } from './LeaseClient.js';
@@ -70,10 +71,14 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /**
- * Validates `options` and fills in the defaults; throws a
- * {@link LeaderElectionConfigError} naming the first bad field.
+ * Checks `options` where they enter (the {@link LeaderElector} constructor
+ * given a caller's own, or `leaderElectionModule` when it is built); throws
+ * a {@link LeaderElectionConfigError} naming the first bad field. Every
+ * duration becomes a timer's delay, so each is at most core's
+ * `MAX_TIMER_DELAY_MS` (2^31 - 1), and so is the longest wait between a
+ * candidate's tries, `retryPeriodMs * (1 + jitter)`.
  */
-export function resolveLeaderElectorOptions(options: LeaderElectorOptions): ResolvedLeaderElectorOptions {
+export function checkLeaderElectorOptions(options: LeaderElectorOptions): void {
   if (typeof options !== 'object' || options === null)
     throw new LeaderElectionConfigError('options', `expected an object, got ${String(options)}`);
   const namespace = options.namespace;
@@ -95,17 +100,18 @@ export function resolveLeaderElectorOptions(options: LeaderElectorOptions): Reso
   if ((options.kubeConfig === undefined) === (options.client === undefined)) {
     throw new LeaderElectionConfigError('kubeConfig', 'give exactly one of kubeConfig and client');
   }
-  const identity = options.identity ?? defaultIdentity();
-  if (typeof identity !== 'string' || identity.trim() === '')
+  // Unset (or null), the identity is defaultIdentity(), which is always valid.
+  const identity: unknown = options.identity;
+  if (identity !== undefined && identity !== null && (typeof identity !== 'string' || identity.trim() === ''))
     throw new LeaderElectionConfigError('identity', `must be a non-empty string, got ${JSON.stringify(identity)}`);
 
   const leaseDurationMs = options.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS;
   const renewDeadlineMs = options.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS;
   const retryPeriodMs = options.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS;
   const jitter = options.jitter ?? DEFAULT_JITTER;
-  positive('leaseDurationMs', leaseDurationMs);
-  positive('renewDeadlineMs', renewDeadlineMs);
-  positive('retryPeriodMs', retryPeriodMs);
+  duration('leaseDurationMs', leaseDurationMs);
+  duration('renewDeadlineMs', renewDeadlineMs);
+  duration('retryPeriodMs', retryPeriodMs);
   if (!Number.isInteger(leaseDurationMs / 1000)) {
     throw new LeaderElectionConfigError(
       'leaseDurationMs',
@@ -128,16 +134,33 @@ export function resolveLeaderElectorOptions(options: LeaderElectorOptions): Reso
       `must be greater than retryPeriodMs and jitter * retryPeriodMs (${minimum}), got ${renewDeadlineMs}`,
     );
   }
-  const client = options.client ?? new KubeLeaseClient(options.kubeConfig as KubeConfigLike);
+  const longestWaitMs = retryPeriodMs * (1 + jitter);
+  if (longestWaitMs > MAX_TIMER_DELAY_MS) {
+    throw new LeaderElectionConfigError(
+      'retryPeriodMs',
+      `retryPeriodMs * (1 + jitter), the longest wait between a candidate's tries, must be at most ${MAX_TIMER_DELAY_MS} ` +
+        `(the longest delay Node's timers honour), got ${retryPeriodMs} * (1 + ${jitter}) = ${longestWaitMs}`,
+    );
+  }
+}
+
+/**
+ * Fills in the defaults of `options`, checking them first
+ * ({@link checkLeaderElectorOptions}) unless they were checked where they
+ * entered (`leaderElectionModule`'s); throws a
+ * {@link LeaderElectionConfigError} naming the first bad field.
+ */
+export function resolveLeaderElectorOptions(options: LeaderElectorOptions): ResolvedLeaderElectorOptions {
+  if (!wasChecked(options)) checkLeaderElectorOptions(options);
   return {
-    namespace,
-    leaseName,
-    client,
-    identity,
-    leaseDurationMs,
-    renewDeadlineMs,
-    retryPeriodMs,
-    jitter,
+    namespace: options.namespace,
+    leaseName: options.leaseName,
+    client: options.client ?? new KubeLeaseClient(options.kubeConfig as KubeConfigLike),
+    identity: options.identity ?? defaultIdentity(),
+    leaseDurationMs: options.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS,
+    renewDeadlineMs: options.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS,
+    retryPeriodMs: options.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS,
+    jitter: options.jitter ?? DEFAULT_JITTER,
     clock: options.clock ?? realClock,
     // eslint-disable-next-line no-restricted-properties -- the wall clock's default, injected like the clock
     wallClock: options.wallClock ?? Date.now,
@@ -146,8 +169,14 @@ export function resolveLeaderElectorOptions(options: LeaderElectorOptions): Reso
   };
 }
 
-function positive(field: string, value: unknown): void {
+function duration(field: string, value: unknown): void {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
     throw new LeaderElectionConfigError(field, `must be a finite number of milliseconds > 0, got ${String(value)}`);
+  }
+  if (value > MAX_TIMER_DELAY_MS) {
+    throw new LeaderElectionConfigError(
+      field,
+      `must be at most ${MAX_TIMER_DELAY_MS} milliseconds (the longest delay Node's timers honour), got ${value}`,
+    );
   }
 }

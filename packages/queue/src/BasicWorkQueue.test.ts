@@ -251,6 +251,12 @@ describe('BasicWorkQueue', () => {
     );
   });
 
+  it('rejects an unfinished-work period of 2^31 ms (Node would fire its timer every 1 ms), naming it and the limit', () => {
+    expect(() => new BasicWorkQueue<string>({ key: (s) => s, unfinishedWorkUpdatePeriodMs: 2 ** 31 })).toThrow(
+      "BasicWorkQueue: invalid unfinishedWorkUpdatePeriodMs=2147483648: must be a number from 0 to 2147483647 (the longest delay Node's timers honour)",
+    );
+  });
+
   it('hands items out in the order its store gives them, keeping the dirty and processing rules', async () => {
     // A last-in-first-out store: only the order changes.
     const stack: QueuedItem<string>[] = [];

@@ -8,7 +8,7 @@ import {
   type WorkQueue,
 } from '@protean/core';
 import { noopQueueMetricsProvider } from '@protean/core/internal';
-import { checkNonNegative } from './checks.js';
+import { checkTimerDelay } from './checks.js';
 import type { KeyFunc } from './KeyFunc.js';
 import { createQueueMetrics, metricsEnabled, type QueueMetrics } from './QueueMetrics.js';
 import type { QueuedItem, QueueStore, QueueStoreFactory } from './QueueStore.js';
@@ -30,7 +30,8 @@ export interface BasicWorkQueueOptions<T> {
   /**
    * When > 0 and the queue is metered, refreshes the unfinished-work and
    * longest-running-processor gauges on a clock timer this often (client-go
-   * uses 500). The timer stops at shutdown. Default 0: call
+   * uses 500; at most 2 147 483 647, the longest timer Node honours). The
+   * timer stops at shutdown. Default 0: call
    * {@link BasicWorkQueue.updateUnfinishedWork} yourself, e.g. on scrape.
    */
   readonly unfinishedWorkUpdatePeriodMs?: number;
@@ -101,7 +102,7 @@ export class BasicWorkQueue<T> implements WorkQueue<T> {
       throw new TypeError(`${new.target.name}: options.key must be a function, got ${typeof options.key}`);
     }
     const period = options.unfinishedWorkUpdatePeriodMs ?? 0;
-    checkNonNegative(`${new.target.name}`, 'unfinishedWorkUpdatePeriodMs', period);
+    checkTimerDelay(`${new.target.name}`, 'unfinishedWorkUpdatePeriodMs', period);
     if (options.store !== undefined && typeof options.store !== 'function') {
       throw new TypeError(`${new.target.name}: options.store must be a function, got ${typeof options.store}`);
     }

@@ -58,4 +58,9 @@ describe('BucketRateLimiter', () => {
     expect(() => new BucketRateLimiter<string>(qps, burst, new FakeClock())).toThrow(QueueArgumentError);
     expect(() => new BucketRateLimiter<string>(qps, burst, new FakeClock())).toThrow(`BucketRateLimiter: ${message}`);
   });
+
+  it("checks its rate also in a caller's subclass: only the limiters controllerRateLimiter builds from checked limits skip it", () => {
+    class MyBucket<T> extends BucketRateLimiter<T> {}
+    expect(() => new MyBucket<string>(0, 1, new FakeClock())).toThrow('BucketRateLimiter: invalid qps=0');
+  });
 });

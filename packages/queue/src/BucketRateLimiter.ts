@@ -1,5 +1,5 @@
 import { realClock, type Clock, type RateLimiter } from '@protean/core';
-import { checkPositive, checkPositiveInteger } from './checks.js';
+import { checkBucket } from './checks.js';
 
 const WHERE = 'BucketRateLimiter';
 
@@ -22,14 +22,15 @@ export class BucketRateLimiter<T> implements RateLimiter<T> {
    * @param qps - refill rate in tokens per second, > 0
    * @param burst - bucket size, an integer >= 1
    * @param clock - time source; defaults to core's `realClock`
+   * @throws QueueArgumentError naming the first bad argument
    */
   constructor(
     readonly qps: number,
     readonly burst: number,
     private readonly clock: Clock = realClock,
   ) {
-    checkPositive(WHERE, 'qps', qps);
-    checkPositiveInteger(WHERE, 'burst', burst);
+    // A rate and burst that were checked where they entered (controllerRateLimiter's limits) are not checked again.
+    if (new.target !== CheckedBucketRateLimiter) checkBucket(WHERE, 'qps', qps, 'burst', burst);
     this.tokens = burst;
     this.lastMs = clock.now();
   }
@@ -51,3 +52,12 @@ export class BucketRateLimiter<T> implements RateLimiter<T> {
     return 0;
   }
 }
+
+/**
+ * A {@link BucketRateLimiter} built from a rate and burst already checked
+ * where they entered: `controllerRateLimiter` builds it from limits it
+ * checked, or that core's `resolveConfig` checked. Its constructor checks
+ * nothing again. Internal to the package (not exported from its index), so a
+ * limiter a caller builds is always checked.
+ */
+export class CheckedBucketRateLimiter<T> extends BucketRateLimiter<T> {}

@@ -64,4 +64,9 @@ describe('ItemExponentialFailureRateLimiter', () => {
     expect(() => new ItemExponentialFailureRateLimiter<string>(base, max)).toThrow(QueueArgumentError);
     expect(() => new ItemExponentialFailureRateLimiter<string>(base, max)).toThrow(`ItemExponentialFailureRateLimiter: ${message}`);
   });
+
+  it("checks its delays also in a caller's subclass: only the limiters controllerRateLimiter builds from checked limits skip it", () => {
+    class MyLimiter<T> extends ItemExponentialFailureRateLimiter<T> {}
+    expect(() => new MyLimiter<string>(10, 5)).toThrow('ItemExponentialFailureRateLimiter: invalid maxDelayMs=5');
+  });
 });

@@ -1,5 +1,5 @@
 import type { RateLimiter } from '@protean/core';
-import { checkNonNegative } from './checks.js';
+import { checkBackoff } from './checks.js';
 import type { KeyFunc } from './KeyFunc.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
 
@@ -22,17 +22,15 @@ export class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
    * @param baseDelayMs - delay of the first failure, finite and >= 0
    * @param maxDelayMs - cap, finite and >= `baseDelayMs`
    * @param key - identity of object items
+   * @throws QueueArgumentError naming the first bad delay
    */
   constructor(
     readonly baseDelayMs: number,
     readonly maxDelayMs: number,
     key?: KeyFunc<T>,
   ) {
-    checkNonNegative(WHERE, 'baseDelayMs', baseDelayMs);
-    checkNonNegative(WHERE, 'maxDelayMs', maxDelayMs);
-    if (maxDelayMs < baseDelayMs) {
-      throw new QueueArgumentError(WHERE, 'maxDelayMs', maxDelayMs, `must be >= baseDelayMs (${baseDelayMs})`);
-    }
+    // Delays that were checked where they entered (controllerRateLimiter's limits) are not checked again.
+    if (new.target !== CheckedItemExponentialFailureRateLimiter) checkBackoff(WHERE, 'baseDelayMs', baseDelayMs, 'maxDelayMs', maxDelayMs);
     this.keyOf = key ?? primitiveKey;
   }
 
@@ -55,6 +53,15 @@ export class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
     return this.failures.get(this.keyOf(item)) ?? 0;
   }
 }
+
+/**
+ * An {@link ItemExponentialFailureRateLimiter} built from delays already
+ * checked where they entered: `controllerRateLimiter` builds it from limits
+ * it checked, or that core's `resolveConfig` checked. Its constructor checks
+ * nothing again. Internal to the package (not exported from its index), so a
+ * limiter a caller builds is always checked.
+ */
+export class CheckedItemExponentialFailureRateLimiter<T> extends ItemExponentialFailureRateLimiter<T> {}
 
 function primitiveKey(item: unknown): unknown {
   if ((typeof item === 'object' && item !== null) || typeof item === 'function') {

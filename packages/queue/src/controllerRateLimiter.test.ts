@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { markChecked } from '@protean/core/internal';
 import { FakeClock } from '@protean/core/testing';
 import { controllerRateLimiter, defaultControllerRateLimiter } from './controllerRateLimiter.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
@@ -50,5 +51,24 @@ describe('controllerRateLimiter', () => {
     const limits = { minRetryDelayMs: 5, maxRetryDelayMs: 10, qps: 1, burst: 1, ...bad };
     expect(() => controllerRateLimiter<string>(limits)).toThrow(QueueArgumentError);
     expect(() => controllerRateLimiter<string>(limits)).toThrow(`controllerRateLimiter: ${message}`);
+  });
+});
+
+describe('controllerRateLimiter: limits checked once, where they entered', () => {
+  it("takes limits checked where they entered (the DynamicController's, from resolveConfig) as they are: neither it nor the limiters it builds check them again", () => {
+    // Out of range on purpose (a cap below the first delay): only a second check would notice.
+    const limits = markChecked(Object.freeze({ minRetryDelayMs: 50, maxRetryDelayMs: 20, qps: 1, burst: 1 }));
+    const limiter = controllerRateLimiter<string>(limits, new FakeClock());
+    expect(limiter.when('a')).toBe(20);
+  });
+
+  it("checks a caller's own limits, also a copy of checked ones, naming the limits field rather than an inner limiter's parameter", () => {
+    const copy = { ...markChecked(Object.freeze({ minRetryDelayMs: 50, maxRetryDelayMs: 20, qps: 1, burst: 1 })) };
+    expect(() => controllerRateLimiter<string>(copy)).toThrow(
+      'controllerRateLimiter: invalid limits.maxRetryDelayMs=20: must be >= limits.minRetryDelayMs (50)',
+    );
+    expect(() => controllerRateLimiter<string>({ minRetryDelayMs: 5, maxRetryDelayMs: 10, qps: 1, burst: 0 })).toThrow(
+      'controllerRateLimiter: invalid limits.burst=0',
+    );
   });
 });

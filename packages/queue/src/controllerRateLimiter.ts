@@ -1,36 +1,32 @@
 import { realClock, type Clock, type RateLimiter, type RateLimits } from '@protean/core';
-import { BucketRateLimiter } from './BucketRateLimiter.js';
-import { checkNonNegative, checkPositive, checkPositiveInteger } from './checks.js';
-import { ItemExponentialFailureRateLimiter } from './ItemExponentialFailureRateLimiter.js';
+import { wasChecked } from '@protean/core/internal';
+import { CheckedBucketRateLimiter } from './BucketRateLimiter.js';
+import { checkBackoff, checkBucket } from './checks.js';
+import { CheckedItemExponentialFailureRateLimiter } from './ItemExponentialFailureRateLimiter.js';
 import type { KeyFunc } from './KeyFunc.js';
 import { MaxOfRateLimiter } from './MaxOfRateLimiter.js';
-import { QueueArgumentError } from './QueueArgumentError.js';
 
 /**
  * The controller limiter shape built from core's {@link RateLimits}: the
  * larger of per-item exponential backoff (`minRetryDelayMs` doubling up to
  * `maxRetryDelayMs`) and an overall token bucket (`qps`, `burst`).
  * Pass `key` when items are objects (see {@link ItemExponentialFailureRateLimiter}).
+ *
+ * Easy to get wrong: `limits` are checked here, once, unless they were
+ * checked where they entered (the DynamicController's, from core's
+ * `resolveConfig`); the limiters built from them do not check them again.
  * @throws QueueArgumentError naming the first out-of-range field, as `limits.<field>`.
  */
 export function controllerRateLimiter<T>(limits: RateLimits, clock: Clock = realClock, key?: KeyFunc<T>): RateLimiter<T> {
-  // Checked here so the error names the caller's field, not the inner limiter's parameter.
-  const where = 'controllerRateLimiter';
-  checkNonNegative(where, 'limits.minRetryDelayMs', limits.minRetryDelayMs);
-  checkNonNegative(where, 'limits.maxRetryDelayMs', limits.maxRetryDelayMs);
-  if (limits.maxRetryDelayMs < limits.minRetryDelayMs) {
-    throw new QueueArgumentError(
-      where,
-      'limits.maxRetryDelayMs',
-      limits.maxRetryDelayMs,
-      `must be >= limits.minRetryDelayMs (${limits.minRetryDelayMs})`,
-    );
+  if (!wasChecked(limits)) {
+    // Checked here, where a caller's limits enter, so the error names the caller's field, not the inner limiter's parameter.
+    const where = 'controllerRateLimiter';
+    checkBackoff(where, 'limits.minRetryDelayMs', limits.minRetryDelayMs, 'limits.maxRetryDelayMs', limits.maxRetryDelayMs);
+    checkBucket(where, 'limits.qps', limits.qps, 'limits.burst', limits.burst);
   }
-  checkPositive(where, 'limits.qps', limits.qps);
-  checkPositiveInteger(where, 'limits.burst', limits.burst);
   return new MaxOfRateLimiter<T>(
-    new ItemExponentialFailureRateLimiter<T>(limits.minRetryDelayMs, limits.maxRetryDelayMs, key),
-    new BucketRateLimiter<T>(limits.qps, limits.burst, clock),
+    new CheckedItemExponentialFailureRateLimiter<T>(limits.minRetryDelayMs, limits.maxRetryDelayMs, key),
+    new CheckedBucketRateLimiter<T>(limits.qps, limits.burst, clock),
   );
 }
 

@@ -30,5 +30,8 @@ describe('createWorkQueueFactory', () => {
     expect(() => createWorkQueueFactory({ unfinishedWorkUpdatePeriodMs: -5 })).toThrow(
       'createWorkQueueFactory: invalid unfinishedWorkUpdatePeriodMs=-5',
     );
+    expect(() => createWorkQueueFactory({ unfinishedWorkUpdatePeriodMs: 2 ** 31 })).toThrow(
+      "createWorkQueueFactory: invalid unfinishedWorkUpdatePeriodMs=2147483648: must be a number from 0 to 2147483647 (the longest delay Node's timers honour)",
+    );
   });
 });

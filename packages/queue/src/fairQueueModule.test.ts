@@ -101,4 +101,10 @@ describe('fairQueueModule', () => {
       'fairQueueModule: options.group must be a function, got object',
     );
   });
+
+  it('rejects an unfinished-work period of 2^31 ms when the module is built, naming it and the limit', () => {
+    expect(() => fairQueueModule({ unfinishedWorkUpdatePeriodMs: 2 ** 31 })).toThrow(
+      "fairQueueModule: invalid unfinishedWorkUpdatePeriodMs=2147483648: must be a number from 0 to 2147483647 (the longest delay Node's timers honour)",
+    );
+  });
 });

@@ -1,5 +1,5 @@
 import type { ContainerModule } from 'inversify';
-import { checkNonNegative } from './checks.js';
+import { checkTimerDelay } from './checks.js';
 import { createFairWorkQueueFactory } from './createFairWorkQueueFactory.js';
 import type { QueueModuleOptions } from './queueModule.js';
 import { replaceQueueFactory } from './replaceQueueFactory.js';
@@ -33,7 +33,7 @@ export interface FairQueueModuleOptions extends QueueModuleOptions {
  */
 export function fairQueueModule(options: FairQueueModuleOptions = {}): ContainerModule {
   const periodMs = options.unfinishedWorkUpdatePeriodMs ?? 0;
-  checkNonNegative('fairQueueModule', 'unfinishedWorkUpdatePeriodMs', periodMs);
+  checkTimerDelay('fairQueueModule', 'unfinishedWorkUpdatePeriodMs', periodMs);
   if (options.group !== undefined && typeof options.group !== 'function') {
     throw new TypeError(`fairQueueModule: options.group must be a function, got ${typeof options.group}`);
   }

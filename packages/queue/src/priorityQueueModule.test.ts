@@ -61,4 +61,10 @@ describe('priorityQueueModule', () => {
     );
     expect(() => createPriorityWorkQueueFactory({ maxWaitMs: 0 })).toThrow('createPriorityWorkQueueFactory: invalid maxWaitMs=0');
   });
+
+  it('rejects an unfinished-work period of 2^31 ms when the module is built, naming it and the limit', () => {
+    expect(() => priorityQueueModule({ unfinishedWorkUpdatePeriodMs: 2 ** 31 })).toThrow(
+      "priorityQueueModule: invalid unfinishedWorkUpdatePeriodMs=2147483648: must be a number from 0 to 2147483647 (the longest delay Node's timers honour)",
+    );
+  });
 });

@@ -1,5 +1,5 @@
 import type { ContainerModule } from 'inversify';
-import { checkNonNegative } from './checks.js';
+import { checkTimerDelay } from './checks.js';
 import { createPriorityWorkQueueFactory } from './createPriorityWorkQueueFactory.js';
 import type { QueueModuleOptions } from './queueModule.js';
 import { replaceQueueFactory } from './replaceQueueFactory.js';
@@ -32,7 +32,7 @@ export interface PriorityQueueModuleOptions extends QueueModuleOptions {
  */
 export function priorityQueueModule(options: PriorityQueueModuleOptions = {}): ContainerModule {
   const periodMs = options.unfinishedWorkUpdatePeriodMs ?? 0;
-  checkNonNegative('priorityQueueModule', 'unfinishedWorkUpdatePeriodMs', periodMs);
+  checkTimerDelay('priorityQueueModule', 'unfinishedWorkUpdatePeriodMs', periodMs);
   if (options.maxWaitMs !== undefined) checkMaxWait('priorityQueueModule', options.maxWaitMs);
   sourceLevels('priorityQueueModule', options.priorities);
   const { maxWaitMs, priorities } = options;

@@ -1,7 +1,17 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
-import { coreModule, silentLogger, TOKENS, type RateLimitingQueue, type WorkQueueFactory, type WorkQueueOptions } from '@protean/core';
-import { FakeClock, QueueMetricsRecorder } from '@protean/core/testing';
+import {
+  coreModule,
+  DynamicController,
+  silentLogger,
+  TOKENS,
+  type ObjectIdentifiers,
+  type RateLimitingQueue,
+  type WorkQueueFactory,
+  type WorkQueueOptions,
+} from '@protean/core';
+import { wasChecked } from '@protean/core/internal';
+import { FakeClock, FakeInformerSource, FakeWatchCoordinator, FakeWatchManager, QueueMetricsRecorder } from '@protean/core/testing';
 import { Container } from 'inversify';
 import { queueModule } from './queueModule.js';
 import { RateLimitingWorkQueue } from './RateLimitingWorkQueue.js';
@@ -97,9 +107,48 @@ describe('queueModule', () => {
     expect((q as AuditedQueue<Req>).added).toEqual([{ namespace: 'ns', name: 'a' }]);
   });
 
+  it("builds the DynamicController's queue from the limits resolveConfig checked, which it takes as they are", () => {
+    const clock = new FakeClock();
+    const c = new Container();
+    c.load(coreModule({ minRetryDelayMs: 300, maxRetryDelayMs: 300, rateLimit: 1_000, burstLimit: 1_000 }, silentLogger()), queueModule());
+    c.rebind(TOKENS.clock).toConstantValue(clock);
+    const moduleFactory = c.get(TOKENS.workQueueFactory);
+    const given: WorkQueueOptions<ObjectIdentifiers>[] = [];
+    const queues: RateLimitingQueue<ObjectIdentifiers>[] = [];
+    const recording = (<T>(options: WorkQueueOptions<T>): RateLimitingQueue<T> => {
+      given.push(options as unknown as WorkQueueOptions<ObjectIdentifiers>);
+      const queue = moduleFactory(options);
+      queues.push(queue as unknown as RateLimitingQueue<ObjectIdentifiers>);
+      return queue;
+    }) as WorkQueueFactory;
+    c.rebind(TOKENS.workQueueFactory).toConstantValue(recording);
+    c.bind(TOKENS.informerSource).toConstantValue(new FakeInformerSource());
+    c.bind(TOKENS.watchManagerFactory).toConstantValue((deps) => new FakeWatchManager({ onEvent: deps.onEvent }));
+    c.bind(TOKENS.watchCoordinatorFactory).toConstantValue((deps) => new FakeWatchCoordinator(deps));
+    c.get(DynamicController);
+    // Checked once, by resolveConfig (coreModule): the limits arrive marked, so the limiter does not check them again.
+    expect(given).toHaveLength(1);
+    expect(wasChecked(given[0]?.limits)).toBe(true);
+    const queue = queues[0] as RateLimitingQueue<ObjectIdentifiers>;
+    const item: ObjectIdentifiers = { gvr: { group: 'g', version: 'v1', resource: 'things' }, namespace: 'ns', name: 'a' };
+    queue.addRateLimited(item);
+    clock.advance(299);
+    expect(queue.len()).toBe(0);
+    clock.advance(1);
+    expect(queue.len()).toBe(1);
+    queue.shutdown();
+  });
+
   it('rejects a bad unfinished-work period when the module is built', () => {
     expect(() => queueModule({ unfinishedWorkUpdatePeriodMs: Number.NaN })).toThrow(
       'queueModule: invalid unfinishedWorkUpdatePeriodMs=NaN',
     );
+  });
+
+  it('rejects an unfinished-work period of 2^31 ms (Node would fire its timer every 1 ms), naming it and the limit', () => {
+    expect(() => queueModule({ unfinishedWorkUpdatePeriodMs: 2 ** 31 })).toThrow(
+      "queueModule: invalid unfinishedWorkUpdatePeriodMs=2147483648: must be a number from 0 to 2147483647 (the longest delay Node's timers honour)",
+    );
+    expect(() => queueModule({ unfinishedWorkUpdatePeriodMs: 2 ** 31 - 1 })).not.toThrow();
   });
 });

@@ -1,7 +1,7 @@
 import { TOKENS } from '@protean/core';
 import type { ContainerModule } from 'inversify';
 import { containerModule } from '@protean/core/internal';
-import { checkNonNegative } from './checks.js';
+import { checkTimerDelay } from './checks.js';
 import { createWorkQueueFactory } from './createWorkQueueFactory.js';
 
 /** Options of {@link queueModule}. */
@@ -25,7 +25,7 @@ export interface QueueModuleOptions {
  */
 export function queueModule(options: QueueModuleOptions = {}): ContainerModule {
   const periodMs = options.unfinishedWorkUpdatePeriodMs ?? 0;
-  checkNonNegative('queueModule', 'unfinishedWorkUpdatePeriodMs', periodMs);
+  checkTimerDelay('queueModule', 'unfinishedWorkUpdatePeriodMs', periodMs);
   return containerModule((container) => {
     container
       .bind(TOKENS.workQueueFactory)

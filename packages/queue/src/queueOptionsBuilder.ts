@@ -1,6 +1,6 @@
 import { realClock, type Clock, type QueueMetricsProvider, type WorkQueueOptions } from '@protean/core';
 import { noopQueueMetricsProvider } from '@protean/core/internal';
-import { checkNonNegative } from './checks.js';
+import { checkTimerDelay } from './checks.js';
 import { controllerRateLimiter, defaultControllerRateLimiter } from './controllerRateLimiter.js';
 import type { RateLimitingWorkQueueOptions } from './RateLimitingWorkQueue.js';
 
@@ -27,7 +27,7 @@ export function queueOptionsBuilder(where: string, deps: WorkQueueFactoryDeps): 
   const clock = deps.clock ?? realClock;
   const metricsProvider = deps.metricsProvider ?? noopQueueMetricsProvider;
   const periodMs = deps.unfinishedWorkUpdatePeriodMs ?? 0;
-  checkNonNegative(where, 'unfinishedWorkUpdatePeriodMs', periodMs);
+  checkTimerDelay(where, 'unfinishedWorkUpdatePeriodMs', periodMs);
   return <T>(options: WorkQueueOptions<T>): RateLimitingWorkQueueOptions<T> => ({
     key: options.key,
     name: options.name,

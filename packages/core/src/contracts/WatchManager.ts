@@ -62,7 +62,7 @@ export interface WatchHealth {
 /** Everything a watch manager factory gets from the container. */
 export interface WatchManagerDeps {
   readonly source: InformerSource;
-  /** The controller config's, checked by `resolveConfig` (a finite number >= 0): taken as it is. */
+  /** The controller config's, checked by `resolveConfig` (0 to 2^31 - 1, the longest timer): taken as it is. */
   readonly resyncPeriodMs: number;
   readonly onEvent: EventHandler;
   readonly logger: Logger;

@@ -1,3 +1,4 @@
+import { markChecked } from '../checkedSettings.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type {
@@ -27,6 +28,7 @@ import { workItemKey } from './workItemKey.js';
 
 /** What a DynamicController is built from: its resolved config, its injected factories, and its state as callbacks. */
 export interface ControllerPartsDeps {
+  /** As `resolveConfig` returned it: its values are taken as they are. */
   readonly config: Config;
   /** The logger given to the controller (the watch manager and coordinator log through it). */
   readonly logger: Logger;
@@ -82,12 +84,15 @@ export function buildControllerParts(deps: ControllerPartsDeps): ControllerParts
   const queue = deps.workQueueFactory<ObjectIdentifiers>({
     key: workItemKey,
     name: 'dynamic-controller-queue',
-    limits: {
-      minRetryDelayMs: config.minRetryDelayMs,
-      maxRetryDelayMs: config.maxRetryDelayMs,
-      qps: config.rateLimit,
-      burst: config.burstLimit,
-    },
+    // Checked where they entered (resolveConfig): marked so the queue's limiter takes them as they are.
+    limits: markChecked(
+      Object.freeze({
+        minRetryDelayMs: config.minRetryDelayMs,
+        maxRetryDelayMs: config.maxRetryDelayMs,
+        qps: config.rateLimit,
+        burst: config.burstLimit,
+      }),
+    ),
   });
   const triggers = new TriggerLog();
   const events = new ParentEvents({ parents, queue, activity, log, notify: deps.notify, triggers });
