@@ -29,7 +29,11 @@ function loadedBy(code: string): string[] {
 import { register } from 'node:module';
 register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: { out: ${JSON.stringify(out)} } });
 const t = await import(${JSON.stringify(dist)});
-${code}`;
+${code}
+// Modules loaded by require() (a CommonJS module, or one required lazily) are in its cache.
+const { createRequire } = await import('node:module');
+const { appendFileSync } = await import('node:fs');
+for (const file of Object.keys(createRequire(import.meta.url).cache)) appendFileSync(${JSON.stringify(out)}, file + '\\n');`;
     // From this package's directory, where a bare `@kubernetes/client-node` resolves (its dev dependency).
     execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: packageDir });
     return readFileSync(out, 'utf8')
@@ -59,5 +63,32 @@ t.sharedConnectionPool(kc);`);
 
   it('sees @kubernetes/client-node when it is imported (the hook does record it)', () => {
     expect(clientNode(loadedBy(`await import('@kubernetes/client-node');`)).length).toBeGreaterThan(0);
+  });
+});
+
+const jsYaml = (urls: readonly string[]): string[] => urls.filter((u) => u.includes('/js-yaml/'));
+const JSON_KUBECONFIG = JSON.stringify({
+  clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1' } }],
+  users: [{ name: 'u', user: { token: 't' } }],
+  contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+  'current-context': 'x',
+});
+
+describe('@protean/transport loads its YAML parser only for a YAML KubeConfig', () => {
+  it('loads no module of js-yaml for a JSON KubeConfig (as for in-cluster config, which is no file)', () => {
+    const urls = loadedBy(`
+const kc = new t.ProteanKubeConfig();
+kc.loadFromString(${JSON.stringify(JSON_KUBECONFIG)});
+await kc.applyToHTTPSOptions({ headers: {} });`);
+    expect(urls.some((u) => u.endsWith('/ProteanKubeConfig.js'))).toBe(true);
+    expect(jsYaml(urls)).toEqual([]);
+  });
+
+  it('loads js-yaml for a YAML KubeConfig, and reads it', () => {
+    const urls = loadedBy(`
+const kc = new t.ProteanKubeConfig();
+kc.loadFromString('clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\\ncurrent-context: ""');
+if (kc.getClusters()[0]?.server !== 'https://127.0.0.1:1') throw new Error('not read');`);
+    expect(jsYaml(urls).length).toBeGreaterThan(0);
   });
 });

@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { isAbsolute, resolve } from 'node:path';
-import { load } from 'js-yaml';
+import type * as JsYaml from 'js-yaml';
 import { KubeConfigError } from './KubeConfigError.js';
 import type { KubeConfigCluster, KubeConfigContext, KubeConfigData, KubeConfigExec, KubeConfigUser } from './kubeConfigData.js';
 
@@ -14,13 +15,24 @@ const INTERACTIVE_MODES = new Set(['Never', 'IfAvailable', 'Always']);
 
 type Fields = Record<string, unknown>;
 
+/**
+ * js-yaml's `load`, required the first time a YAML KubeConfig is parsed: a
+ * process that never reads one (in-cluster config, a JSON KubeConfig) does
+ * not load the parser (about 4 MiB of RSS).
+ */
+let yamlLoad: ((text: string) => unknown) | undefined;
+function loadYaml(text: string): unknown {
+  yamlLoad ??= (createRequire(import.meta.url)('js-yaml') as typeof JsYaml).load;
+  return yamlLoad(text);
+}
+
 /** Parses KubeConfig text, YAML or JSON (JSON is read with `JSON.parse`, no YAML parser involved). */
 export function parseKubeConfigText(text: string, origin: KubeConfigOrigin): KubeConfigData {
   // kubectl reads an empty file (or one of comments only) as an empty config; the YAML parser would refuse it.
   if (text.replace(/^\s*#.*$/gm, '').trim() === '') return parseKubeConfig(undefined, origin);
   let doc: unknown;
   try {
-    doc = text.trimStart().startsWith('{') ? JSON.parse(text) : load(text);
+    doc = text.trimStart().startsWith('{') ? JSON.parse(text) : loadYaml(text);
   } catch (err) {
     throw new KubeConfigError('Invalid', origin.source, `not a YAML or JSON KubeConfig: ${(err as Error).message}`, err);
   }
