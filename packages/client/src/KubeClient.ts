@@ -1,20 +1,8 @@
-import {
-  assertStillValid,
-  createLogger,
-  noteWrite,
-  StaleReadError,
-  tracing,
-  type Logger,
-  type CachedObject,
-  type GroupVersionResource,
-  type TraceSpan,
-} from '@protean/core';
-import { noteRead, noteUnfencedWrite, readVersionOf, validateObjectName } from '@protean/core/internal';
+import { KubeApiError, type GroupVersionResource } from '@protean/core';
 import pRetry from 'p-retry';
-import { ApplyConflictError } from './ApplyConflictError.js';
-import { keepWarnings, parseWarnings } from './apiWarnings.js';
+import { APPLY_PATCH, checkFieldManager, describeTarget, keyOf, PATCH_TYPES, type Call } from './clientCall.js';
+import { ClientRequests } from './ClientRequests.js';
 import { isConflict } from './errorPredicates.js';
-import { KubeApiError, type RequestDescription } from './KubeApiError.js';
 import type {
   ApplyOptions,
   DeleteOptions,
@@ -28,38 +16,9 @@ import type {
 } from './KubeClientOptions.js';
 import { KubeClientClosedError } from './KubeClientClosedError.js';
 import { KubeConfigTransport } from './KubeConfigTransport.js';
-import { MissingNamespaceError } from './MissingNamespaceError.js';
 import type { KubeObject, ObjectKey, Stored } from './KubeObject.js';
-import type { KubeHttpRequest, KubeTransport } from './KubeTransport.js';
-import { objectPath } from './objectPath.js';
-import { startRequestSpan } from './requestSpan.js';
-import { ResourceScopes } from './ResourceScopes.js';
+import type { KubeTransport } from './KubeTransport.js';
 import { resolveRetryOptions, type ResolvedRetryOptions } from './RetryOptions.js';
-import { retryRequest } from './retryRequest.js';
-
-type Verb = KubeHttpRequest['method'];
-
-interface Call {
-  readonly method: Verb;
-  readonly gvr: GroupVersionResource;
-  readonly namespace: string | undefined;
-  readonly name: string | undefined;
-  readonly subresource?: string | undefined;
-  readonly query?: URLSearchParams;
-  readonly body?: unknown;
-  readonly contentType?: string;
-  /** Safe to send twice: retried after a 5xx or a reset connection. */
-  readonly idempotent: boolean;
-  readonly signal: AbortSignal | undefined;
-  /** `false`: no resourceVersion the pass read is added to the body (see `WriteOptions.precondition`). */
-  readonly precondition?: boolean | undefined;
-}
-
-/** Frames of this package, passed over when naming where an unfenced write was made. */
-const CLIENT_FRAMES = /[\\/](?:@protean[\\/]client|packages[\\/]client)[\\/](?:src|dist)[\\/](?![^:]*\.test\.)/;
-
-const APPLY_PATCH = 'application/apply-patch+yaml';
-const PATCH_TYPES = { merge: 'application/merge-patch+json', json: 'application/json-patch+json' } as const;
 
 /**
  * A Kubernetes client for handler authors: get, list, create, update,
@@ -96,11 +55,8 @@ export class KubeClient {
   private readonly closing = new AbortController();
   private readonly fieldManager: string | undefined;
   private readonly retry: ResolvedRetryOptions;
-  private readonly userAgent: string;
-  private readonly scopes: ResourceScopes;
-  private logger: Logger | undefined;
-  /** `group/resource|text` of the warnings logged already. */
-  private readonly warnedOnce = new Set<string>();
+  /** How each call is sent: checks, request, attempts, answer (see `ClientRequests`). */
+  private readonly requests: ClientRequests;
 
   constructor(options: KubeClientOptions) {
     if (options.transport !== undefined) {
@@ -115,9 +71,13 @@ export class KubeClient {
     if (options.fieldManager !== undefined) checkFieldManager(options.fieldManager);
     this.fieldManager = options.fieldManager;
     this.retry = resolveRetryOptions(options.retry);
-    this.userAgent = options.userAgent ?? 'protean-client';
-    this.logger = options.logger;
-    this.scopes = new ResourceScopes(this.transport, this.userAgent);
+    this.requests = new ClientRequests({
+      transport: this.transport,
+      userAgent: options.userAgent ?? 'protean-client',
+      retry: this.retry,
+      closing: this.closing.signal,
+      logger: options.logger,
+    });
   }
 
   /** Reads one object; a missing one rejects with a 404 `KubeApiError` (core's `isNotFound` is true). */
@@ -131,12 +91,7 @@ export class KubeClient {
     key: ObjectKey,
     options: RequestOptions = {},
   ): Promise<Stored<T> | undefined> {
-    try {
-      return await this.get<T>(gvr, key, options);
-    } catch (err) {
-      if (err instanceof KubeApiError && err.status === 404) return undefined;
-      throw err;
-    }
+    return this.requests.find<Stored<T>>(gvr, key, options.signal);
   }
 
   /** Lists every object (all pages), in one namespace or all. */
@@ -245,7 +200,7 @@ export class KubeClient {
     const key = keyOf(object, 'apply');
     const fieldManager = options.fieldManager ?? this.fieldManager;
     if (fieldManager === undefined) {
-      throw new TypeError(`apply of ${describe(gvr, key)} needs a fieldManager: set it on the KubeClient or in the apply options`);
+      throw new TypeError(`apply of ${describeTarget(gvr, key)} needs a fieldManager: set it on the KubeClient or in the apply options`);
     }
     checkFieldManager(fieldManager);
     const query = new URLSearchParams({ fieldManager });
@@ -299,15 +254,15 @@ export class KubeClient {
       });
     } catch (err) {
       if (!(err instanceof KubeApiError && err.status === 404)) throw err;
-      if (options.dryRun !== true) this.noteDeleted(gvr, key, undefined, options.signal);
+      if (options.dryRun !== true) this.requests.noteDeleted(gvr, key, undefined, options.signal);
       return undefined;
     }
     if (res.kind !== 'Status' && res.metadata?.deletionTimestamp !== undefined) {
       // Kept by finalizers: a write like any other (deletionTimestamp set, a new resourceVersion).
-      if (options.dryRun !== true) this.noteWritten(gvr, res, options.signal);
+      if (options.dryRun !== true) this.requests.noteWritten(gvr, res, options.signal);
       return res;
     }
-    if (options.dryRun !== true) this.noteDeleted(gvr, key, res.kind === 'Status' ? undefined : res.metadata?.uid, options.signal);
+    if (options.dryRun !== true) this.requests.noteDeleted(gvr, key, res.kind === 'Status' ? undefined : res.metadata?.uid, options.signal);
     return undefined;
   }
 
@@ -374,236 +329,7 @@ export class KubeClient {
     return query;
   }
 
-  /**
-   * Tells the pass whose signal the write was made with (core's
-   * `noteWrite`) which object version it wrote, so its cached reads never
-   * return an older one. Dry runs store nothing and are not noted.
-   */
-  private noteWritten(gvr: GroupVersionResource, stored: unknown, signal: AbortSignal | undefined): void {
-    if (signal === undefined) return;
-    const meta = (stored as KubeObject | undefined)?.metadata;
-    const name = meta?.name;
-    if (typeof name !== 'string' || (stored as KubeObject).kind === 'Status') return;
-    const namespace = meta?.namespace ?? '';
-    const key = { namespace, name };
-    noteWrite(signal, {
-      gvr,
-      namespace,
-      name,
-      resourceVersion: meta?.resourceVersion,
-      uid: meta?.uid,
-      refetch: (s) => this.find<CachedObject>(gvr, key, { signal: s }),
-    });
+  private send<T>(call: Call): Promise<T> {
+    return this.requests.send<T>(call);
   }
-
-  private noteDeleted(gvr: GroupVersionResource, key: ObjectKey, uid: string | undefined, signal: AbortSignal | undefined): void {
-    const namespace = key.namespace ?? '';
-    noteWrite(signal, {
-      gvr,
-      namespace,
-      name: key.name,
-      deleted: true,
-      uid,
-      refetch: (s) => this.find<CachedObject>(gvr, { namespace, name: key.name }, { signal: s }),
-    });
-  }
-
-  private async send<T>(original: Call): Promise<T> {
-    // Before the first await: the stack still names the handler that made the write.
-    if (original.method !== 'GET') this.checkFenced(original);
-    const fenced = this.withPrecondition(original);
-    const call = fenced?.call ?? original;
-    const path = objectPath(call.gvr, call.namespace, call.name, call.subresource);
-    // A create's name is not part of its URL: check it as the other verbs' names are checked.
-    const bodyName = call.method === 'POST' ? (call.body as KubeObject).metadata?.name : undefined;
-    if (bodyName !== undefined) validateObjectName(bodyName);
-    if ((call.name !== undefined || call.method === 'POST') && (call.namespace ?? '') === '') await this.checkClusterScoped(call);
-    const queryText = call.query?.toString() ?? '';
-    let request: KubeHttpRequest = {
-      method: call.method,
-      path: queryText === '' ? path : `${path}?${queryText}`,
-      headers: {
-        accept: 'application/json',
-        'user-agent': this.userAgent,
-        ...(call.body === undefined ? {} : { 'content-type': call.contentType ?? 'application/json' }),
-      },
-      ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
-      signal: call.signal,
-    };
-    const description: RequestDescription = {
-      method: call.method === 'PATCH' && call.contentType === APPLY_PATCH ? 'APPLY' : call.method,
-      path: request.path,
-      target:
-        describe(call.gvr, { namespace: call.namespace, name: call.name ?? '' }) +
-        (call.subresource === undefined ? '' : `/${call.subresource}`),
-      gvr: call.gvr,
-      ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
-    };
-    if (call.method !== 'GET') {
-      // Checked again by the transport right before the stream opens: a freeze during credentials or connecting
-      // would otherwise send the write on waking.
-      const action = `${description.method} ${description.target}`;
-      request = { ...request, beforeSend: () => assertStillValid(call.signal, action) };
-    }
-    const headers = { ...request.headers };
-    const span = startRequestSpan(description, call.gvr, call.signal, headers);
-    if (span !== undefined) request = { ...request, headers };
-    try {
-      const result = await this.attempts<T>(call, request, description, span);
-      // A delete's answer is the object before it went (or a Status): `delete` notes it. Dry runs store nothing.
-      if (call.method !== 'GET' && call.method !== 'DELETE' && call.query?.has('dryRun') !== true) {
-        this.noteWritten(call.gvr, result, call.signal);
-        // The pass now knows the version it wrote: a second write of the object in the pass is fenced by that one.
-        noteRead(call.signal, call.gvr, result as CachedObject);
-      } else if (call.method === 'GET') noteRead(call.signal, call.gvr, readObjects(result));
-      return result;
-    } catch (err) {
-      tracing.fail(span, err);
-      if (fenced !== undefined && err instanceof KubeApiError && err.status === 409 && !(err instanceof ApplyConflictError)) {
-        throw await this.staleRead(call, fenced.version, `${description.method} ${description.target}`, err);
-      }
-      throw err;
-    } finally {
-      span?.end();
-    }
-  }
-
-  /**
-   * The write with the resourceVersion its pass read of the object as a
-   * precondition (see `WriteOptions.precondition`); undefined when none
-   * applies: not an update, merge patch or apply, no pass signal, the pass
-   * did not read the object, or the body names a version of its own.
-   */
-  private withPrecondition(call: Call): { readonly call: Call; readonly version: string } | undefined {
-    if (call.precondition === false || call.signal === undefined || call.name === undefined) return undefined;
-    if (call.method !== 'PUT' && !(call.method === 'PATCH' && call.contentType !== PATCH_TYPES.json)) return undefined;
-    const body = call.body;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-    const meta = (body as KubeObject).metadata;
-    if (meta?.resourceVersion !== undefined && meta.resourceVersion !== '') return undefined;
-    const version = readVersionOf(call.signal, call.gvr, call.namespace ?? '', call.name);
-    if (version === undefined) return undefined;
-    return { call: { ...call, body: { ...body, metadata: { ...meta, resourceVersion: version } } }, version };
-  }
-
-  /**
-   * A fenced write was refused: the object changed after the pass read it.
-   * Its current version is noted as a write of the pass, so the pass that
-   * runs next reads at least that version (from the cache once it caught up,
-   * else from the server), then the refusal is a {@link StaleReadError}.
-   */
-  private async staleRead(call: Call, version: string, action: string, err: KubeApiError): Promise<StaleReadError> {
-    const namespace = call.namespace ?? '';
-    const name = call.name!;
-    if (call.signal?.aborted !== true) {
-      const current = await this.find<CachedObject>(call.gvr, { namespace, name }, { signal: call.signal }).catch(() => undefined);
-      if (current !== undefined) this.noteWritten(call.gvr, current, call.signal);
-    }
-    return new StaleReadError(action, call.gvr, namespace, name, version, err);
-  }
-
-  /**
-   * Counts a write made while this process acts under a lease without a
-   * fenced pass's signal (core's `noteUnfencedWrite`), and tells of it once
-   * per call site outside production.
-   */
-  private checkFenced(call: Call): void {
-    const unfenced = noteUnfencedWrite(call.signal, CLIENT_FRAMES);
-    if (unfenced === undefined || !unfenced.first || process.env['NODE_ENV'] === 'production') return;
-    this.logger ??= createLogger({ name: 'protean-client' });
-    this.logger.warn(
-      { site: unfenced.site, leases: unfenced.leases, method: call.method, gvr: call.gvr, name: call.name },
-      `a write sent without a pass's ctx.signal while this process acts under a lease (${unfenced.leases}): it is not refused ` +
-        "once the lease has ended. Pass { signal: ctx.signal }, or call assertStillValid(ctx, 'what') before a write of your own client; " +
-        `at ${unfenced.site}`,
-    );
-  }
-
-  /** Each distinct warning of a resource, once per client, at warn level (the server says the write lost something). */
-  private warned(call: Call, warnings: readonly string[]): void {
-    for (const text of warnings) {
-      const key = `${call.gvr.group}/${call.gvr.resource}|${text}`;
-      if (this.warnedOnce.has(key)) continue;
-      if (this.warnedOnce.size < 1024) this.warnedOnce.add(key);
-      this.logger ??= createLogger({ name: 'protean-client' });
-      this.logger.warn(
-        { warning: text, method: call.method, gvr: call.gvr, name: call.name },
-        `the API server warned about a ${call.method} of ${call.gvr.resource}${call.gvr.group === '' ? '' : `.${call.gvr.group}`}: ${text}`,
-      );
-    }
-  }
-
-  private attempts<T>(call: Call, request: KubeHttpRequest, description: RequestDescription, span: TraceSpan | undefined): Promise<T> {
-    return retryRequest(
-      async () => {
-        // A write made with a pass's ctx.signal is sent only while the lease the pass runs under is valid, checked
-        // right here (each attempt): after a freeze the handler's continuation runs before the lease's timers.
-        if (call.method !== 'GET') assertStillValid(call.signal, `${description.method} ${description.target}`);
-        const res = await this.transport.send(request);
-        span?.setAttribute('http.response.status_code', res.status);
-        const warnings = parseWarnings(res.headers['warning']);
-        if (warnings.length > 0) this.warned(call, warnings);
-        if (res.status >= 200 && res.status < 300) {
-          const answer = (res.body.trim() === '' ? {} : JSON.parse(res.body)) as T;
-          keepWarnings(answer, warnings);
-          return answer;
-        }
-        const error = KubeApiError.fromResponse(description, res);
-        const refused = ApplyConflictError.isApplyConflict(res.status, error.body)
-          ? new ApplyConflictError(description, error.body, call.query?.get('fieldManager') ?? '')
-          : error;
-        keepWarnings(refused, warnings);
-        throw refused;
-      },
-      this.retry,
-      call.idempotent,
-      call.signal === undefined ? this.closing.signal : AbortSignal.any([call.signal, this.closing.signal]),
-    );
-  }
-
-  /**
-   * A request for one object without a namespace is meant for a
-   * cluster-scoped resource; for a namespaced one it would go to the
-   * cluster-wide URL and meet a 404 that never mentions the namespace, so
-   * it is refused here (discovery says which resources are namespaced).
-   */
-  private async checkClusterScoped(call: Call): Promise<void> {
-    if ((await this.scopes.namespaced(call.gvr, call.signal)) !== true) return;
-    const fromBody = call.method === 'POST' || call.method === 'PUT' || call.contentType === APPLY_PATCH;
-    const operation =
-      call.contentType === APPLY_PATCH
-        ? 'apply'
-        : ({ GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' } as const)[call.method];
-    const bodyName = (call.body as KubeObject | undefined)?.metadata?.name;
-    throw new MissingNamespaceError(operation, call.gvr, call.name ?? (typeof bodyName === 'string' ? bodyName : ''), fromBody);
-  }
-}
-
-/** `configmaps default/a`, `widgets.example.com w`, `namespaces` (a collection). */
-function describe(gvr: GroupVersionResource, key: ObjectKey): string {
-  const resource = gvr.group === '' ? gvr.resource : `${gvr.resource}.${gvr.group}`;
-  const ns = key.namespace === undefined || key.namespace === '' ? '' : `${key.namespace}/`;
-  return key.name === '' ? (ns === '' ? resource : `${resource} in ${key.namespace}`) : `${resource} ${ns}${key.name}`;
-}
-
-function keyOf(object: KubeObject, verb: string): ObjectKey {
-  const name = object.metadata?.name;
-  if (typeof name !== 'string' || name === '') throw new TypeError(`${verb} needs an object with metadata.name`);
-  const namespace = object.metadata?.namespace;
-  return namespace === undefined ? { name } : { namespace, name };
-}
-
-function checkFieldManager(fieldManager: string): void {
-  // The API server's rule: at most 128 characters (and not empty: an empty one is "not set").
-  if (typeof fieldManager !== 'string' || fieldManager === '' || fieldManager.length > 128) {
-    throw new TypeError(`fieldManager must be a non-empty string of at most 128 characters, got ${JSON.stringify(fieldManager)}`);
-  }
-}
-
-/** The objects a GET answered with: the object, or a list's items. */
-function readObjects(result: unknown): CachedObject | CachedObject[] | undefined {
-  if (result === null || typeof result !== 'object') return undefined;
-  const items = (result as { items?: unknown }).items;
-  if (Array.isArray(items)) return items as CachedObject[];
-  return typeof (result as KubeObject).metadata?.name === 'string' ? (result as CachedObject) : undefined;
 }

@@ -16,7 +16,7 @@ const TRANSIENT_5XX = new Set([500, 502, 503, 504]);
 export function isRetryable(err: unknown, idempotent: boolean): boolean {
   if (err instanceof KubeApiError) {
     if (err.status === 429 || err.retryAfterMs !== undefined) return true;
-    return idempotent && TRANSIENT_5XX.has(err.status);
+    return idempotent && err.status !== undefined && TRANSIENT_5XX.has(err.status);
   }
   if (err instanceof KubeTransportError) {
     if (err.reason === 'ConnectionRefused') return true;

@@ -1,3 +1,5 @@
+import { KubeApiError } from './KubeApiError.js';
+
 /** The parts of a Kubernetes API error worth a log line. */
 export interface ApiStatus {
   /** The HTTP status (`404`, `409`, ...). */
@@ -15,7 +17,8 @@ const MAX_CAUSE_DEPTH = 8;
 
 /**
  * The Kubernetes API status an error carries, or `undefined` when it is not
- * an HTTP error: an `ApiException` from `@kubernetes/client-node` (numeric
+ * an HTTP error: a {@link KubeApiError} with a status (what every
+ * `@protean/*` package throws), an `ApiException` from `@kubernetes/client-node` (numeric
  * `code`, `Status` body as a string or an object), an HTTP error with
  * `status`/`statusCode` or a `response` carrying one, or any of these as the
  * `cause` of a wrapping error (the first one found, outermost first).
@@ -31,24 +34,33 @@ export function apiStatusOf(err: unknown): ApiStatus | undefined {
 /** Every API status along the `cause` chain of `err`, outermost first. */
 export function* apiStatusChain(err: unknown): Generator<ApiStatus> {
   for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < MAX_CAUSE_DEPTH; depth++) {
+    if (e instanceof KubeApiError) {
+      const code = httpCode(e.status);
+      if (code !== undefined) yield statusOf(code, e.reason, e.body?.message, e.body?.details?.name);
+      e = e.cause;
+      continue;
+    }
     const o = e as Record<string, unknown>;
     const body = parseBody(o['body']);
     const code =
       httpCode(o['code']) ?? httpCode(o['status']) ?? httpCode(o['statusCode']) ?? responseCode(o['response']) ?? httpCode(body?.['code']);
     if (code !== undefined) {
-      const reason = body?.['reason'];
-      const message = body?.['message'];
       const details = body?.['details'];
       const name = details !== null && typeof details === 'object' ? (details as Record<string, unknown>)['name'] : undefined;
-      yield {
-        code,
-        ...(typeof reason === 'string' && reason !== '' ? { reason } : {}),
-        ...(typeof message === 'string' && message !== '' ? { message } : {}),
-        ...(typeof name === 'string' && name !== '' ? { name } : {}),
-      };
+      yield statusOf(code, body?.['reason'], body?.['message'], name);
     }
     e = o['cause'];
   }
+}
+
+/** An {@link ApiStatus}, leaving out the parts that are not non-empty strings. */
+function statusOf(code: number, reason: unknown, message: unknown, name: unknown): ApiStatus {
+  return {
+    code,
+    ...(typeof reason === 'string' && reason !== '' ? { reason } : {}),
+    ...(typeof message === 'string' && message !== '' ? { message } : {}),
+    ...(typeof name === 'string' && name !== '' ? { name } : {}),
+  };
 }
 
 /** The message of an Error, or the value as a string: for log and error texts built from `unknown` causes. */

@@ -105,6 +105,7 @@ export {
 } from './informer.js';
 export type { InformerFailure, InformerHealth } from './informerHealth.js';
 export { isNotFound } from './isNotFound.js';
+export { type ApiErrorResponse, KubeApiError, type KubeApiErrorFields, type RequestDescription } from './KubeApiError.js';
 export {
   type KindRefusalDetails,
   KindNotServedError,
@@ -125,6 +126,7 @@ export {
 } from './queueMetrics.js';
 export { isRequeueError, NoRequeue, requeue, RequeueNeeded, RequeueNeededAfter, RequeueWhen } from './requeue.js';
 export { StaleReadError } from './StaleReadError.js';
+export type { StatusBody, StatusCause } from './statusBody.js';
 export {
   Everything,
   type LabelSelector,

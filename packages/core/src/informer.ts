@@ -184,6 +184,23 @@ export interface ListWatchSink {
   progressed(): void;
   /** A list or watch request failed: a streamed list in progress is dropped; the source keeps retrying on its own. */
   failed(err: Error): void;
+  /**
+   * Replaces the list/watch this sink was given with the one `build`
+   * returns, for a decorator whose filter changed (a shard's new ranges):
+   * the engine builds it with `notOlderThan`, the resourceVersion of the
+   * last watch event it applied, and runs it at once into a sink of its
+   * own while this one keeps feeding the cache. Its first complete list
+   * replaces the cache as a relist (`reason` as for {@link replace}); only
+   * then does this one's run signal abort. Before the first sync it takes
+   * over at once. Asked again through the new one's sink before that list,
+   * the newer one replaces it. A failure of the new one before its list
+   * changes nothing but the health report.
+   *
+   * Easy to get wrong: a switch the informer is already making (to full
+   * objects) replaces this list/watch anyway, so asking through this sink
+   * then does nothing; the pending one is asked through its own sink.
+   */
+  switchSource(build: (notOlderThan: string | undefined) => ListWatch, reason?: 'takeover'): void;
 }
 
 /**

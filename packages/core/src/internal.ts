@@ -17,6 +17,7 @@ export { bindPassReads, noteRead, readVersionOf } from './passReads.js';
 export { bindWriteRecorder, type WriteRecorder } from './passWrites.js';
 export { noopQueueMetricsProvider } from './queueMetrics.js';
 export { objectTransformOf } from './stripObject.js';
+export { parseStatusBody, retryAfterMsOf } from './statusBody.js';
 export { recordEventSpan, triggerEventOf } from './tracing/eventSpan.js';
 export { UNSERVED_RESOURCE_HINT } from './unservedResourceHint.js';
 export { EVENT_SPAN_NAME } from './tracing/eventSpan.js';

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { apiStatusOf, KubeApiError } from '@protean/core';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import { KubeLeaseClient } from './KubeLeaseClient.js';
 import { LeaseRequestError } from './LeaseRequestError.js';
@@ -55,6 +56,21 @@ describe('KubeLeaseClient over HTTP (in-memory API server)', () => {
     const stale = await rejection(client.update({ ...created, spec: { ...spec, holderIdentity: 'b' } }, signal));
     expect(stale).toMatchObject({ verb: 'update', status: 409, reason: 'Conflict', conflict: true });
     expect(stale.message).toContain('update lease default/two failed: 409 Conflict: Operation cannot be fulfilled');
+  });
+
+  it("carries the server's Status, message and request as every KubeApiError does", async () => {
+    await client.create({ metadata: { name: 'four', namespace: 'default' }, spec }, signal);
+    const again = await rejection(client.create({ metadata: { name: 'four', namespace: 'default' }, spec }, signal));
+    expect(again).toBeInstanceOf(KubeApiError);
+    expect(again).toMatchObject({
+      status: 409,
+      reason: 'AlreadyExists',
+      method: 'POST',
+      path: '/apis/coordination.k8s.io/v1/namespaces/default/leases',
+      body: { kind: 'Status', code: 409, reason: 'AlreadyExists' },
+    });
+    expect(again.serverMessage).toContain('already exists');
+    expect(apiStatusOf(again)).toMatchObject({ code: 409, reason: 'AlreadyExists' });
   });
 
   it("surfaces the server's 400 for a time that is not MicroTime, and an aborted request as reason Aborted", async () => {

@@ -1,5 +1,5 @@
 import type { KubeConfigLike } from '@protean/transport';
-import { errorMessage } from '@protean/core';
+import { errorMessage, type StatusBody } from '@protean/core';
 import {
   KubeTransportError,
   sharedConnectionPool,
@@ -21,9 +21,12 @@ function leasePath(namespace: string, name?: string): string {
   return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
 }
 
-/** What one request answered. */
+/** What one request answered: its status and headers, its body as text and parsed (`undefined` for a watch's). */
 interface Answer {
+  readonly path: string;
   readonly status: number;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly text: string;
   readonly body: unknown;
 }
 
@@ -89,6 +92,7 @@ export class KubeLeaseClient implements LeaseClient {
     const q = new URLSearchParams({ watch: 'true', timeoutSeconds: String(WATCH_TIMEOUT_SECONDS) });
     if (selector.name !== undefined) q.set('fieldSelector', `metadata.name=${selector.name}`);
     if (selector.labelSelector !== undefined && selector.labelSelector !== '') q.set('labelSelector', selector.labelSelector);
+    const path = `${leasePath(namespace)}?${q.toString()}`;
     let buffer = '';
     let failure: LeaseRequestError | undefined;
     const onLine = (line: string): void => {
@@ -106,15 +110,18 @@ export class KubeLeaseClient implements LeaseClient {
       const object = isObject(parsed) ? parsed['object'] : undefined;
       if (type === 'ERROR') {
         const s = isObject(object) ? object : {};
-        const fields: { status?: number; reason?: string } = {};
-        if (typeof s['code'] === 'number') fields.status = s['code'];
-        if (typeof s['reason'] === 'string') fields.reason = s['reason'];
-        failure = new LeaseRequestError('watch', key, `the watch ended with an error: ${String(s['message'] ?? 'no message')}`, fields);
+        failure = new LeaseRequestError('watch', key, `the watch ended with an error: ${String(s['message'] ?? 'no message')}`, {
+          status: typeof s['code'] === 'number' ? s['code'] : undefined,
+          reason: typeof s['reason'] === 'string' ? s['reason'] : undefined,
+          serverMessage: typeof s['message'] === 'string' ? s['message'] : undefined,
+          body: s['kind'] === 'Status' ? (s as StatusBody) : undefined,
+          path,
+        });
         return;
       }
       if ((type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') && isLease(object)) onEvent({ type, lease: object });
     };
-    const answer = await this.request('watch', key, 'GET', `${leasePath(namespace)}?${q.toString()}`, undefined, signal, (chunk) => {
+    const answer = await this.request('watch', key, 'GET', path, undefined, signal, (chunk) => {
       buffer += chunk;
       let nl: number;
       while ((nl = buffer.indexOf('\n')) >= 0) {
@@ -134,13 +141,12 @@ export class KubeLeaseClient implements LeaseClient {
 
   private expect(status: number, verb: LeaseVerb, key: string, answer: Answer): Lease {
     if (answer.status === status && isLease(answer.body)) return answer.body;
-    const s = isObject(answer.body) ? answer.body : {};
-    const reason = typeof s['reason'] === 'string' ? s['reason'] : undefined;
-    const message =
-      typeof s['message'] === 'string' ? s['message'] : answer.status === status ? 'the answer is not a Lease' : 'no Status body';
-    const fields: { status: number; reason?: string } = { status: answer.status };
-    if (reason !== undefined) fields.reason = reason;
-    throw new LeaseRequestError(verb, key, `${answer.status}${reason === undefined ? '' : ` ${reason}`}: ${message}`, fields);
+    throw LeaseRequestError.fromAnswer(
+      verb,
+      key,
+      { status: answer.status, headers: answer.headers, body: answer.text },
+      { path: answer.path, noMessage: answer.status === status ? 'the answer is not a Lease' : 'no Status body' },
+    );
   }
 
   /** One request; with `onChunk` a 200 answer's body is streamed to it instead of parsed (a watch). */
@@ -178,11 +184,12 @@ export class KubeLeaseClient implements LeaseClient {
         stream.setEncoding('utf8');
         stream.on('data', onChunk);
         stream.on('error', broke('the watch broke'));
-        stream.on('end', () => resolve({ status: 200, body: undefined }));
+        const streamed: Answer = { path, status: 200, headers: res.headers, text: '', body: undefined };
+        stream.on('end', () => resolve(streamed));
         // A connection cut without a clean end of the body (settling twice is a no-op).
         stream.on('close', () =>
           signal.aborted || stream.readableEnded
-            ? resolve({ status: 200, body: undefined })
+            ? resolve(streamed)
             : reject(new LeaseRequestError(verb, key, 'the watch connection closed', { reason: 'NetworkError' })),
         );
         return;
@@ -205,7 +212,7 @@ export class KubeLeaseClient implements LeaseClient {
         } catch {
           parsed = { message: text.trim().slice(0, 200) };
         }
-        resolve({ status: res.status, body: parsed });
+        resolve({ path, status: res.status, headers: res.headers, text, body: parsed });
       });
     });
   }

@@ -1,9 +1,11 @@
 import type { KubeConfigLike } from '@protean/transport';
+import { KubeApiError } from '@protean/core';
 import {
   FakeLeaseClient,
   KubeLeaseClient,
   LeaseRequestError,
   type Lease,
+  type LeaseVerb,
   type LeaseClient,
   type LeaseWatchEvent,
   type LeaseWatchSelector,
@@ -13,7 +15,9 @@ import { kubeGetJson, kubeJson } from './kubeGetJson.js';
 /**
  * The Lease calls of shard membership: leader election's (with the
  * optional label-selected `watch`, which makes members see joins, leaves
- * and releases at once), a LIST by label and a guarded DELETE.
+ * and releases at once), a LIST by label and a guarded DELETE. Each
+ * rejects with a `LeaseRequestError` (verb `list`, `delete`, ...) when the
+ * server answers an error status.
  */
 export interface MemberLeaseClient extends LeaseClient {
   /** The leases of `namespace` matching the label selector `labelSelector` (`key=value`). */
@@ -35,11 +39,11 @@ export class KubeMemberLeaseClient extends KubeLeaseClient implements MemberLeas
   async list(namespace: string, labelSelector: string, signal: AbortSignal): Promise<Lease[]> {
     const q = new URLSearchParams({ labelSelector });
     const path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases?${q.toString()}`;
-    const answer = await kubeGetJson(this.config, path, signal);
+    const key = `${namespace}/*`;
+    const answer = await kubeGetJson(this.config, path, signal, (res) => LeaseRequestError.fromAnswer('list', key, res, { path }));
     const items = (answer.body as { items?: unknown } | undefined)?.items;
-    if (answer.status !== 200 || !Array.isArray(items)) {
-      const message = (answer.body as { message?: unknown } | undefined)?.message;
-      throw new Error(`list leases in ${namespace} failed: ${answer.status}${typeof message === 'string' ? `: ${message}` : ''}`);
+    if (!Array.isArray(items)) {
+      throw new LeaseRequestError('list', key, `${answer.status}: the answer is not a lease list`, { status: answer.status, path });
     }
     return items as Lease[];
   }
@@ -47,11 +51,15 @@ export class KubeMemberLeaseClient extends KubeLeaseClient implements MemberLeas
   async delete(namespace: string, name: string, resourceVersion: string, signal: AbortSignal): Promise<boolean> {
     const path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases/${encodeURIComponent(name)}`;
     const body = { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion } };
-    const answer = await kubeJson(this.config, 'DELETE', path, body, signal);
-    if (answer.status === 200 || answer.status === 202) return true;
-    if (answer.status === 404 || answer.status === 409) return false;
-    const message = (answer.body as { message?: unknown } | undefined)?.message;
-    throw new Error(`delete lease ${namespace}/${name} failed: ${answer.status}${typeof message === 'string' ? `: ${message}` : ''}`);
+    const key = `${namespace}/${name}`;
+    try {
+      await kubeJson(this.config, 'DELETE', path, body, signal, (res) => LeaseRequestError.fromAnswer('delete', key, res, { path }));
+      return true;
+    } catch (err) {
+      // Gone already, or changed since it was read (the precondition): not deleted, and no failure.
+      if (err instanceof KubeApiError && (err.status === 404 || err.status === 409)) return false;
+      throw err;
+    }
   }
 }
 
@@ -94,9 +102,9 @@ export class FakeMemberLeaseClient extends FakeLeaseClient implements MemberLeas
   }
 
   async delete(namespace: string, name: string, resourceVersion: string, signal: AbortSignal): Promise<boolean> {
-    if (this.failing) throw new Error('delete lease failed: 503');
-    if (signal.aborted) throw new Error('delete lease aborted');
     const key = `${namespace}/${name}`;
+    if (this.failing) throw unavailable('delete', key);
+    if (signal.aborted) throw new LeaseRequestError('delete', key, 'aborted', { reason: 'Aborted' });
     const lease = this.deleted.has(key) ? undefined : this.read(namespace, name);
     if (lease === undefined || lease.metadata.resourceVersion !== resourceVersion) return false;
     this.deleted.add(key);
@@ -124,8 +132,8 @@ export class FakeMemberLeaseClient extends FakeLeaseClient implements MemberLeas
   }
 
   async list(namespace: string, labelSelector: string, signal: AbortSignal): Promise<Lease[]> {
-    if (this.failing) throw new Error('list leases failed: 503');
-    if (signal.aborted) throw new Error('list leases aborted');
+    if (this.failing) throw unavailable('list', `${namespace}/*`);
+    if (signal.aborted) throw new LeaseRequestError('list', `${namespace}/*`, 'aborted', { reason: 'Aborted' });
     const [key, value] = labelSelector.split('=');
     const out: Lease[] = [];
     for (const full of this.names) {
@@ -137,4 +145,14 @@ export class FakeMemberLeaseClient extends FakeLeaseClient implements MemberLeas
     }
     return out;
   }
+}
+
+/** The 503 a failing fake answers, as leader election's `FakeLeaseClient` does for its calls. */
+function unavailable(verb: LeaseVerb, key: string): LeaseRequestError {
+  const message = 'the server is currently unable to handle the request';
+  return new LeaseRequestError(verb, key, `503 ServiceUnavailable: ${message}`, {
+    status: 503,
+    reason: 'ServiceUnavailable',
+    serverMessage: message,
+  });
 }

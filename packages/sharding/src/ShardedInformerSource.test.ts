@@ -358,6 +358,49 @@ describe('ShardedInformerSource', () => {
     });
   });
 
+  it('on a range change while the informer switches to full objects, rebuilds that switch for the new share and keeps the objects', () => {
+    const fake = cluster();
+    const built: FakeListWatch[] = [];
+    let autoSync = true;
+    const source = new ShardedInformerSource(
+      (ranges) => ({
+        createListWatch: (g, options) => {
+          const listObjects = (): PartialObjectMetadata[] =>
+            fake.objects(g).filter((o) => inRanges(fnv1a64(o.metadata.namespace ?? ''), ranges));
+          const lw = new FakeListWatch(g, {
+            autoSync,
+            listObjects,
+            ...(options?.objects === undefined ? {} : { objects: options.objects }),
+          });
+          built.push(lw);
+          return lw;
+        },
+      }),
+      { key: 'namespace', ranges: rangesOf('r0') },
+    );
+    const seen: Seen[] = [];
+    const informer = running(source, seen);
+    autoSync = false;
+    informer.switchSource(source.createListWatch(gvr, { objects: {} }), true);
+    seen.length = 0;
+
+    source.setRanges(rangesOf('r1'));
+    // The metadata list/watch is not restarted (the switch replaces it anyway): the switch is, for the new share.
+    expect(built).toHaveLength(3);
+    expect(built[0]!.isRunning()).toBe(true);
+    expect(built[1]!.isStopped()).toBe(true);
+    expect(built[2]!.holdsObjects).toBe(true);
+    expect(informer.isSwitching()).toBe(true);
+    expect(keys(informer.list())).toEqual([]);
+
+    built[2]!.markSynced();
+    expect(informer.holdsObjects()).toBe(true);
+    expect(keys(informer.list())).toEqual(inShare('r1').sort());
+    expect(seen.filter((e) => e[0] === 'add')).toEqual(inShare('r1').map((k) => ['add', k, false, true]));
+    expect(built[0]!.isStopped()).toBe(true);
+    expect(source.cachedObjects()).toMatchObject([{ gvr, informers: 1 }]);
+  });
+
   it('refuses a bad key or bad ranges', () => {
     expect(() => new ShardedInformerSource(new FakeInformerSource(), { key: 'name' as never })).toThrow(ShardingConfigError);
     const source = new ShardedInformerSource(new FakeInformerSource(), { key: 'uid' });

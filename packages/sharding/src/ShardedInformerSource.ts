@@ -1,7 +1,6 @@
 import {
   type KindUnavailableError,
   gvrKey,
-  namespacedNameKey,
   type GroupVersionResource,
   type InformerSource,
   type ListWatch,
@@ -48,10 +47,11 @@ export interface ShardCachedObjects {
  * filters nothing out). The engine's cache holds only the share.
  *
  * `setRanges` changes the share at runtime: objects that left it are
- * deleted from each informer at once; then each running list/watch is
- * restarted (from `factory(newRanges)` in the server-side mode, so the
- * server sends the new share; from the same source client-side) and its
- * first list reaches the engine as a relist: objects that entered arrive
+ * deleted from each informer at once; then each informer switches to a new
+ * inner list/watch (from `factory(newRanges)` in the server-side mode, so
+ * the server sends the new share; from the same source client-side),
+ * through the engine's own switch (`ListWatchSink.switchSource`): its
+ * first list reaches the engine as a relist, objects that entered arrive
  * as adds, changed ones as updates, unchanged ones as nothing. Until that
  * list is complete the old list/watch keeps delivering, filtered to the new
  * ranges.
@@ -179,13 +179,15 @@ function freeze(ranges: readonly HashRange[]): readonly HashRange[] {
   return Object.freeze(ranges.map((r) => Object.freeze({ start: r.start, end: r.end })));
 }
 
-/** One inner list/watch of a {@link ShardedListWatch}, with its stop. */
-interface Inner {
-  readonly listWatch: ListWatch;
-  readonly stop: AbortController;
-}
-
-/** A list/watch of a {@link ShardedInformerSource}: the inner one, filtered to the owned ranges. */
+/**
+ * A list/watch of a {@link ShardedInformerSource}: the inner one, filtered
+ * to the owned ranges. On a range change it drops what left at once and
+ * asks the informer engine to switch to a new inner list/watch
+ * (`ListWatchSink.switchSource`: built for the new ranges, from no older a
+ * state than the engine applied, its first list delivered as a takeover
+ * relist while the old one keeps feeding); the engine's switch is the only
+ * one.
+ */
 export class ShardedListWatch implements ListWatch {
   readonly delivers?: 'metadata' | 'objects';
   readonly gvr: GroupVersionResource;
@@ -193,14 +195,11 @@ export class ShardedListWatch implements ListWatch {
   readonly health?: () => ListWatchHealth;
   /** Listed objects the filter dropped so far. */
   filteredOut = 0;
-  /** The resourceVersion of the last watch event passed on: a restart lists a state not older than it. */
-  lastEventVersion: string | undefined;
-  private sink: ListWatchSink | undefined;
-  private signal: AbortSignal | undefined;
-  /** The inner list/watch feeding the engine; before `run`, the one `run` will start. */
-  private current: Inner;
-  /** A restarted list/watch whose first list is not complete yet. */
-  private next: Inner | undefined;
+  /** The inner list/watch `run` starts; rebuilt by a range change before that. */
+  private first: ListWatch;
+  /** The engine's sinks of the inner list/watches running, oldest first: two while the engine switches. */
+  private readonly running: ListWatchSink[] = [];
+  private ran = false;
 
   constructor(
     gvr: GroupVersionResource,
@@ -209,87 +208,73 @@ export class ShardedListWatch implements ListWatch {
     private readonly stopped: () => void,
   ) {
     this.gvr = gvr;
-    this.current = { listWatch: build(undefined), stop: new AbortController() };
+    this.first = build(undefined);
     // What the inner list/watches deliver (every one is built with the same options).
-    const delivers = this.current.listWatch.delivers;
+    const delivers = this.first.delivers;
     if (delivers !== undefined) this.delivers = delivers;
-    if (typeof this.current.listWatch.health === 'function') this.health = () => this.innerHealth();
+    if (typeof this.first.health === 'function') this.health = () => this.first.health!();
   }
 
   run(sink: ListWatchSink, signal: AbortSignal): void {
-    this.sink = sink;
-    this.signal = signal;
-    const stop = (): void => {
-      this.current.stop.abort();
-      this.next?.stop.abort();
-      this.stopped();
-    };
-    if (signal.aborted) return stop();
-    signal.addEventListener('abort', stop, { once: true });
-    this.start(this.current, true);
+    this.runInner(this.first, sink, signal);
   }
 
-  /** The running list/watch's report; while a restarted one lists and fails, its outage (the new share is not in yet). */
-  private innerHealth(): ListWatchHealth {
-    const now = this.current.listWatch.health!();
-    const next = this.next?.listWatch.health?.();
-    return now.failing === undefined && next?.failing !== undefined ? { ...now, failing: next.failing } : now;
-  }
-
+  /** True once the engine stopped every inner list/watch it ran. */
   isStopped(): boolean {
-    return this.signal?.aborted === true;
+    return this.ran && this.running.length === 0;
   }
 
   /** What the engine holds (the share). */
   cached(): PartialObjectMetadata[] {
-    return this.sink === undefined ? [] : this.sink.cache.list();
+    return this.running[0]?.cache.list() ?? [];
   }
 
-  /** Running inner list/watches: 1, or 2 while a restarted one lists. */
+  /** Running inner list/watches: 1, or 2 while the engine switches to a restarted one. */
   innerCount(): number {
-    if (this.sink === undefined) return 0;
-    return this.next === undefined ? 1 : 2;
+    return this.running.length;
   }
 
-  /** The ranges changed: drop what left at once, and list again through a new inner list/watch. */
+  /** The ranges changed: drop what left at once, and have the engine switch to a new inner list/watch. */
   reshard(): void {
-    const sink = this.sink;
-    if (sink === undefined) {
+    const newest = this.running.at(-1);
+    if (newest === undefined) {
       // Not running yet: it starts with a list/watch built for the new ranges.
-      this.current = { listWatch: this.build(undefined), stop: new AbortController() };
+      if (!this.ran) this.first = this.build(undefined);
       return;
     }
-    sink.retain(this.owns);
-    this.next?.stop.abort();
-    this.next = { listWatch: this.build(this.lastEventVersion), stop: new AbortController() };
-    this.start(this.next, false);
+    for (const sink of this.running) sink.retain(this.owns);
+    newest.switchSource((notOlderThan) => this.filtered(this.build(notOlderThan)), 'takeover');
   }
 
-  private start(inner: Inner, first: boolean): void {
-    inner.listWatch.run(
-      new FilteringSink(this.sink!, this.owns, inner.stop.signal, first ? undefined : () => this.promote(inner), this),
-      inner.stop.signal,
-    );
+  /** `inner` as the engine runs it after a switch: through the filter, counted while it runs. */
+  private filtered(inner: ListWatch): ListWatch {
+    const run = (sink: ListWatchSink, signal: AbortSignal): void => this.runInner(inner, sink, signal);
+    const lw: ListWatch = { gvr: inner.gvr, run, ...(inner.delivers === undefined ? {} : { delivers: inner.delivers }) };
+    return inner.health === undefined ? lw : { ...lw, health: () => inner.health!() };
   }
 
-  /** A restarted list/watch has listed: it replaces the old one. */
-  private promote(inner: Inner): void {
-    if (this.next !== inner) return;
-    this.current.stop.abort();
-    this.current = inner;
-    this.next = undefined;
+  private runInner(inner: ListWatch, sink: ListWatchSink, signal: AbortSignal): void {
+    this.ran = true;
+    if (signal.aborted) {
+      if (this.running.length === 0) this.stopped();
+      return;
+    }
+    this.running.push(sink);
+    const stop = (): void => {
+      this.running.splice(this.running.indexOf(sink), 1);
+      if (this.running.length === 0) this.stopped();
+    };
+    signal.addEventListener('abort', stop, { once: true });
+    inner.run(new FilteringSink(sink, this.owns, signal, this, (lw) => this.filtered(lw)), signal);
   }
 }
 
 /**
  * The sink an inner list/watch writes to: it passes on only what the
- * filter owns and nothing once its list/watch is stopped. A restarted one
- * (`onListed` set) buffers its first list and hands it to the engine whole,
- * as a relist, only once complete.
+ * filter owns (counting what a list brought that it dropped), and nothing
+ * once its list/watch is stopped.
  */
 class FilteringSink implements ListWatchSink {
-  private buffer: Map<string, PartialObjectMetadata> | undefined;
-  private listed: boolean;
   /** A streamed list is in progress (its dropped objects are counted). */
   private listing = false;
 
@@ -297,66 +282,50 @@ class FilteringSink implements ListWatchSink {
     private readonly target: ListWatchSink,
     private readonly owns: (obj: PartialObjectMetadata) => boolean,
     private readonly stopped: AbortSignal,
-    private readonly onListed: (() => void) | undefined,
-    private readonly counter: { filteredOut: number; lastEventVersion: string | undefined },
-  ) {
-    this.listed = onListed === undefined;
-  }
+    private readonly counter: { filteredOut: number },
+    /** Wraps a list/watch the inner one switches to in the same filter. */
+    private readonly filtered: (lw: ListWatch) => ListWatch,
+  ) {}
 
   get cache(): ListWatchSink['cache'] {
     return this.target.cache;
   }
 
   retain(keep: (obj: PartialObjectMetadata) => boolean): void {
-    if (this.stopped.aborted) return;
-    if (this.listed) this.target.retain(keep);
-    else if (this.buffer !== undefined) for (const [key, obj] of this.buffer) if (!keep(obj)) this.buffer.delete(key);
+    if (!this.stopped.aborted) this.target.retain(keep);
   }
 
-  replace(objects: Iterable<PartialObjectMetadata>): void {
+  replace(objects: Iterable<PartialObjectMetadata>, reason?: 'takeover'): void {
     if (this.stopped.aborted) return;
     const owned: PartialObjectMetadata[] = [];
     for (const obj of objects) {
       if (this.owns(obj)) owned.push(obj);
       else this.counter.filteredOut++;
     }
-    this.commit(owned);
+    this.listing = false;
+    this.target.replace(owned, reason);
   }
 
   beginList(): void {
     if (this.stopped.aborted) return;
     this.listing = true;
-    if (this.listed) this.target.beginList();
-    else this.buffer = new Map();
+    this.target.beginList();
   }
 
   endList(): void {
     if (this.stopped.aborted) return;
     this.listing = false;
-    if (this.listed) return this.target.endList();
-    const buffer = this.buffer;
-    this.buffer = undefined;
-    if (buffer !== undefined) this.commit(buffer.values());
+    this.target.endList();
   }
 
   upsert(obj: PartialObjectMetadata): void {
     if (this.stopped.aborted) return;
-    if (!this.owns(obj)) {
-      if (this.listing) this.counter.filteredOut++;
-      return;
-    }
-    if (this.listed) {
-      this.target.upsert(obj);
-      if (!this.listing) this.counter.lastEventVersion = obj.metadata.resourceVersion ?? this.counter.lastEventVersion;
-    } else this.buffer?.set(keyOf(obj), obj);
+    if (this.owns(obj)) this.target.upsert(obj);
+    else if (this.listing) this.counter.filteredOut++;
   }
 
   remove(obj: PartialObjectMetadata): void {
-    if (this.stopped.aborted || !this.owns(obj)) return;
-    if (this.listed) {
-      this.target.remove(obj);
-      if (!this.listing) this.counter.lastEventVersion = obj.metadata.resourceVersion ?? this.counter.lastEventVersion;
-    } else this.buffer?.delete(keyOf(obj));
+    if (!this.stopped.aborted && this.owns(obj)) this.target.remove(obj);
   }
 
   progressed(): void {
@@ -367,16 +336,7 @@ class FilteringSink implements ListWatchSink {
     if (!this.stopped.aborted) this.target.failed(err);
   }
 
-  private commit(objects: Iterable<PartialObjectMetadata>): void {
-    this.listing = false;
-    const restarted = !this.listed;
-    this.listed = true;
-    if (restarted) this.onListed!();
-    // A restarted list is the share after a range change: what it adds was taken over, not changed.
-    this.target.replace(objects, restarted ? 'takeover' : undefined);
+  switchSource(build: (notOlderThan: string | undefined) => ListWatch, reason?: 'takeover'): void {
+    if (!this.stopped.aborted) this.target.switchSource((notOlderThan) => this.filtered(build(notOlderThan)), reason);
   }
-}
-
-function keyOf(obj: PartialObjectMetadata): string {
-  return namespacedNameKey({ namespace: obj.metadata.namespace ?? '', name: obj.metadata.name });
 }

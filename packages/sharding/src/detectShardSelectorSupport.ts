@@ -1,8 +1,8 @@
 import type { KubeConfigLike } from '@protean/transport';
-import { errorMessage, silentLogger, type Logger } from '@protean/core';
+import { errorMessage, KubeApiError, silentLogger, type Logger } from '@protean/core';
 import { fnv1a64 } from './fnv1a64.js';
 import { inRanges, shardSelector, type HashRange } from './HashRange.js';
-import { kubeGetJson } from './kubeGetJson.js';
+import { kubeGetJson, type JsonAnswer } from './kubeGetJson.js';
 
 /** Where a shard's objects are filtered: by the API server (`shardSelector`), or on the client. */
 export type ShardFilterMode = 'server' | 'client';
@@ -48,12 +48,12 @@ export async function detectShardSelectorSupport(
   const signal = options.signal ?? new AbortController().signal;
   let result: ShardSelectorSupport;
   try {
-    const answer = await kubeGetJson(kubeConfig, `/api/v1/namespaces?${q.toString()}`, signal);
-    result = judge(answer.status, answer.body);
+    const answer = await listNamespaces(kubeConfig, `/api/v1/namespaces?${q.toString()}`, signal);
+    result = answer instanceof KubeApiError ? refused(answer.status) : judge(answer.status, answer.body);
     if (result.mode === 'server') {
       // Nothing out of range came back: proof only if the server has namespaces to leave out.
-      const all = await kubeGetJson(kubeConfig, '/api/v1/namespaces?limit=1', signal);
-      const seen = itemsOf(all.body);
+      const all = await listNamespaces(kubeConfig, '/api/v1/namespaces?limit=1', signal);
+      const seen = all instanceof KubeApiError ? undefined : itemsOf(all.body);
       if (all.status !== 200 || seen === undefined) {
         result = { mode: 'client', conclusive: false, reason: `the check LIST without the selector answered ${all.status}` };
       } else if (seen.length === 0) {
@@ -78,14 +78,34 @@ export async function detectShardSelectorSupport(
   return result;
 }
 
+/**
+ * A LIST of Namespaces: its answer, or the `KubeApiError` of the error
+ * status the server answered (which says something about the selector);
+ * rejects only when no answer came.
+ */
+async function listNamespaces(kubeConfig: KubeConfigLike, path: string, signal: AbortSignal): Promise<JsonAnswer | KubeApiError> {
+  try {
+    return await kubeGetJson(kubeConfig, path, signal, (res) =>
+      KubeApiError.fromResponse({ method: 'LIST', path, target: 'namespaces' }, res),
+    );
+  } catch (err) {
+    if (err instanceof KubeApiError && err.status !== undefined) return err;
+    throw err;
+  }
+}
+
 function itemsOf(body: unknown): { metadata?: { uid?: string } }[] | undefined {
   const items = (body as { items?: unknown } | undefined)?.items;
   return Array.isArray(items) ? (items as { metadata?: { uid?: string } }[]) : undefined;
 }
 
+/** The probe LIST answered an error status: 400/422, the server refuses the parameter (it does not serve it); anything else (403, 5xx) says nothing about it. */
+function refused(status: number | undefined): ShardSelectorSupport {
+  return { mode: 'client', conclusive: status === 400 || status === 422, reason: `the probe LIST answered ${status}` };
+}
+
 function judge(status: number, body: unknown): ShardSelectorSupport {
-  // 400/422: the server refuses the parameter (it does not serve it); anything else (403, 5xx) says nothing about it.
-  if (status !== 200) return { mode: 'client', conclusive: status === 400 || status === 422, reason: `the probe LIST answered ${status}` };
+  if (status !== 200) return refused(status);
   const items = itemsOf(body);
   if (items === undefined) return { mode: 'client', conclusive: false, reason: 'the probe LIST answered no item list' };
   const outside = items.filter((i) => !inRanges(fnv1a64(i.metadata?.uid ?? ''), PROBE_RANGES)).length;

@@ -1,24 +1,30 @@
 import type { KubeConfigLike } from '@protean/transport';
+import type { ApiErrorResponse, KubeApiError } from '@protean/core';
 import { sharedConnectionPool, type KubeHttpRequest } from '@protean/transport';
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-/** A GET's status and parsed JSON body (`undefined` when the body is not JSON). */
+/** A 2xx answer's status and parsed JSON body (`undefined` when the body is not JSON). */
 export interface JsonAnswer {
   readonly status: number;
   readonly body: unknown;
 }
 
-/** One GET of `path` (with its query) on the KubeConfig's current cluster, with its credentials. */
-export function kubeGetJson(kubeConfig: KubeConfigLike, path: string, signal: AbortSignal): Promise<JsonAnswer> {
-  return kubeJson(kubeConfig, 'GET', path, undefined, signal);
+/** The error a request rejects with when the server answers an error status: core's `KubeApiError` or a subclass. */
+export type ErrorOfResponse = (res: ApiErrorResponse) => KubeApiError;
+
+/** One GET of `path` (with its query) on the KubeConfig's current cluster, with its credentials (see {@link kubeJson}). */
+export function kubeGetJson(kubeConfig: KubeConfigLike, path: string, signal: AbortSignal, errorOf: ErrorOfResponse): Promise<JsonAnswer> {
+  return kubeJson(kubeConfig, 'GET', path, undefined, signal, errorOf);
 }
 
 /**
  * One request with an optional JSON body on the KubeConfig's current
  * cluster, with its credentials, over the KubeConfig's shared
  * `@protean/transport` connection (the one its informers and leases use).
- * Rejects with a `KubeTransportError` when no response arrived.
+ * Resolves with a 2xx answer; rejects with `errorOf`'s `KubeApiError` when
+ * the server answered an error status, and with a `KubeTransportError`
+ * when no response arrived.
  */
 export async function kubeJson(
   kubeConfig: KubeConfigLike,
@@ -26,6 +32,7 @@ export async function kubeJson(
   path: string,
   body: unknown,
   signal: AbortSignal,
+  errorOf: ErrorOfResponse,
 ): Promise<JsonAnswer> {
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'protean-sharding' };
   const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -37,6 +44,7 @@ export async function kubeJson(
     signal,
     ...(payload === undefined ? {} : { body: payload }),
   });
+  if (res.status < 200 || res.status >= 300) throw errorOf(res);
   let parsed: unknown;
   try {
     parsed = Buffer.byteLength(res.body) > MAX_BODY_BYTES ? undefined : JSON.parse(res.body);

@@ -1,9 +1,7 @@
 import {
-  apiStatusOf,
   errorMessage,
   gvrKey,
   realClock,
-  RequeueNeededAfter,
   sleepOrWake,
   type Clock,
   type DeletedFinalStateUnknown,
@@ -16,18 +14,16 @@ import {
   type Logger,
   type ObjectCacheOptions,
   type PartialObjectMetadata,
-  type TimerHandle,
   type WatchHealth,
   type WatchManager,
 } from '@protean/core';
 import { markChecked, validateGroupVersionResource, wasChecked } from '@protean/core/internal';
 import { Informer } from './Informer.js';
+import { ManagedInformer } from './ManagedInformer.js';
 import { SyncFailureMemory } from './SyncFailureMemory.js';
-import { UnfixableStreak } from './UnfixableStreak.js';
-import { serverOf } from './unfixableFailure.js';
+import { SyncFailureRules } from './SyncFailureRules.js';
 import { toWatchEvent } from './toWatchEvent.js';
 import { allowListOf, type ResourceAllowList } from './ResourceAllowList.js';
-import { kindRefusalOf } from './kindRefusal.js';
 import { objectsNotDelivered, ResourceNotAllowedError, WatchError } from './WatchError.js';
 import {
   checkInformerWatchManagerOptions,
@@ -38,35 +34,6 @@ import {
 } from './InformerWatchManagerOptions.js';
 
 const DEFAULT_SYNC_TIMEOUT_MS = 30_000;
-
-interface SyncWaiter {
-  readonly ownerId: string;
-  /** Resolves only once the informer holds full objects. */
-  readonly objects: boolean;
-  readonly resolve: () => void;
-  readonly reject: (err: Error) => void;
-  deadline: TimerHandle | undefined;
-}
-
-interface ManagedInformer {
-  readonly key: string;
-  readonly gvr: GroupVersionResource;
-  readonly informer: Informer;
-  readonly abort: AbortController;
-  readonly owners: Set<string>;
-  readonly waiters: Set<SyncWaiter>;
-  synced: boolean;
-  failureRecorded: boolean;
-  lastError: Error | undefined;
-  /** Failures in a row that waiting will not fix (TLS verification, connection refused). */
-  readonly streak: UnfixableStreak;
-  /** When the streak is due to have lasted `failFastMs`. */
-  failFastTimer: TimerHandle | undefined;
-  /** The owners that asked for full objects, with what they asked. */
-  readonly objectOwners: Map<string, ObjectCacheOptions>;
-  /** What the informer's source was last built with: full objects with these options, or metadata only (undefined). */
-  objects: ObjectCacheOptions | undefined;
-}
 
 /**
  * One shared informer per GVR, started on first use and stopped when its
@@ -89,16 +56,15 @@ interface ManagedInformer {
  * verification or is refused a connection fails them after `failFastMs`
  * (3 s); and a GVR that failed to sync turns later callers
  * away at once (`reason: 'BackingOff'`) until its failure window (1 s
- * doubling to 5 min) has passed.
+ * doubling to 5 min) has passed ({@link SyncFailureRules}).
  */
 export class InformerWatchManager implements WatchManager {
   /** Longest an `ensureWatch` waits for the informer to sync; 0 or less means the default, 30 000. */
   syncTimeoutMs: number;
   private readonly entries = new Map<string, ManagedInformer>();
-  private readonly failures: SyncFailureMemory;
+  /** What failures before the first sync do to the waiting callers, and the memory of failed syncs. */
+  private readonly failureRules: SyncFailureRules;
   private readonly clock: Clock;
-  private readonly failFastMs: number;
-  private readonly failFastMinAttempts: number;
   private readonly kindRecheckMs: number;
   private readonly log: Logger;
   /** `allowedResources`, compiled; undefined: every GVR is allowed. */
@@ -128,12 +94,18 @@ export class InformerWatchManager implements WatchManager {
     }
     this.clock = options.clock ?? realClock;
     this.syncTimeoutMs = options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS;
-    this.failFastMs = options.failFastMs ?? DEFAULT_FAIL_FAST_MS;
-    this.failFastMinAttempts = options.failFastMinAttempts ?? DEFAULT_FAIL_FAST_MIN_ATTEMPTS;
     this.kindRecheckMs = options.kindRecheckMs ?? DEFAULT_KIND_RECHECK_MS;
     this.allowList = options.allowedResources === undefined ? undefined : allowListOf(options.allowedResources);
-    this.failures = new SyncFailureMemory(this.clock, options.failureBackoff?.initialMs, options.failureBackoff?.maxMs);
     this.log = logger.child({ component: 'watch-manager' });
+    this.failureRules = new SyncFailureRules({
+      clock: this.clock,
+      log: this.log,
+      failFastMs: options.failFastMs ?? DEFAULT_FAIL_FAST_MS,
+      failFastMinAttempts: options.failFastMinAttempts ?? DEFAULT_FAIL_FAST_MIN_ATTEMPTS,
+      failures: new SyncFailureMemory(this.clock, options.failureBackoff?.initialMs, options.failureBackoff?.maxMs),
+      isCurrent: (entry) => this.entries.get(entry.key) === entry,
+      dropOwner: (entry, ownerId, err) => this.dropOwner(entry, ownerId, err),
+    });
   }
 
   /**
@@ -182,20 +154,13 @@ export class InformerWatchManager implements WatchManager {
       // kro-diff: a GVR that failed to sync recently turns callers away at once (`BackingOff`) until its failure
       // window (1 s doubling to 5 min) has passed, so callers do not each wait out a sync that is likely to fail
       // again; kro has no such window.
-      const failure = this.failures.active(key);
-      if (failure !== undefined) {
-        const waitMs = Math.ceil(failure.retryAtMs - this.clock.now());
-        const detail = `failed to sync ${failure.consecutive} time(s) in a row (${failure.error.message}); not retrying for another ${waitMs} ms`;
-        // The window is the watch manager's refusal, not a failure of whoever asked: a pass failing on it is queued
-        // again when the window ends (core's requeue signal, found along the cause chain), without a failure counted.
-        const whenOver = new RequeueNeededAfter(failure.error, Math.max(0, waitMs));
-        return Promise.reject(new WatchError(gvr, 'BackingOff', detail, { cause: whenOver, status: failure.status }));
-      }
+      const backingOff = this.failureRules.backingOff(gvr, key);
+      if (backingOff !== undefined) return Promise.reject(backingOff);
     }
     if (objects !== undefined && entry !== undefined) {
-      const conflict = transformConflict(entry, ownerId, objects);
+      const conflict = entry.transformConflict(ownerId, objects);
       if (conflict !== undefined) return Promise.reject(new WatchError(gvr, 'TransformConflict', conflict));
-      const clash = indexConflict(entry, objects);
+      const clash = entry.indexConflict(objects);
       if (clash !== undefined) return Promise.reject(new WatchError(gvr, 'IndexConflict', clash));
     }
     try {
@@ -213,14 +178,10 @@ export class InformerWatchManager implements WatchManager {
     if (objects !== undefined) entry.objectOwners.set(ownerId, objects);
     for (const [name, fn] of Object.entries(objects?.indexes ?? {})) entry.informer.defineIndex(name, fn);
     const wantsObjects = objects !== undefined;
-    if ((entry.synced || this.checkSynced(entry)) && (!wantsObjects || this.holdsAskedObjects(entry))) return Promise.resolve();
+    if ((entry.synced || this.checkSynced(entry)) && (!wantsObjects || entry.holdsAskedObjects())) return Promise.resolve();
     const current = entry;
-    return new Promise<void>((resolve, reject) => {
-      const waiter: SyncWaiter = { ownerId, objects: wantsObjects, resolve, reject, deadline: undefined };
-      const timeoutMs = this.syncTimeoutMs > 0 ? this.syncTimeoutMs : DEFAULT_SYNC_TIMEOUT_MS;
-      waiter.deadline = this.clock.setTimeout(() => this.onSyncTimeout(current, waiter, timeoutMs), timeoutMs);
-      current.waiters.add(waiter);
-    });
+    const timeoutMs = this.syncTimeoutMs > 0 ? this.syncTimeoutMs : DEFAULT_SYNC_TIMEOUT_MS;
+    return current.wait(ownerId, wantsObjects, timeoutMs, (waiter) => this.failureRules.syncTimedOut(current, waiter, timeoutMs));
   }
 
   /**
@@ -293,11 +254,6 @@ export class InformerWatchManager implements WatchManager {
     this.log.debug({ gvr: entry.key, objects: objects !== undefined }, 'informer switching its list/watch');
   }
 
-  /** The informer holds full objects, with the transform last asked for (no switch still listing). */
-  private holdsAskedObjects(entry: ManagedInformer): boolean {
-    return entry.informer.holdsObjects() && !entry.informer.isSwitching();
-  }
-
   private start(gvr: GroupVersionResource, key: string, objects: ObjectCacheOptions | undefined): ManagedInformer {
     const ownGvr: GroupVersionResource = Object.freeze({ group: gvr.group, version: gvr.version, resource: gvr.resource });
     const listWatch = this.source.createListWatch(ownGvr, objects === undefined ? undefined : { objects });
@@ -311,27 +267,13 @@ export class InformerWatchManager implements WatchManager {
         onUpdate: (oldObj, newObj, resync) => this.emit(entry, 'update', newObj, oldObj, false, false, resync),
         onDelete: (obj) => this.emit(entry, 'delete', obj),
         onSynced: () => this.checkSynced(entry),
-        onError: (err) => this.onWatchError(entry, err),
+        onError: (err) => this.failureRules.watchError(entry, err),
         onSourceSwitched: () => this.checkSynced(entry),
       },
       // Checked by this watch manager's constructor (or where its settings entered): the engine checks nothing again.
       markChecked({ resyncPeriodMs: this.resyncPeriodMs, clock: this.clock, logger: this.log, holdsObjects: objects !== undefined }),
     );
-    const entry: ManagedInformer = {
-      key,
-      gvr: ownGvr,
-      informer,
-      abort: new AbortController(),
-      owners: new Set(),
-      waiters: new Set(),
-      synced: false,
-      failureRecorded: false,
-      lastError: undefined,
-      streak: new UnfixableStreak(),
-      failFastTimer: undefined,
-      objectOwners: new Map(),
-      objects,
-    };
+    const entry = new ManagedInformer(key, ownGvr, informer, objects, this.clock);
     // In the map before it runs: a source that lists at once must have its initial adds emitted.
     this.entries.set(key, entry);
     try {
@@ -367,135 +309,14 @@ export class InformerWatchManager implements WatchManager {
   private checkSynced(entry: ManagedInformer): boolean {
     if (this.entries.get(entry.key) !== entry || !entry.informer.hasSynced()) return false;
     entry.synced = true;
-    this.clearFailFast(entry);
-    this.failures.clear(entry.key);
-    const holdsObjects = this.holdsAskedObjects(entry);
-    for (const w of [...entry.waiters]) {
-      if (w.objects && !holdsObjects) continue; // until its switch to full objects (or to a new transform) has listed
-      entry.waiters.delete(w);
-      if (w.deadline !== undefined) this.clock.clearTimeout(w.deadline);
-      w.resolve();
-    }
+    this.failureRules.synced(entry);
+    entry.resolveWaiters();
     this.log.debug({ gvr: entry.key }, 'informer synced');
     return true;
   }
 
-  private onSyncTimeout(entry: ManagedInformer, waiter: SyncWaiter, timeoutMs: number): void {
-    waiter.deadline = undefined;
-    if (!entry.waiters.has(waiter)) return;
-    const last = entry.lastError;
-    const status = apiStatusOf(last)?.code;
-    const detail = `informer did not sync within ${timeoutMs} ms${last === undefined ? '' : ` (last error: ${last.message})`}`;
-    const err = new WatchError(entry.gvr, 'SyncTimeout', detail, { cause: last, status });
-    this.recordFailure(entry, err, status);
-    this.log.warn({ gvr: entry.key, ownerId: waiter.ownerId, err: last?.message }, 'informer did not sync in time; owner dropped');
-    this.dropOwner(entry, waiter.ownerId, err);
-  }
-
-  private onWatchError(entry: ManagedInformer, err: Error): void {
-    if (this.entries.get(entry.key) !== entry) return;
-    entry.lastError = err;
-    if (err instanceof WatchError && err.reason === 'ObjectsNotDelivered') {
-      // The owners that asked for objects are refused; the others keep the (metadata) informer.
-      this.log.warn({ gvr: entry.key, err: err.message }, 'the informer source delivers metadata only; full objects refused');
-      for (const owner of [...entry.objectOwners.keys()]) this.dropOwner(entry, owner, err);
-      return;
-    }
-    if (entry.synced || entry.waiters.size === 0) return;
-    const status = apiStatusOf(err)?.code;
-    // kro-diff: a refusal (401/403/404) before the first sync fails the pending callers now, so a missing CRD or
-    // RBAC rule shows at once; in kro they fail only at the sync deadline.
-    const refusal = kindRefusalOf(entry.gvr, err);
-    if (refusal !== undefined) {
-      // Not a failure to remember: the kind comes back through the cluster, and whenAvailable says when.
-      this.log.debug({ gvr: entry.key, status, err: err.message }, 'kind not available before the informer synced; pending owners dropped');
-      for (const owner of [...entry.owners]) this.dropOwner(entry, owner, refusal);
-      return;
-    }
-    if (status !== 401) {
-      this.onOtherFailure(entry, err);
-      return;
-    }
-    const server = serverOf(err);
-    const at = server === undefined ? '' : ` at ${server}`;
-    const werr = new WatchError(
-      entry.gvr,
-      'Unauthorized',
-      `the API server${at} answered ${status} before the informer synced: ${err.message}`,
-      {
-        cause: err,
-        status,
-        server,
-      },
-    );
-    this.failAll(entry, werr, status, 'informer refused by the server before it synced; pending owners dropped');
-  }
-
-  /**
-   * Counts a failure into the entry's unfixable streak, failing the callers
-   * once it has lasted `failFastMs`, else arming a timer for that moment.
-   */
-  private onOtherFailure(entry: ManagedInformer, err: Error): void {
-    const now = this.clock.now();
-    if (!entry.streak.observe(err, now)) {
-      this.clearFailFast(entry);
-      return;
-    }
-    if (this.checkFailFast(entry, false) || entry.failFastTimer !== undefined || !Number.isFinite(this.failFastMs)) return;
-    const dueMs = (entry.streak.startedMs ?? now) + this.failFastMs - now;
-    entry.failFastTimer = this.clock.setTimeout(
-      () => {
-        entry.failFastTimer = undefined;
-        this.checkFailFast(entry, true);
-      },
-      Math.max(0, dueMs),
-    );
-  }
-
-  /**
-   * Fails every caller of `entry` if its unfixable streak is due; true if it
-   * did. `fromTimer`: no failure just arrived, so the informer's own health
-   * must still show it failing (it reports failures only, not recoveries).
-   */
-  private checkFailFast(entry: ManagedInformer, fromTimer: boolean): boolean {
-    if (this.entries.get(entry.key) !== entry || entry.synced || entry.waiters.size === 0) return false;
-    const now = this.clock.now();
-    const last = entry.streak.last;
-    if (last === undefined || !entry.streak.due(now, this.failFastMs, this.failFastMinAttempts)) return false;
-    const health = fromTimer ? entry.informer.health() : undefined;
-    if (health !== undefined && health.failing === undefined) return false;
-    // kro-diff: a server that refuses every connection, or whose certificate does not verify, fails the pending
-    // callers after failFastMs with the cause; in kro they wait for the sync deadline.
-    const werr = entry.streak.toWatchError(entry.gvr, now, last);
-    this.failAll(entry, werr, undefined, 'informer cannot reach the API server; pending owners dropped');
-    return true;
-  }
-
-  private failAll(entry: ManagedInformer, err: WatchError, status: number | undefined, msg: string): void {
-    this.recordFailure(entry, err, status);
-    this.log.warn({ gvr: entry.key, status, server: err.server, err: err.message }, msg);
-    for (const owner of [...entry.owners]) this.dropOwner(entry, owner, err);
-  }
-
-  private clearFailFast(entry: ManagedInformer): void {
-    if (entry.failFastTimer !== undefined) this.clock.clearTimeout(entry.failFastTimer);
-    entry.failFastTimer = undefined;
-  }
-
-  private recordFailure(entry: ManagedInformer, err: WatchError, status: number | undefined): void {
-    // One informer counts as one failure, however many of its callers time out.
-    if (entry.failureRecorded) return;
-    entry.failureRecorded = true;
-    this.failures.record(entry.key, err, status);
-  }
-
   private dropOwner(entry: ManagedInformer, ownerId: string, err: Error): void {
-    for (const w of [...entry.waiters]) {
-      if (w.ownerId !== ownerId) continue;
-      entry.waiters.delete(w);
-      if (w.deadline !== undefined) this.clock.clearTimeout(w.deadline);
-      w.reject(err);
-    }
+    entry.rejectWaiters(err, ownerId);
     entry.owners.delete(ownerId);
     if (entry.owners.size === 0) return this.stop(entry, err);
     // The last owner wanting full objects left: back to metadata only, so they cost nothing more.
@@ -506,12 +327,8 @@ export class InformerWatchManager implements WatchManager {
 
   private stop(entry: ManagedInformer, err: Error): void {
     if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
-    this.clearFailFast(entry);
-    for (const w of entry.waiters) {
-      if (w.deadline !== undefined) this.clock.clearTimeout(w.deadline);
-      w.reject(err);
-    }
-    entry.waiters.clear();
+    this.failureRules.stopped(entry);
+    entry.rejectWaiters(err);
     entry.owners.clear();
     entry.abort.abort();
     this.log.debug({ gvr: entry.key }, 'informer stopped');
@@ -526,25 +343,6 @@ function checkArgs(gvr: GroupVersionResource, ownerId: string): TypeError | unde
   }
   if (typeof ownerId !== 'string' || ownerId === '') {
     return new TypeError(`ensureWatch(${gvrKey(gvr)}): ownerId must be a non-empty string, got ${JSON.stringify(ownerId)}`);
-  }
-  return undefined;
-}
-
-/** Why `objects` may not add its indexes to the informer, if it may not: a name indexed by another function. */
-function indexConflict(entry: ManagedInformer, objects: ObjectCacheOptions): string | undefined {
-  for (const [name, fn] of Object.entries(objects.indexes ?? {})) {
-    const current = entry.informer.indexFuncOf(name);
-    if (current !== undefined && current !== fn)
-      return `index ${JSON.stringify(name)} is defined by another function already; give yours another name`;
-  }
-  return undefined;
-}
-
-/** Why `ownerId` may not ask for full objects with `objects` now, if it may not. */
-function transformConflict(entry: ManagedInformer, ownerId: string, objects: ObjectCacheOptions): string | undefined {
-  for (const [owner, asked] of entry.objectOwners) {
-    if (owner === ownerId || asked.transform === objects.transform) continue;
-    return `owner ${JSON.stringify(owner)} keeps its objects with another transform; ${JSON.stringify(ownerId)} cannot ask for a different one`;
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { apiStatusOf, isNotFound, KubeApiError, networkErrorCause, summarizeError } from '@protean/core';
 import { KubernetesRequestError } from './KubernetesRequestError.js';
 
 const gvr = { group: 'apps', version: 'v1', resource: 'deployments' };
@@ -52,5 +53,48 @@ describe('KubernetesRequestError', () => {
     });
     expect(KubernetesRequestError.fromResponse(gvr, 'LIST', 504, undefined, body).resourceVersionTooLarge).toBe(true);
     expect(KubernetesRequestError.fromResponse(gvr, 'LIST', 504, undefined, 'gateway timeout').resourceVersionTooLarge).toBe(false);
+  });
+});
+
+describe("KubernetesRequestError is core's KubeApiError", () => {
+  it('is a KubeApiError with the status, reason, Status body and wait of the answer, which core reads', () => {
+    const body = JSON.stringify({ kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 1 (5)' });
+    const err = KubernetesRequestError.fromResponse(gvr, 'LIST', 410, '2', body, 'https://k8s:6443');
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect(err).toMatchObject({
+      status: 410,
+      reason: 'Expired',
+      serverMessage: 'too old resource version: 1 (5)',
+      retryAfterMs: 2000,
+      method: 'LIST',
+      server: 'https://k8s:6443',
+    });
+    expect(err.body).toMatchObject({ kind: 'Status', code: 410, reason: 'Expired' });
+    expect(apiStatusOf(err)).toEqual({ code: 410, reason: 'Expired', message: 'too old resource version: 1 (5)' });
+    expect(summarizeError(err)).toBe('410 Expired: too old resource version: 1 (5)');
+  });
+
+  it("is one for an in-stream ERROR event too, and core's isNotFound reads its 404", () => {
+    const err = KubernetesRequestError.fromStatus(gvr, { kind: 'Status', code: 404, reason: 'NotFound', message: 'gone' });
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect(err).toMatchObject({ status: 404, reason: 'NotFound', serverMessage: 'gone', method: 'WATCH' });
+    expect(isNotFound(err)).toBe(true);
+  });
+
+  it('is one without a status for a failure without an answer, which core reads as a network failure and no API status', () => {
+    const cause = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    const err = new KubernetesRequestError(gvr, 'WATCH', 'request failed: read ECONNRESET', { reason: 'ConnectionReset', cause });
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect(err).toMatchObject({ status: undefined, reason: 'ConnectionReset', body: undefined, serverMessage: '' });
+    expect(apiStatusOf(err)).toBeUndefined();
+    expect(networkErrorCause(err)).toBe('ECONNRESET');
+  });
+
+  it("builds a plain KubeApiError through the form every KubeApiError's class has", () => {
+    const request = { method: 'GET', path: '/apis/apps/v1/deployments', target: 'deployments.apps' };
+    const err = KubernetesRequestError.fromResponse(request, { status: 500, headers: {}, body: 'boom' });
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect(err).not.toBeInstanceOf(KubernetesRequestError);
+    expect(err.message).toBe('GET deployments.apps: 500: boom');
   });
 });

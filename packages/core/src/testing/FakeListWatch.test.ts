@@ -25,6 +25,7 @@ function recordingSink(): ListWatchSink & { calls: string[] } {
     retain: () => calls.push('retain'),
     progressed: () => calls.push('progressed'),
     failed: (err) => calls.push(`failed ${err.message}`),
+    switchSource: () => calls.push('switchSource'),
   };
 }
 

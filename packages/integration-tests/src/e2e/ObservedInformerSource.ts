@@ -34,11 +34,7 @@ export class ObservedInformerSource implements InformerSource {
     const lw = this.inner.createListWatch(gvr);
     this.created.push(key);
     const record = (error: Error): number => this.watchErrors.push({ gvr: key, error });
-    const observed: ListWatch = {
-      gvr: lw.gvr,
-      run: (sink, signal) => lw.run(recordingFailures(sink, record), signal),
-    };
-    return lw.health === undefined ? observed : { ...observed, health: () => lw.health!() };
+    return observing(lw, record);
   }
 
   /** List/watches created for `gvr` so far. */
@@ -52,6 +48,15 @@ export class ObservedInformerSource implements InformerSource {
     const key = gvrKey(gvr);
     return this.watchErrors.filter((e) => e.gvr === key).map((e) => e.error);
   }
+}
+
+/** `lw`, whose sink records each failure (also of the list/watches it switches to). */
+function observing(lw: ListWatch, record: (err: Error) => void): ListWatch {
+  const observed: ListWatch = {
+    gvr: lw.gvr,
+    run: (sink, signal) => lw.run(recordingFailures(sink, record), signal),
+  };
+  return lw.health === undefined ? observed : { ...observed, health: () => lw.health!() };
 }
 
 /** `sink`, recording each failure before passing it on. */
@@ -69,5 +74,6 @@ function recordingFailures(sink: ListWatchSink, record: (err: Error) => void): L
       record(err);
       sink.failed(err);
     },
+    switchSource: (build, reason) => sink.switchSource((notOlderThan) => observing(build(notOlderThan), record), reason),
   };
 }
