@@ -1,5 +1,6 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import { KubeConfig } from '@kubernetes/client-node';
+import { parseStatusBody } from '@protean/core/internal';
 import { kubeRequest } from './kubeHttp.js';
 import { ServiceAccountNotFoundError } from './ServiceAccountNotFoundError.js';
 import { TokenRequestError } from './TokenRequestError.js';
@@ -52,6 +53,7 @@ export async function serviceAccountKubeConfig(adminKubeConfig: KubeConfig, opti
       name,
       r.status,
       typeof r.json['message'] === 'string' ? r.json['message'] : r.text.slice(0, 500),
+      { path, body: parseStatusBody(r.text) },
     );
   }
   const user = serviceAccountUser(namespace, name);

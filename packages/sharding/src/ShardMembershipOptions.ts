@@ -1,4 +1,5 @@
 import { realClock, silentLogger, type Clock, type Logger } from '@protean/core';
+import { MAX_TIMER_DELAY_MS } from '@protean/core/internal';
 import { assignShards } from './assignShards.js';
 import { fnv1a64 } from './fnv1a64.js';
 import type { MemberLeaseClient } from './MemberLeaseClient.js';
@@ -26,7 +27,12 @@ export interface ShardMembershipOptions {
    * exactly one member; the handoff keeps any split exclusive.
    */
   readonly assign?: ShardAssigner;
-  /** A member lease whose record did not change for this long, as this replica saw it, is dead. Default 15 000. */
+  /**
+   * A member lease whose record did not change for this long, as this
+   * replica saw it, is dead. Default 15 000; whole seconds, at most
+   * 2 147 483 647 ms (core's `MAX_TIMER_DELAY_MS`: the waits it bounds are
+   * timers), and so are `renewDeadlineMs` and `retryPeriodMs` below it.
+   */
   readonly leaseDurationMs?: number;
   /** This replica drops its own share when it could not renew for this long. Default 10 000, below `leaseDurationMs`. */
   readonly renewDeadlineMs?: number;
@@ -86,6 +92,12 @@ export function resolveShardMembershipOptions(options: ShardMembershipOptions): 
   const renew = shown(renewDeadlineMs, options.renewDeadlineMs);
   if (leaseDurationMs % 1000 !== 0 || leaseDurationMs <= 0) {
     throw new ShardingConfigError(`leaseDurationMs: must be a positive number of whole seconds, got ${lease}`);
+  }
+  // The waits for a member's expiry, the renew deadline and the retry period are timers; the last two are below it.
+  if (leaseDurationMs > MAX_TIMER_DELAY_MS) {
+    throw new ShardingConfigError(
+      `leaseDurationMs: must be at most ${MAX_TIMER_DELAY_MS} ms (the longest delay Node's timers honour), got ${lease}`,
+    );
   }
   if (!(renewDeadlineMs < leaseDurationMs)) {
     throw new ShardingConfigError(`renewDeadlineMs: must be less than leaseDurationMs (${lease}), got ${renew}`);

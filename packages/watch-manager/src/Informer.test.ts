@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { DeletedFinalStateUnknown, type ListWatchSink, type PartialObjectMetadata } from '@protean/core';
 import { FakeClock, FakeListWatch, FakeStatusError, fakeObject, LogRecorder } from '@protean/core/testing';
-import { Informer, type InformerListener } from './Informer.js';
+import { Informer, runInformer, type InformerListener } from './Informer.js';
 
 const gvr = { group: 'demo.protean.dev', version: 'v1', resource: 'webapps' };
 
@@ -158,6 +158,15 @@ describe('Informer (the engine)', () => {
       );
     }
     expect(() => new Informer(source, {}, { resyncPeriodMs: 0 })).not.toThrow();
+  });
+
+  it('refuses a resyncPeriodMs past the longest timer delay (2^31 - 1 ms), naming it and the limit, in new Informer and runInformer', () => {
+    const source = { gvr, run: () => undefined };
+    const message = `Informer: resyncPeriodMs must be at most ${2 ** 31 - 1} ms (the longest delay Node's timers honour), got ${2 ** 31}`;
+    expect(() => new Informer(source, {}, { resyncPeriodMs: 2 ** 31 })).toThrow(RangeError);
+    expect(() => new Informer(source, {}, { resyncPeriodMs: 2 ** 31 })).toThrow(message);
+    expect(() => runInformer(source, {}, new AbortController().signal, { resyncPeriodMs: 2 ** 31 })).toThrow(message);
+    expect(() => new Informer(source, {}, { resyncPeriodMs: 2 ** 31 - 1 })).not.toThrow();
   });
 
   it('judges health from the sink calls when the source has no report of its own', () => {

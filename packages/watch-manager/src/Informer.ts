@@ -20,7 +20,7 @@ import { CacheIndexes } from './CacheIndexes.js';
 import { Feed } from './Feed.js';
 import { FeedSwitch } from './FeedSwitch.js';
 import { ListenerCalls, type InformerListener } from './InformerListener.js';
-import type { InformerOptions } from './InformerOptions.js';
+import { checkResyncPeriodMs, type InformerOptions } from './InformerOptions.js';
 import { MetadataStore } from './MetadataStore.js';
 
 export type { InformerListener } from './InformerListener.js';
@@ -73,9 +73,7 @@ export class Informer implements InformerCache {
     this.gvr = source.gvr;
     this.resyncPeriodMs = options.resyncPeriodMs ?? 0;
     // Options an InformerWatchManager built were checked where its settings entered.
-    if (!wasChecked(options) && !(this.resyncPeriodMs >= 0 && Number.isFinite(this.resyncPeriodMs))) {
-      throw new RangeError(`Informer: resyncPeriodMs must be a finite number >= 0, got ${String(this.resyncPeriodMs)}`);
-    }
+    if (!wasChecked(options)) checkResyncPeriodMs('Informer', this.resyncPeriodMs);
     this.clock = options.clock ?? realClock;
     const log = (options.logger ?? silentLogger()).child({ component: 'informer', gvr: gvrKey(source.gvr) });
     this.calls = new ListenerCalls(listener, log);

@@ -27,13 +27,14 @@ import { allowListOf, type ResourceAllowList } from './ResourceAllowList.js';
 import { objectsNotDelivered, ResourceNotAllowedError, WatchError } from './WatchError.js';
 import {
   checkInformerWatchManagerOptions,
+  checkSyncTimeoutMs,
   DEFAULT_FAIL_FAST_MIN_ATTEMPTS,
   DEFAULT_FAIL_FAST_MS,
   DEFAULT_KIND_RECHECK_MS,
+  DEFAULT_SYNC_TIMEOUT_MS,
   type InformerWatchManagerOptions,
 } from './InformerWatchManagerOptions.js';
-
-const DEFAULT_SYNC_TIMEOUT_MS = 30_000;
+import { checkResyncPeriodMs } from './InformerOptions.js';
 
 /**
  * One shared informer per GVR, started on first use and stopped when its
@@ -59,8 +60,7 @@ const DEFAULT_SYNC_TIMEOUT_MS = 30_000;
  * doubling to 5 min) has passed ({@link SyncFailureRules}).
  */
 export class InformerWatchManager implements WatchManager {
-  /** Longest an `ensureWatch` waits for the informer to sync; 0 or less means the default, 30 000. */
-  syncTimeoutMs: number;
+  private timeoutMs: number;
   private readonly entries = new Map<string, ManagedInformer>();
   /** What failures before the first sync do to the waiting callers, and the memory of failed syncs. */
   private readonly failureRules: SyncFailureRules;
@@ -75,9 +75,10 @@ export class InformerWatchManager implements WatchManager {
 
   /**
    * Checks `resyncPeriodMs` and `options` (a `RangeError` naming the first
-   * bad one) unless they were checked where they entered: options from
-   * `watchManagerModule`, with a `resyncPeriodMs` from `WatchManagerDeps`
-   * (core's `resolveConfig` checked it).
+   * bad one and the limit: a timer's delay is at most core's
+   * `MAX_TIMER_DELAY_MS`) unless they were checked where they entered:
+   * options from `watchManagerModule`, with a `resyncPeriodMs` from
+   * `WatchManagerDeps` (core's `resolveConfig` checked it).
    */
   constructor(
     private readonly source: InformerSource,
@@ -87,13 +88,11 @@ export class InformerWatchManager implements WatchManager {
     options: InformerWatchManagerOptions = {},
   ) {
     if (!wasChecked(options)) {
-      if (!(resyncPeriodMs >= 0) || !Number.isFinite(resyncPeriodMs)) {
-        throw new RangeError(`InformerWatchManager: resyncPeriodMs must be a finite number >= 0, got ${String(resyncPeriodMs)}`);
-      }
+      checkResyncPeriodMs('InformerWatchManager', resyncPeriodMs);
       checkInformerWatchManagerOptions(options);
     }
     this.clock = options.clock ?? realClock;
-    this.syncTimeoutMs = options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS;
+    this.timeoutMs = options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS;
     this.kindRecheckMs = options.kindRecheckMs ?? DEFAULT_KIND_RECHECK_MS;
     this.allowList = options.allowedResources === undefined ? undefined : allowListOf(options.allowedResources);
     this.log = logger.child({ component: 'watch-manager' });
@@ -106,6 +105,16 @@ export class InformerWatchManager implements WatchManager {
       isCurrent: (entry) => this.entries.get(entry.key) === entry,
       dropOwner: (entry, ownerId, err) => this.dropOwner(entry, ownerId, err),
     });
+  }
+
+  /** Longest an `ensureWatch` waits for the informer to sync, read at each call; 0 or less means the default, 30 000. Checked when set. */
+  get syncTimeoutMs(): number {
+    return this.timeoutMs;
+  }
+
+  set syncTimeoutMs(value: number) {
+    checkSyncTimeoutMs(value);
+    this.timeoutMs = value;
   }
 
   /**
@@ -180,7 +189,7 @@ export class InformerWatchManager implements WatchManager {
     const wantsObjects = objects !== undefined;
     if ((entry.synced || this.checkSynced(entry)) && (!wantsObjects || entry.holdsAskedObjects())) return Promise.resolve();
     const current = entry;
-    const timeoutMs = this.syncTimeoutMs > 0 ? this.syncTimeoutMs : DEFAULT_SYNC_TIMEOUT_MS;
+    const timeoutMs = this.timeoutMs > 0 ? this.timeoutMs : DEFAULT_SYNC_TIMEOUT_MS;
     return current.wait(ownerId, wantsObjects, timeoutMs, (waiter) => this.failureRules.syncTimedOut(current, waiter, timeoutMs));
   }
 

@@ -17,6 +17,7 @@ import type { KubeConnectionPool } from '@protean/transport';
 import { Informer } from './Informer.js';
 import { resolveInformerSettings, type KubernetesInformerOptions } from './KubernetesInformerOptions.js';
 import { KubernetesListWatch } from './KubernetesListWatch.js';
+import { reviewAccess } from './reviewAccess.js';
 
 /** The CRDs, watched (metadata only) while a kind waits to be served. */
 const CRD_GVR: GroupVersionResource = Object.freeze({
@@ -24,7 +25,6 @@ const CRD_GVR: GroupVersionResource = Object.freeze({
   version: 'v1',
   resource: 'customresourcedefinitions',
 });
-const SSAR_PATH = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
 
 /** Tuning of a {@link KindAvailability}; every field has a production default. */
 export interface KindAvailabilityOptions {
@@ -196,7 +196,7 @@ export class KindAvailability {
     if (this.probes.get(probe.key) !== probe) return;
     let allowed: boolean | undefined;
     try {
-      allowed = await this.review(probe.attributes);
+      allowed = await reviewAccess(this.pool!, probe.attributes);
     } catch (err) {
       allowed = undefined;
       if (!probe.broken)
@@ -221,26 +221,6 @@ export class KindAvailability {
       return;
     }
     this.scheduleProbe(probe, probe.broken ? this.fallbackMs : this.probeIntervalMs);
-  }
-
-  /** One `SelfSubjectAccessReview`: whether the server would allow `attributes` now. */
-  private async review(attributes: Readonly<Record<string, string>>): Promise<boolean> {
-    const pool = this.pool!;
-    const body = JSON.stringify({
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SelfSubjectAccessReview',
-      spec: { resourceAttributes: attributes },
-    });
-    const res = await pool.send({
-      method: 'POST',
-      path: SSAR_PATH,
-      headers: { accept: 'application/json', 'content-type': 'application/json' },
-      body,
-      signal: AbortSignal.timeout(10_000),
-    });
-    if (res.status !== 201 && res.status !== 200) throw new Error(`${SSAR_PATH} answered ${res.status}`);
-    const review = JSON.parse(res.body) as { status?: { allowed?: unknown } };
-    return review.status?.allowed === true;
   }
 
   private startCrds(): void {

@@ -6,41 +6,29 @@ import {
   silentLogger,
   type Clock,
   type GroupVersionResource,
-  type KindUnavailableError,
   type ListWatch,
   type ListWatchHealth,
   type ListWatchOptions,
   type ListWatchSink,
   type Logger,
   type PartialObjectMetadata,
-  type TimerHandle,
 } from '@protean/core';
 import { fullObjectDecoder } from './decodeFullObject.js';
 import { decodeWatchLine, type ObjectDecoder } from './decodeWatchLine.js';
 import { InformerHealthTracker } from './InformerHealthTracker.js';
-import { inInformerSpan, InformerStoppedError } from './informerSpan.js';
-import { KubeRequest } from './KubeRequest.js';
-import {
-  LIST_ACCEPT,
-  resolveInformerSettings,
-  WATCH_ACCEPT,
-  type InformerSettings,
-  type KubernetesInformerOptions,
-} from './KubernetesInformerOptions.js';
+import { inInformerSpan } from './informerSpan.js';
+import { resolveInformerSettings, type InformerSettings, type KubernetesInformerOptions } from './KubernetesInformerOptions.js';
 import { kindRefusalOf } from './kindRefusal.js';
 import { KubernetesRequestError, type RequestVerb } from './KubernetesRequestError.js';
 import { LineSplitter } from './LineSplitter.js';
 import type { DecodedListPage } from './decodeListPage.js';
 import { listAll } from './listAll.js';
-import { ListPageDecoder } from './ListPageDecoder.js';
+import { ListWatchRequests } from './ListWatchRequests.js';
+import { ListWatchStateError } from './ListWatchStateError.js';
 import { resourcePath } from './resourcePath.js';
 import { INFORMER_LOG_SUMMARY_INTERVAL_MS, RetryPolicy } from './RetryPolicy.js';
-import { refusesStreamingList } from './refusesStreamingList.js';
-
-/** Error of a second `run` call, or of a request attempted after stop. */
-class ListWatchStateError extends Error {
-  override readonly name = 'ListWatchStateError';
-}
+import { RetryWait, type WakeOn } from './RetryWait.js';
+import { StreamingLists } from './StreamingLists.js';
 
 /**
  * The Kubernetes wire of a metadata-only informer of one GVR, with
@@ -65,6 +53,13 @@ class ListWatchStateError extends Error {
  * behind the revision asked for) is done as a paginated LIST at once, that
  * time only: the next list streams again.
  *
+ * Its parts: {@link ListWatchRequests} (each request, with its `Accept`
+ * and `shardSelector`), {@link StreamingLists} (when lists stream, and
+ * the fallbacks), `RetryPolicy` (how long to wait after a failure),
+ * {@link RetryWait} (the wait, and what ends it early) and
+ * `InformerHealthTracker` (`health()`). What it keeps itself is the
+ * resourceVersion ladder and the order of the requests (`loop`).
+ *
  * Easy to get wrong: `run` returns at once and the informer keeps retrying
  * on its own until its signal aborts; failures reach the watch error
  * handler and the log (warn once per outage), never the caller of `run`.
@@ -75,7 +70,6 @@ export class KubernetesListWatch implements ListWatch {
   private sink: ListWatchSink | undefined;
   private readonly log: Logger;
   private readonly clock: Clock;
-  private readonly random: () => number;
   private readonly retry: RetryPolicy;
   private readonly namespaces = new Map<string, string>();
   private readonly intern = (s: string): string => {
@@ -89,35 +83,24 @@ export class KubernetesListWatch implements ListWatch {
   private listedOnce = false;
   /** The cache must be (re)built before watching on: by a paginated LIST or a streaming list. */
   private needList = true;
-  /** While a streaming list's initial events arrive (the sink builds the next state from them, until the end bookmark). */
-  private initial = false;
-  private initialTimer: TimerHandle | undefined;
   private readonly tracker: InformerHealthTracker;
   private lastSyncRV = '';
   private rvUnavailable = false;
-  /** The next list is a paginated LIST even where streaming lists are served: the streaming one just timed out. */
-  private listOnce = false;
-  /** A streaming list has timed out on the server before (logged at info the first time, at debug after). */
-  private streamTimedOut = false;
   private paginatedResult = false;
-  private current: KubeRequest | undefined;
-  private sleepTimer: TimerHandle | undefined;
-  private wake: (() => void) | undefined;
   /** The last watch was refused (403) while lists may be allowed: a list does not end the outage, a watch does. */
   private watchRefused = false;
   /** The current (or last) watch ended by a connection reset. */
   private watchBroken = false;
   /** Lines the current watch has applied (bookmarks included): its progress. */
   private watchLines = 0;
-  /** The collection path, checked once: a GVR or namespace that breaks the naming rules fails the constructor. */
-  private readonly path: string;
 
   /** The options with their defaults, resolved once. */
   private readonly settings: InformerSettings;
   /** Set for a list/watch of full objects (`start.objects`): how each is decoded. Unset: metadata only. */
   private readonly decodeObject: ObjectDecoder | undefined;
-  private readonly listAccept: string;
-  private readonly watchAccept: string;
+  private readonly requests: ListWatchRequests;
+  private readonly streaming: StreamingLists;
+  private readonly retryWait: RetryWait;
 
   /**
    * `start.notOlderThan`: the first list asks for a state not older than
@@ -128,20 +111,23 @@ export class KubernetesListWatch implements ListWatch {
    */
   constructor(gvr: GroupVersionResource, options: KubernetesInformerOptions, start: ListWatchOptions = {}) {
     this.settings = resolveInformerSettings(options);
-    this.path = resourcePath(gvr, options.namespace);
+    // Checked once: a GVR or namespace that breaks the naming rules fails the constructor.
+    const path = resourcePath(gvr, options.namespace);
     this.gvr = Object.freeze({ group: gvr.group, version: gvr.version, resource: gvr.resource });
     this.clock = options.clock ?? realClock;
-    this.random = options.random ?? Math.random;
+    const random = options.random ?? Math.random;
     const base = (options.logger ?? silentLogger()).child({ component: 'informer' });
     this.log = base.child({ gvr: gvrKey(gvr) });
     const summarizer =
       options.logSummarizer ?? new LogSummarizer({ logger: base, clock: this.clock, intervalMs: INFORMER_LOG_SUMMARY_INTERVAL_MS });
-    this.retry = new RetryPolicy(this.log, { ...options, clock: this.clock, random: this.random }, { summarizer, gvr: gvrKey(gvr) });
+    this.retry = new RetryPolicy(this.log, { ...options, clock: this.clock, random }, { summarizer, gvr: gvrKey(gvr) });
     this.tracker = new InformerHealthTracker(this.clock, this.settings.shortWatchMs);
     this.decodeObject = start.objects === undefined ? undefined : fullObjectDecoder(start.objects, this.intern);
     this.delivers = start.objects === undefined ? 'metadata' : 'objects';
-    this.listAccept = start.objects === undefined ? LIST_ACCEPT : 'application/json';
-    this.watchAccept = start.objects === undefined ? WATCH_ACCEPT : 'application/json';
+    const { settings, clock, tracker, intern, decodeObject } = this;
+    this.requests = new ListWatchRequests({ gvr: this.gvr, path, settings, clock, random, tracker, intern, decodeObject });
+    this.streaming = new StreamingLists(this.gvr, settings, clock, this.log);
+    this.retryWait = new RetryWait(clock, settings);
     if (start.notOlderThan !== undefined && start.notOlderThan !== '') {
       this.lastSyncRV = start.notOlderThan;
       this.listedOnce = true;
@@ -171,31 +157,22 @@ export class KubernetesListWatch implements ListWatch {
 
   /** Idle time, the current outage and the list mode in use (see `InformerHealth`). */
   health(): ListWatchHealth {
-    return this.tracker.snapshot(this.current?.lastHeardMs, this.streams() ? 'streaming' : 'paginated');
+    return this.tracker.snapshot(this.requests.lastHeardMs(), this.streaming.streams() ? 'streaming' : 'paginated');
   }
 
   private stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    this.current?.close(new InformerStoppedError());
-    if (this.sleepTimer !== undefined) this.clock.clearTimeout(this.sleepTimer);
-    if (this.initialTimer !== undefined) this.clock.clearTimeout(this.initialTimer);
-    this.sleepTimer = this.initialTimer = undefined;
-    this.wake?.();
-  }
-
-  /** Whether the next list is a streaming one (a watch with `sendInitialEvents`). */
-  private streams(): boolean {
-    const mode = this.settings.streamingList;
-    return mode === 'always' || (mode === 'auto' && this.settings.streamingListSupport.supports(this.gvr));
+    this.requests.stop();
+    this.streaming.stop();
+    this.retryWait.stop();
   }
 
   private async loop(): Promise<void> {
-    let wakeOn: ((signal: AbortSignal) => Promise<void>) | undefined;
+    let wakeOn: WakeOn | undefined;
     while (!this.stopped) {
       let delayMs: number;
-      const streaming = this.needList && this.streams() && !this.listOnce;
-      this.listOnce = false;
+      const streaming = this.streaming.next(this.needList);
       try {
         if (this.needList && !streaming) {
           await inInformerSpan('list', this.gvr, { 'protean.informer.relist': this.listedOnce }, () => this.listAndReplace());
@@ -206,12 +183,18 @@ export class KubernetesListWatch implements ListWatch {
         };
         delayMs = await inInformerSpan('watch', this.gvr, watchAttributes, () => this.watch(streaming));
         // A watch broken by a reset right after it opened (the server went away): back once /readyz says so.
-        const readiness = this.settings.serverReadiness;
-        if (delayMs > 0 && this.watchBroken && readiness !== undefined) wakeOn = (signal) => readiness.whenBack(signal);
+        if (delayMs > 0 && this.watchBroken) wakeOn = this.retryWait.serverBack();
       } catch (err) {
         if (this.stopped) break;
         const failure = asRequestError(err, this.gvr, this.needList && !streaming ? 'LIST' : 'WATCH');
-        if (streaming && this.needList && (this.listInstead(failure) || this.fallBack(failure))) continue;
+        if (streaming && this.needList) {
+          // Timed out on the server: a paginated LIST this once, without a resourceVersion the server has not reached.
+          if (this.streaming.listInstead(failure)) {
+            this.rvUnavailable ||= this.lastSyncRV !== '';
+            continue;
+          }
+          if (this.streaming.fallBack(failure)) continue;
+        }
         const refusal = kindRefusalOf(this.gvr, failure, this.settings.namespace);
         // A kind refused as not served or forbidden is reported as such (health names the verb and the resource).
         this.report(refusal ?? failure);
@@ -225,50 +208,12 @@ export class KubernetesListWatch implements ListWatch {
         // kro-diff: a kind refused as not served or forbidden is tried again as soon as its CRD changes or RBAC grants
         // the verb, and a server that was unreachable as soon as it answers /readyz (the backoff is the net); kro's
         // informers wait out their backoff.
-        wakeOn = this.wakeFor(failure, refusal);
+        wakeOn = this.retryWait.wakeFor(failure, refusal);
       }
-      if (delayMs > 0 && !this.stopped) await this.sleep(delayMs, wakeOn);
+      if (delayMs > 0 && !this.stopped) await this.retryWait.sleep(delayMs, wakeOn);
       wakeOn = undefined;
       this.tracker.attempting();
     }
-  }
-
-  /**
-   * In `'auto'` mode, turns a streaming list the server did not serve into
-   * a paginated LIST from now on (for the whole group version when the
-   * support is shared); true if it did. Any other failure is retried as usual.
-   */
-  private fallBack(err: KubernetesRequestError): boolean {
-    if (this.settings.streamingList !== 'auto' || !refusesStreamingList(err)) return false;
-    if (this.settings.streamingListSupport.refuse(this.gvr, err.message)) {
-      this.log.warn(
-        { err: err.message, status: err.status },
-        'the API server does not serve streaming lists (sendInitialEvents) for this group version; using paginated LIST from now on',
-      );
-    }
-    return true;
-  }
-
-  /**
-   * A streaming list the server timed out on before its end bookmark ("Too
-   * large resource version": its watch cache did not catch up with the
-   * revision asked for within its freshness wait, which a streaming list,
-   * unlike a LIST, cannot fall back to etcd from) is done as a paginated
-   * LIST at once, this time only, as client-go does: making progress beats
-   * waiting. The LIST asks what any LIST would, except a resourceVersion
-   * the server has not reached: that one it forgets and asks for "". True
-   * if it did.
-   */
-  private listInstead(err: KubernetesRequestError): boolean {
-    if (this.settings.streamingList !== 'auto' || err.verb !== 'WATCH' || !err.resourceVersionTooLarge) return false;
-    if (this.lastSyncRV !== '') this.rvUnavailable = true;
-    this.listOnce = true;
-    const fields = { err: err.message, status: err.status };
-    const msg = 'the API server timed out on the streaming list; listing with paginated LIST this time';
-    if (this.streamTimedOut) this.log.debug(fields, msg);
-    else this.log.info(fields, msg);
-    this.streamTimedOut = true;
-    return true;
   }
 
   private report(err: Error): void {
@@ -279,7 +224,7 @@ export class KubernetesListWatch implements ListWatch {
     const rv = this.rvUnavailable ? '' : this.listedOnce ? this.lastSyncRV : '0';
     // As client-go: a "not older than" relist is served from the watch cache unpaginated, unless the server paginated before.
     const limit = rv === '' || rv === '0' || this.paginatedResult ? this.settings.pageSize : 0;
-    const fetchPage = (q: URLSearchParams): Promise<DecodedListPage> => this.fetchPage(q);
+    const fetchPage = (q: URLSearchParams): Promise<DecodedListPage> => this.requests.fetchPage(q);
     const sink = this.sink!;
     const target = { begin: () => sink.beginList(), add: (obj: PartialObjectMetadata) => sink.upsert(obj) };
     const { resourceVersion, pages } = await this.settings.listLimiter.run(() =>
@@ -309,26 +254,20 @@ export class KubernetesListWatch implements ListWatch {
    * and after a 410, else for a state not older than the last synced RV.
    */
   private async watch(streaming: boolean): Promise<number> {
-    const min = this.settings.minWatchTimeoutSeconds;
-    const max = this.settings.maxWatchTimeoutSeconds;
-    const q = new URLSearchParams({ watch: 'true', allowWatchBookmarks: 'true' });
-    const rv = streaming && this.rvUnavailable ? '' : this.lastSyncRV;
-    if (rv !== '') q.set('resourceVersion', rv);
-    if (streaming) {
-      q.set('sendInitialEvents', 'true');
-      q.set('resourceVersionMatch', 'NotOlderThan');
-    }
-    q.set('timeoutSeconds', String(min + Math.floor(this.random() * (max - min + 1))));
     const startedMs = this.clock.now();
     this.watchLines = 0;
     this.watchBroken = false;
-    const req = this.open('WATCH', q, this.watchAccept);
+    const req = this.requests.openWatch(streaming && this.rvUnavailable ? '' : this.lastSyncRV, streaming);
     try {
       const res = await req.send();
       this.watchRefused = false;
       this.retry.succeeded();
       this.tracker.watchOpened();
-      if (streaming) this.beginInitialEvents(req);
+      if (streaming) {
+        // The streaming list's response arrived: the sink collects its initial events.
+        this.streaming.beginInitialEvents(req);
+        this.sink!.beginList();
+      }
       const lines = new LineSplitter();
       try {
         await req.consume(res, (chunk) => lines.push(chunk, this.onWatchLine));
@@ -340,18 +279,18 @@ export class KubernetesListWatch implements ListWatch {
         this.report(err);
         this.log.debug({ err: err.message, events: this.watchLines }, 'watch stream broke; re-watching');
         // Broken during the initial events: the list starts over, on a stream again.
-        this.endInitialEvents();
+        this.streaming.endInitialEvents();
       }
-      if (this.initial) {
+      if (this.streaming.initial) {
         // Ended cleanly without the end bookmark: what a server that ignores sendInitialEvents does.
         throw new KubernetesRequestError(this.gvr, 'WATCH', 'the streaming list ended before its initial-events-end bookmark', {
           reason: 'InitialEventsEndMissing',
         });
       }
     } finally {
-      this.endInitialEvents();
+      this.streaming.endInitialEvents();
       this.tracker.watchClosed();
-      this.closeCurrent(req);
+      this.requests.close(req);
       // Also when the stream ends in an error (an in-stream 410): the events before it were progress.
       if (this.watchLines > 0) this.retry.onProgress();
     }
@@ -365,29 +304,10 @@ export class KubernetesListWatch implements ListWatch {
     return delayMs;
   }
 
-  /** A streaming list's response arrived: the sink collects its initial events; give up on them after the timeout ('auto' mode). */
-  private beginInitialEvents(req: KubeRequest): void {
-    this.initial = true;
-    this.sink!.beginList();
-    if (this.settings.streamingList !== 'auto') return;
-    const timeoutMs = this.settings.streamingListTimeoutMs;
-    this.initialTimer = this.clock.setTimeout(() => {
-      this.initialTimer = undefined;
-      const detail = `no initial-events-end bookmark within ${timeoutMs} ms of the streaming list's response`;
-      req.close(new KubernetesRequestError(this.gvr, 'WATCH', detail, { reason: 'InitialEventsEndMissing' }));
-    }, timeoutMs);
-  }
-
-  private endInitialEvents(): void {
-    this.initial = false;
-    if (this.initialTimer !== undefined) this.clock.clearTimeout(this.initialTimer);
-    this.initialTimer = undefined;
-  }
-
   /** The end bookmark of a streaming list: its state becomes the cache, at the bookmark's resourceVersion. */
   private commitInitialEvents(rv: string): void {
-    if (!this.initial) return;
-    this.endInitialEvents();
+    if (!this.streaming.initial) return;
+    this.streaming.endInitialEvents();
     this.rvUnavailable = false;
     this.listedOnce = true;
     this.lastSyncRV = rv;
@@ -401,7 +321,7 @@ export class KubernetesListWatch implements ListWatch {
       if (this.watchLines++ === 0) this.tracker.progressed();
       const rv = ev.resourceVersion;
       if (rv === undefined) return;
-      if (!this.initial) this.lastSyncRV = rv;
+      if (!this.streaming.initial) this.lastSyncRV = rv;
       else if (ev.initialEventsEnd) this.commitInitialEvents(rv);
       return;
     }
@@ -411,85 +331,8 @@ export class KubernetesListWatch implements ListWatch {
     // During a streaming list's initial events the sink builds the next state; listeners hear of it at the end.
     if (ev.type === 'DELETED') this.sink!.remove(obj);
     else this.sink!.upsert(obj);
-    if (!this.initial && obj.metadata.resourceVersion !== undefined) this.lastSyncRV = obj.metadata.resourceVersion;
+    if (!this.streaming.initial && obj.metadata.resourceVersion !== undefined) this.lastSyncRV = obj.metadata.resourceVersion;
   };
-
-  /** One LIST page, decoded as its body arrives (see `ListPageDecoder`): the body is never held whole. */
-  private async fetchPage(q: URLSearchParams): Promise<DecodedListPage> {
-    const req = this.open('LIST', q, this.listAccept);
-    try {
-      const res = await req.send();
-      const decoder = new ListPageDecoder(this.gvr, this.intern, this.decodeObject);
-      await req.consume(res, (chunk) => decoder.push(chunk));
-      return decoder.end();
-    } finally {
-      this.closeCurrent(req);
-    }
-  }
-
-  private open(verb: RequestVerb, q: URLSearchParams, accept: string): KubeRequest {
-    // A list continues page by page across awaits: no new request once stopped.
-    if (this.stopped) throw new ListWatchStateError(`list/watch of ${gvrKey(this.gvr)} is stopped`);
-    if (this.settings.shardSelector !== undefined) q.set('shardSelector', this.settings.shardSelector);
-    const req = new KubeRequest({
-      kubeConfig: this.settings.kubeConfig,
-      connectionPool: this.settings.connectionPool,
-      gvr: this.gvr,
-      verb,
-      pathAndQuery: `${this.path}?${q.toString()}`,
-      accept,
-      clock: this.clock,
-      inactivityTimeoutMs: this.settings.inactivityTimeoutMs,
-    });
-    this.current = req;
-    return req;
-  }
-
-  private closeCurrent(req: KubeRequest): void {
-    this.tracker.heard(req.lastHeardMs);
-    req.close();
-    if (this.current === req) this.current = undefined;
-  }
-
-  /**
-   * What can end the backoff after `failure` early, if anything: the kind
-   * available again (a refusal), or the API server ready again (a network
-   * failure); each only where the source shares the component that tells.
-   */
-  private wakeFor(
-    failure: KubernetesRequestError,
-    refusal: KindUnavailableError | undefined,
-  ): ((signal: AbortSignal) => Promise<void>) | undefined {
-    const { kindAvailability, serverReadiness } = this.settings;
-    const back = serverReadiness === undefined ? undefined : (signal: AbortSignal) => serverReadiness.whenBack(signal);
-    if (refusal !== undefined) {
-      if (kindAvailability === undefined) return back;
-      // A kube-apiserver starting up refuses (its RBAC not loaded yet) before it is ready: ready again ends that too.
-      return (signal) => Promise.race([kindAvailability.whenAvailable(refusal, signal), ...(back === undefined ? [] : [back(signal)])]);
-    }
-    // Unreachable, or answering 5xx as a starting kube-apiserver does ("the request has been made before all known
-    // HTTP paths have been installed"): back once /readyz says so. (A 429's Retry-After is the server's word: kept.)
-    const unreachable = failure.status === undefined ? failure.reason !== 'InactivityTimeout' : failure.status >= 500;
-    return unreachable ? back : undefined;
-  }
-
-  /** Sleeps `ms`, or until `wakeOn` resolves. */
-  private sleep(ms: number, wakeOn?: (signal: AbortSignal) => Promise<void>): Promise<void> {
-    return new Promise((resolve) => {
-      const wait = wakeOn === undefined ? undefined : new AbortController();
-      const done = (): void => {
-        if (this.wake !== done) return;
-        if (this.sleepTimer !== undefined) this.clock.clearTimeout(this.sleepTimer);
-        this.sleepTimer = undefined;
-        this.wake = undefined;
-        wait?.abort();
-        resolve();
-      };
-      this.wake = done;
-      this.sleepTimer = this.clock.setTimeout(done, ms);
-      if (wait !== undefined) void wakeOn!(wait.signal).then(done);
-    });
-  }
 }
 
 function asRequestError(err: unknown, gvr: GroupVersionResource, verb: RequestVerb): KubernetesRequestError {
