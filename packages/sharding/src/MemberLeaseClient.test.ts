@@ -1,10 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { KubeConfig } from '@kubernetes/client-node';
 import { apiStatusOf, KubeApiError } from '@protean/core';
 import { LeaseRequestError } from '@protean/leader-election';
-import { sharedConnectionPool } from '@protean/transport';
+import { closeLocalApiServers, localApiServer } from './localApiServer.testkit.js';
 import { FakeMemberLeaseClient, KubeMemberLeaseClient } from './MemberLeaseClient.js';
 
 interface Answer {
@@ -13,33 +10,18 @@ interface Answer {
   readonly headers?: Record<string, string>;
 }
 
-const open: { server: Server; kubeConfig: KubeConfig }[] = [];
 const signal = new AbortController().signal;
 
-afterEach(async () => {
-  for (const { server, kubeConfig } of open.splice(0)) {
-    sharedConnectionPool(kubeConfig).close();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-});
+afterEach(closeLocalApiServers);
 
 /** An API server that answers every request with `answer`, recording the method and URL asked. */
 async function apiServer(answer: Answer): Promise<{ client: KubeMemberLeaseClient; asked: string[] }> {
   const asked: string[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const kubeConfig = await localApiServer((req, res) => {
     asked.push(`${req.method} ${req.url}`);
     req.resume();
     req.on('end', () => res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(answer.body));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  open.push({ server, kubeConfig });
   return { client: new KubeMemberLeaseClient(kubeConfig), asked };
 }
 

@@ -1,11 +1,9 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@protean/core';
-import { sharedConnectionPool } from '@protean/transport';
 import { detectShardSelectorSupport } from './detectShardSelectorSupport.js';
 import { fnv1a64 } from './fnv1a64.js';
+import { closeLocalApiServers, localApiServer } from './localApiServer.testkit.js';
 
 interface Namespace {
   readonly metadata: { readonly name: string; readonly uid: string };
@@ -13,14 +11,7 @@ interface Namespace {
 
 const NAMESPACES: Namespace[] = ['default', 'kube-system', 'kube-public'].map((name) => ({ metadata: { name, uid: `uid-${name}` } }));
 
-const open: { server: Server; kubeConfig: KubeConfig }[] = [];
-
-afterEach(async () => {
-  for (const { server, kubeConfig } of open.splice(0)) {
-    sharedConnectionPool(kubeConfig).close();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-});
+afterEach(closeLocalApiServers);
 
 /** An API server that answers the Namespace LIST: with `filters`, honouring the probe's range `[0, 1)` as the gate does. */
 async function apiServer(
@@ -28,7 +19,7 @@ async function apiServer(
   answer: { filters?: boolean; status?: number } = {},
 ): Promise<{ kubeConfig: KubeConfig; paths: string[] }> {
   const paths: string[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const kubeConfig = await localApiServer((req, res) => {
     paths.push(req.url ?? '');
     const url = new URL(req.url ?? '/', 'http://x');
     const selector = url.searchParams.get('shardSelector');
@@ -42,15 +33,6 @@ async function apiServer(
       .writeHead(200, { 'content-type': 'application/json' })
       .end(JSON.stringify({ kind: 'NamespaceList', items: limit > 0 ? items.slice(0, limit) : items }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  open.push({ server, kubeConfig });
   return { kubeConfig, paths };
 }
 
