@@ -37,7 +37,7 @@
 //   node --expose-gc anchor.mjs --sizes=200x500 --rounds=5 --contenders=client-go,protean
 import { spawn } from 'node:child_process';
 import https from 'node:https';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,9 +87,13 @@ const CONTENDERS = {
     args: ['--stream-window=1048576', '--connection-window=4194304'],
   },
 };
+/** Debian's jemalloc (package libjemalloc2), for `malloc=jemalloc`. */
+const JEMALLOC = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
 // A Protean contender with the process tuned, `<contender>:<tuning>[:<tuning>...]`: `semi=<MiB>` bounds V8's young
 // generation (`--max-semi-space-size`, as the generated project's Dockerfile starts node), `arena=<n>` sets
-// MALLOC_ARENA_MAX, `v8=<flag>` passes `--<flag>`; e.g. `protean-paged:semi=2`, `protean-paged:semi=2:arena=2`.
+// MALLOC_ARENA_MAX, `mmap=<bytes>` and `trim=<bytes>` glibc's MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_,
+// `malloc=jemalloc` preloads Debian's libjemalloc2 (LD_PRELOAD) in place of glibc's malloc,
+// `v8=<flag>` passes `--<flag>`; e.g. `protean-paged:semi=2`, `protean-paged:semi=2:arena=2`.
 for (const name of typeof flags.contenders === 'string' ? flags.contenders.split(',') : []) {
   const [baseName, ...tunings] = name.split(':');
   const base = CONTENDERS[baseName];
@@ -100,8 +104,16 @@ for (const name of typeof flags.contenders === 'string' ? flags.contenders.split
     const [k, v] = t.split('=');
     if (k === 'semi' && /^\d+$/.test(v ?? '')) nodeArgs.push(`--max-semi-space-size=${v}`);
     else if (k === 'arena' && /^\d+$/.test(v ?? '')) env.MALLOC_ARENA_MAX = v;
-    else if (k === 'v8' && /^[a-z][\w-]*(=\w+)?$/.test(v ?? '')) nodeArgs.push(`--${t.slice(3)}`);
-    else throw new Error(`--contenders: ${JSON.stringify(t)} in ${JSON.stringify(name)} is not semi=<MiB>, arena=<n> or v8=<flag>`);
+    else if (k === 'mmap' && /^\d+$/.test(v ?? '')) env.MALLOC_MMAP_THRESHOLD_ = v;
+    else if (k === 'trim' && /^\d+$/.test(v ?? '')) env.MALLOC_TRIM_THRESHOLD_ = v;
+    else if (k === 'malloc' && v === 'jemalloc') {
+      if (!existsSync(JEMALLOC)) throw new Error(`--contenders: ${name} needs ${JEMALLOC} (apt-get install libjemalloc2)`);
+      env.LD_PRELOAD = JEMALLOC;
+    } else if (k === 'v8' && /^[a-z][\w-]*(=\w+)?$/.test(v ?? '')) nodeArgs.push(`--${t.slice(3)}`);
+    else
+      throw new Error(
+        `--contenders: ${JSON.stringify(t)} in ${JSON.stringify(name)} is not semi=<MiB>, arena=<n>, mmap=<bytes>, trim=<bytes> or v8=<flag>`,
+      );
   }
   CONTENDERS[name] = { ...base, label: `${base.label}, ${tunings.join(' ')}`, nodeArgs, env };
 }

@@ -10,6 +10,9 @@
 //        [--stream-window=BYTES --connection-window=BYTES] [--list-concurrency=N]
 //        [--page-size=N]
 //
+// With ANCHOR_SMAPS_OUT=<file> the process's /proc/self/smaps at 60 s is
+// written there (where the anonymous memory is, mapping by mapping).
+//
 // rssStartBytes is read before anything is imported; rssBeforeBytes once the
 // packages are loaded and the source and watch manager are built, before any
 // informer starts. The library is used only through its public API:
@@ -133,6 +136,16 @@ gcObserver.disconnect();
 const gcAfterSync = gcs;
 const status = readFileSync('/proc/self/status', 'utf8');
 const statusKiB = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+// How much of the anonymous resident memory is V8's heap (committed and touched, all spaces), V8's own malloc,
+// and the memory of Buffers and ArrayBuffers (external): the rest is malloc outside V8, stacks and V8's pooled pages.
+const v8Heap = (await import('node:v8')).getHeapStatistics();
+if (process.env.ANCHOR_SMAPS_OUT)
+  (await import('node:fs')).writeFileSync(process.env.ANCHOR_SMAPS_OUT, readFileSync('/proc/self/smaps', 'utf8'));
+const v8KiBAtMinute = {
+  heapPhysical: Math.round(v8Heap.total_physical_size / 1024),
+  malloced: Math.round(v8Heap.malloced_memory / 1024),
+  external: Math.round(v8Heap.external_memory / 1024),
+};
 // Where the resident memory is, before the forced collection: V8's spaces (committed) and what is outside V8.
 const spaces = Object.fromEntries(
   (await import('node:v8')).getHeapSpaceStatistics().map((s) => [s.space_name, Math.round(s.physical_space_size / 1024)]),
@@ -161,6 +174,7 @@ process.stdout.write(
     // Of the RSS at 60 s: pages of files (the node binary's code and data) and anonymous memory.
     rssFileBytesAtMinute: statusKiB('RssFile') * 1024,
     rssAnonBytesAtMinute: statusKiB('RssAnon') * 1024,
+    v8KiBAtMinute,
     // The highest RSS of the process so far (the sync's peak, unless the forced collections below are), for a limit.
     rssPeakBytes: statusKiB('VmHWM') * 1024,
     nodeFlags: process.execArgv.filter((a) => a !== '--expose-gc'),
