@@ -8,7 +8,7 @@
 // packages/testing/README.md documents.
 //
 // Usage: node scripts/consumer-test.mjs [--node <node binary>] [--client-node <version>]
-//                                        [--json <file>] [--keep] [--save-tarballs <dir>] [--tarballs <dir>]
+//                                        [--json <file>] [--keep] [--save-tarballs <dir>] [--tarballs <dir>] [--pack-only]
 //   --node         Node binary for npm install, tsc, the fixture and Jest (default: this one)
 //   --client-node  install `@kubernetes/client-node@<version>` instead of the README's bare
 //                  `@kubernetes/client-node` (what a Node 20 user does: --client-node 1.4)
@@ -16,6 +16,9 @@
 //   --keep         keep the temp dir (printed) for inspection
 //   --save-tarballs copy the packed tarballs into <dir> (the root test runner hands them to the Node 20 leg)
 //   --tarballs     use the tarballs in <dir> (packed from this same tree) instead of packing again
+//                  (when <dir> does not exist, it packs as without it)
+//   --pack-only    pack (and check what is packed), save the tarballs (--save-tarballs) and stop: the root test
+//                  runner's `pack` step, whose tarballs the Node 24 and Node 20 consumer tests then share
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join, relative, resolve } from 'node:path';
@@ -42,8 +45,11 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     'save-tarballs': { type: 'string' },
     tarballs: { type: 'string' },
+    'pack-only': { type: 'boolean', default: false },
   },
 });
+// Tarballs packed earlier from this same tree, when there are any.
+const reuseFrom = args.tarballs !== undefined && existsSync(resolve(args.tarballs)) ? resolve(args.tarballs) : undefined;
 const nodeBin = resolve(args.node);
 const checks = new CheckList();
 const work = mkdtempSync(join(tmpdir(), 'protean-consumer-'));
@@ -86,9 +92,10 @@ async function main() {
   const packed = await checks.step('pack', () => {
     const noPrepack = publishable.filter((p) => !/\btsc -b\b/.test(readManifest(p.dir).scripts?.prepack ?? '')).map((p) => p.name);
     checks.expectNone('every published package builds before it is packed (scripts.prepack runs tsc -b)', noPrepack);
+    if (args.tarballs !== undefined && reuseFrom === undefined) console.log(`  no ${args.tarballs}: packing here`);
     const made =
-      args.tarballs !== undefined
-        ? reusedTarballs(publishable, resolve(args.tarballs))
+      reuseFrom !== undefined
+        ? reusedTarballs(publishable, reuseFrom)
         : packPackages(publishable, tarballDir, ({ pkg, ok, file, output }) => {
             if (ok) checks.pass(`pnpm pack ${pkg.name} (prepack builds it)`, basename(file));
             else checks.fail(`pnpm pack ${pkg.name} (prepack builds it)`, output);
@@ -96,12 +103,13 @@ async function main() {
     // From each tarball's listing: no *.test.*, *.testkit.*, test-helpers/ or __tests__/ file is published.
     for (const { pkg, file } of made)
       checks.expectNone(`${pkg.name}: no test code or test support in ${basename(file)}`, testSupportInTarball(file));
-    if (args.tarballs === undefined && args['save-tarballs'] !== undefined) {
+    if (reuseFrom === undefined && args['save-tarballs'] !== undefined) {
       mkdirSync(args['save-tarballs'], { recursive: true });
       for (const { file } of made) copyFileSync(file, join(args['save-tarballs'], basename(file)));
     }
     return made;
   });
+  if (args['pack-only']) return;
   if (packed.length !== publishable.length) return skipRest(`${publishable.length - packed.length} packages did not pack`);
 
   await checks.step('inspect tarballs', () => {

@@ -4,28 +4,40 @@
 // client-node 2.x). What a Node 20 user runs: the consumer test there with
 // `@kubernetes/client-node@1.4` installed, then, in a copy of the workspace
 // whose catalog pins client-node 1.4 and @types/node 20, the typecheck and the
-// unit tests that load @kubernetes/client-node, themselves or through any
-// workspace module they import (scripts/clientNodeTests.mjs; the others never
-// touch client-node, so they run no client-node 1.4 code path; `--all-packages`
-// runs every project's every test).
+// unit tests whose code path differs on Node 20 (scripts/node20Tests.mjs: the
+// list, each test's reason, and the check that every test and published module
+// on a Node-sensitive surface is placed). The other unit tests are not run
+// again: they run the same compiled code, on code paths Node 20 does not change
+// (the typecheck against @types/node 20 catches a Node API Node 20 lacks);
+// `--all-packages` runs every project's every test.
+//
+// Parts (`--parts`, default all, in this order): named-error, consumer,
+// typecheck, unit (which runs typecheck first when no earlier part built the
+// copy). typecheck and unit share the pinned copy: with `--workspace <dir>` it
+// is made there once and kept, so the root test runner runs named-error,
+// consumer and typecheck beside the Node 24 consumer test, then unit on its
+// own (`--parts unit --workspace <same dir>`; the runner makes a new directory
+// each run and removes it at the end).
 //
 // Node 20 is the Node running this script when it is 20.19+ (CI's system
 // Node), else `--node-version` fetched from the npm registry (cached).
 //
-// Usage: node scripts/node20-compat.mjs [--json <file>] [--keep] [--skip-consumer] [--skip-unit] [--all-packages] [--tarballs <dir>]
+// Usage: node scripts/node20-compat.mjs [--json <file>] [--keep] [--parts <list>] [--skip-consumer] [--skip-unit]
+//                                       [--all-packages] [--tarballs <dir>] [--workspace <dir>]
 //                                       [--node-version 20.20.2] [--client-node 1.4.0] [--types-node 20.19.43]
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve, sep } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { testsLoadingClientNode } from './clientNodeTests.mjs';
 import { CheckList } from './consumer/CheckList.mjs';
 import { copyWorkspace } from './consumer/copyWorkspace.mjs';
 import { obtainNode } from './consumer/obtainNode.mjs';
 import { run, tail } from './consumer/run.mjs';
+import { checkNode20Tests, NODE20_TESTS, unitTestDirs } from './node20Tests.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const PARTS = ['named-error', 'consumer', 'typecheck', 'unit'];
 const { values: args } = parseArgs({
   options: {
     json: { type: 'string' },
@@ -33,6 +45,8 @@ const { values: args } = parseArgs({
     'skip-consumer': { type: 'boolean', default: false },
     'skip-unit': { type: 'boolean', default: false },
     'all-packages': { type: 'boolean', default: false },
+    parts: { type: 'string', default: PARTS.join(',') },
+    workspace: { type: 'string' },
     'node-version': { type: 'string', default: '20.20.2' },
     'client-node': { type: 'string', default: '1.4.0' },
     'types-node': { type: 'string', default: '20.19.43' },
@@ -41,6 +55,14 @@ const { values: args } = parseArgs({
 });
 const cacheDir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'protean');
 const work = mkdtempSync(join(tmpdir(), 'protean-node20-'));
+const parts = new Set(args.parts.split(',').filter(Boolean));
+const unknownParts = [...parts].filter((p) => !PARTS.includes(p));
+if (unknownParts.length > 0) {
+  console.log(`unknown part(s): ${unknownParts.join(', ')}; parts: ${PARTS.join(', ')}`);
+  process.exit(2);
+}
+if (args['skip-consumer']) parts.delete('consumer');
+if (args['skip-unit']) ['typecheck', 'unit'].forEach((p) => parts.delete(p));
 const checks = new CheckList();
 /** Jest's counts and the consumer test's counts, added to the checks' own. */
 const extra = { passed: 0, failed: 0, skipped: 0 };
@@ -83,13 +105,9 @@ async function main() {
   nodeVersion = run(node, ['-p', 'process.versions.node']).stdout.trim();
   const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`, npm_config_update_notifier: 'false' };
 
-  await checks.step('named error first', () => namedErrorFirst(node));
-
-  if (args['skip-consumer']) checks.skip('consumer test', '--skip-consumer');
-  else await checks.step('consumer test', () => consumerTest(node));
-
-  if (args['skip-unit']) checks.skip('unit tests', '--skip-unit');
-  else await unitTests(node, env);
+  if (parts.has('named-error')) await checks.step('named error first', () => namedErrorFirst(node));
+  if (parts.has('consumer')) await checks.step('consumer test', () => consumerTest(node));
+  if (parts.has('typecheck') || parts.has('unit')) await pinnedWorkspace(node, env);
 }
 
 /**
@@ -131,103 +149,139 @@ function consumerTest(node) {
   console.log(`  consumer test on node ${nodeVersion} + client-node ${spec}: ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped`);
 }
 
-async function unitTests(node, env) {
-  const copy = join(work, 'workspace');
-  const installed = await checks.step('copy workspace + pnpm install', () => {
-    const files = copyWorkspace(root, copy);
-    const yamlPath = join(copy, 'pnpm-workspace.yaml');
-    const yaml = readFileSync(yamlPath, 'utf8');
-    let pinned = yaml;
-    for (const [name, version] of [
-      ['@kubernetes/client-node', args['client-node']],
-      ['@types/node', args['types-node']],
-    ]) {
-      const entry = new RegExp(`^(\\s*'${name.replace('/', '\\/')}':\\s*)\\S+\\s*$`, 'm');
-      if (!entry.test(pinned)) {
-        checks.fail(`catalog pins ${name} ${version}`, `no catalog entry for ${name} in pnpm-workspace.yaml`);
-        return false;
-      }
-      pinned = pinned.replace(entry, `$1${version}`);
-    }
-    writeFileSync(yamlPath, pinned);
-    console.log(
-      `  copied ${files} files to ${copy}; catalog @kubernetes/client-node -> ${args['client-node']}, @types/node -> ${args['types-node']}`,
-    );
-    const res = run('pnpm', ['install', '--no-frozen-lockfile', '--prefer-offline', '--reporter=append-only'], {
-      cwd: copy,
-      env,
-      timeoutMs: 15 * 60_000,
-    });
-    if (!res.ok) {
-      checks.fail(`pnpm install on node ${nodeVersion} with client-node ${args['client-node']}`, tail(res.output, 40));
+/** The pins of the workspace copy, as its marker file records them. */
+function pins() {
+  return { '@kubernetes/client-node': args['client-node'], '@types/node': args['types-node'], node: nodeVersion };
+}
+
+/**
+ * The copy of the workspace pinned to client-node 1.4 and @types/node 20 (in `--workspace`, reused when it holds an
+ * install of the same pins, else made there; without it, in this run's temp dir), then the parts that run in it.
+ */
+async function pinnedWorkspace(node, env) {
+  const copy = args.workspace === undefined ? join(work, 'workspace') : resolve(args.workspace);
+  const marker = join(copy, '.node20-pins.json');
+  const ready = existsSync(marker) && readFileSync(marker, 'utf8') === JSON.stringify(pins());
+  if (ready) console.log(`  the pinned workspace copy at ${copy} (made by an earlier part): ${JSON.stringify(pins())}`);
+  const installed = ready || (await checks.step('copy workspace + pnpm install', () => copyAndInstall(copy, env)));
+  if (installed) writeFileSync(marker, JSON.stringify(pins()));
+  // The unit tests need typecheck's build (tests that run dist/, packages resolved through their exports): typecheck
+  // runs first unless an earlier part did it in this copy.
+  const built = join(copy, '.node20-typechecked');
+  const typecheckFirst = parts.has('typecheck') || (parts.has('unit') && !existsSync(built));
+  for (const part of ['typecheck', 'unit'].filter((p) => (p === 'typecheck' ? typecheckFirst : parts.has(p)))) {
+    if (!installed) checks.skip(part === 'unit' ? 'unit tests' : part, 'install failed');
+    else if (part === 'typecheck') {
+      if (await checks.step('typecheck', () => typecheck(node, copy, env))) writeFileSync(built, '');
+    } else await checks.step('unit tests', () => unitTests(node, copy, env));
+  }
+}
+
+function copyAndInstall(copy, env) {
+  rmSync(copy, { recursive: true, force: true });
+  mkdirSync(copy, { recursive: true });
+  const files = copyWorkspace(root, copy);
+  const yamlPath = join(copy, 'pnpm-workspace.yaml');
+  const yaml = readFileSync(yamlPath, 'utf8');
+  let pinned = yaml;
+  for (const [name, version] of [
+    ['@kubernetes/client-node', args['client-node']],
+    ['@types/node', args['types-node']],
+  ]) {
+    const entry = new RegExp(`^(\\s*'${name.replace('/', '\\/')}':\\s*)\\S+\\s*$`, 'm');
+    if (!entry.test(pinned)) {
+      checks.fail(`catalog pins ${name} ${version}`, `no catalog entry for ${name} in pnpm-workspace.yaml`);
       return false;
     }
-    const resolved = readdirSync(join(copy, 'node_modules/.pnpm')).filter((d) => d.startsWith('@kubernetes+client-node@'));
-    const wrong = resolved.filter((d) => !d.startsWith(`@kubernetes+client-node@${args['client-node']}`));
-    if (wrong.length > 0 || resolved.length === 0) {
-      checks.fail(
-        `pnpm install on node ${nodeVersion} with client-node ${args['client-node']}`,
-        `resolved: ${resolved.join(', ') || 'none'}`,
-      );
-      return false;
-    }
-    checks.pass(`pnpm install on node ${nodeVersion} with client-node ${args['client-node']}`, `${res.seconds.toFixed(1)}s`);
-    return true;
+    pinned = pinned.replace(entry, `$1${version}`);
+  }
+  writeFileSync(yamlPath, pinned);
+  console.log(
+    `  copied ${files} files to ${copy}; catalog @kubernetes/client-node -> ${args['client-node']}, @types/node -> ${args['types-node']}`,
+  );
+  const res = run('pnpm', ['install', '--no-frozen-lockfile', '--prefer-offline', '--reporter=append-only'], {
+    cwd: copy,
+    env,
+    timeoutMs: 15 * 60_000,
   });
-  if (!installed) return checks.skip('unit tests', 'install failed');
-
-  // Type-level differences of client-node 1.4 and Node 20's typings show up here, not in the SWC-compiled tests.
-  await checks.step('typecheck', () => {
-    const name = `tsc -b of the workspace against client-node ${args['client-node']}`;
-    const res = run(node, [join(copy, 'node_modules/typescript/bin/tsc'), '-b'], { cwd: copy, env });
-    if (res.ok) checks.pass(name);
-    else checks.fail(name, tail(res.output, 40));
-  });
-
-  await checks.step('unit tests', () => {
-    const all = ['packages', 'examples']
-      .flatMap((parent) => (existsSync(join(copy, parent)) ? readdirSync(join(copy, parent)).map((name) => `${parent}/${name}`) : []))
-      .concat(['docs/guide'])
-      .filter((dir) => existsSync(join(copy, dir, 'jest.config.js')));
-    const tests = args['all-packages'] ? undefined : testsLoadingClientNode(copy, all);
-    const projects = tests === undefined ? all : all.filter((dir) => tests.some((file) => file.startsWith(join(copy, dir, 'src') + sep)));
-    const left = all.filter((dir) => !projects.includes(dir));
-    console.log(
-      tests === undefined
-        ? `  unit tests of ${projects.join(', ')}`
-        : `  the ${tests.length} unit-test files that load client-node, in ${projects.join(', ')}${left.length > 0 ? ` (none in ${left.join(', ')})` : ''}`,
+  if (!res.ok) {
+    checks.fail(`pnpm install on node ${nodeVersion} with client-node ${args['client-node']}`, tail(res.output, 40));
+    return false;
+  }
+  const resolved = readdirSync(join(copy, 'node_modules/.pnpm')).filter((d) => d.startsWith('@kubernetes+client-node@'));
+  const wrong = resolved.filter((d) => !d.startsWith(`@kubernetes+client-node@${args['client-node']}`));
+  if (wrong.length > 0 || resolved.length === 0) {
+    checks.fail(
+      `pnpm install on node ${nodeVersion} with client-node ${args['client-node']}`,
+      `resolved: ${resolved.join(', ') || 'none'}`,
     );
-    const out = join(work, 'jest.json');
-    const jestArgs = ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', join(copy, 'node_modules/jest/bin/jest.js')];
-    // One pattern matching exactly those files' paths.
-    const only = tests === undefined ? [] : ['--testPathPatterns', `^(?:${tests.map(escapeRegExp).join('|')})$`];
-    const res = run(node, [...jestArgs, '--maxWorkers=2', ...only, '--json', `--outputFile=${out}`, '--projects', ...projects], {
-      cwd: copy,
-      env,
-      inherit: true,
-      timeoutMs: 30 * 60_000,
-    });
-    if (!existsSync(out)) return checks.fail('unit tests', `jest wrote no result (exit ${res.status ?? res.signal})`);
-    const r = JSON.parse(readFileSync(out, 'utf8'));
-    extra.passed += r.numPassedTests;
-    extra.failed += r.numFailedTests;
-    extra.skipped += r.numPendingTests + r.numTodoTests;
-    // A suite that fails to load has no failed tests; count it as one, as the root runner does.
-    if (!res.ok && r.numFailedTests === 0) extra.failed += Math.max(1, r.numFailedTestSuites);
-    const failures = r.testResults.flatMap((suite) => {
-      const file = suite.name.slice(copy.length + 1);
-      const tests = suite.assertionResults
-        .filter((a) => a.status === 'failed')
-        .map((a) => `${file} > ${a.fullName}: ${(a.failureMessages[0] ?? '').split('\n')[0]}`);
-      return tests.length > 0 || suite.status !== 'failed'
-        ? tests
-        : [`${file}: ${(suite.message ?? '').trim().split('\n').slice(0, 3).join(' ')}`];
-    });
-    const summary = `${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped in ${r.numTotalTestSuites} suites on node ${nodeVersion} + client-node ${args['client-node']}`;
-    checks.details.push({ name: 'unit tests', status: res.ok ? 'passed' : 'failed', message: summary, failures, counted: true });
-    console.log(`  unit tests: ${summary}`);
-    for (const f of failures) console.log(`  FAILED ${f}`);
+    return false;
+  }
+  checks.pass(`pnpm install on node ${nodeVersion} with client-node ${args['client-node']}`, `${res.seconds.toFixed(1)}s`);
+  return true;
+}
+
+/** Type-level differences of client-node 1.4 and Node 20's typings show up here, not in the SWC-compiled tests. */
+function typecheck(node, copy, env) {
+  const name = `tsc -b of the workspace against client-node ${args['client-node']}`;
+  const res = run(node, [join(copy, 'node_modules/typescript/bin/tsc'), '-b'], { cwd: copy, env });
+  if (res.ok) checks.pass(name);
+  else checks.fail(name, tail(res.output, 40));
+  return res.ok;
+}
+
+/** The unit tests of NODE20_TESTS (after checking that list is whole), or with --all-packages every one. */
+function unitTests(node, copy, env) {
+  const all = unitTestDirs(copy);
+  let tests;
+  if (!args['all-packages']) {
+    const selection = checkNode20Tests(copy);
+    const name = 'every unit test and published module on a Node-sensitive surface is placed (scripts/node20Tests.mjs)';
+    if (selection.problems.length === 0) checks.pass(name);
+    else checks.fail(name, selection.problems.join('\n'));
+    tests = selection.tests.map((file) => join(copy, file));
+  }
+  const projects = tests === undefined ? all : all.filter((dir) => tests.some((file) => file.startsWith(join(copy, dir, 'src') + '/')));
+  console.log(
+    tests === undefined
+      ? `  unit tests of ${projects.join(', ')}`
+      : `  the ${tests.length} unit-test files whose code path differs on Node 20 (scripts/node20Tests.mjs), in ${projects.join(', ')}`,
+  );
+  for (const file of tests ?? []) console.log(`    ${file.slice(copy.length + 1)}: ${NODE20_TESTS[file.slice(copy.length + 1)].why}`);
+  const out = join(work, 'jest.json');
+  const jestArgs = ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', join(copy, 'node_modules/jest/bin/jest.js')];
+  // One pattern matching exactly those files' paths.
+  const only = tests === undefined ? [] : ['--testPathPatterns', `^(?:${tests.map(escapeRegExp).join('|')})$`];
+  // Longest files first (scripts/longestFirstSequencer.mjs), as the root test runner's Jest steps.
+  const sequencer = `--testSequencer=${join(root, 'scripts/longestFirstSequencer.mjs')}`;
+  const res = run(node, [...jestArgs, '--maxWorkers=2', sequencer, ...only, '--json', `--outputFile=${out}`, '--projects', ...projects], {
+    cwd: copy,
+    env,
+    inherit: true,
+    timeoutMs: 30 * 60_000,
   });
+  if (!existsSync(out)) return checks.fail('unit tests', `jest wrote no result (exit ${res.status ?? res.signal})`);
+  const r = JSON.parse(readFileSync(out, 'utf8'));
+  extra.passed += r.numPassedTests;
+  extra.failed += r.numFailedTests;
+  extra.skipped += r.numPendingTests + r.numTodoTests;
+  // A suite that fails to load has no failed tests; count it as one, as the root runner does.
+  if (!res.ok && r.numFailedTests === 0) extra.failed += Math.max(1, r.numFailedTestSuites);
+  const failures = r.testResults.flatMap((suite) => {
+    const file = suite.name.slice(copy.length + 1);
+    const failed = suite.assertionResults
+      .filter((a) => a.status === 'failed')
+      .map((a) => `${file} > ${a.fullName}: ${(a.failureMessages[0] ?? '').split('\n')[0]}`);
+    return failed.length > 0 || suite.status !== 'failed'
+      ? failed
+      : [`${file}: ${(suite.message ?? '').trim().split('\n').slice(0, 3).join(' ')}`];
+  });
+  const summary = `${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped in ${r.numTotalTestSuites} suites on node ${nodeVersion} + client-node ${args['client-node']}`;
+  checks.details.push({ name: 'unit tests', status: res.ok ? 'passed' : 'failed', message: summary, failures, counted: true });
+  console.log(`  unit tests: ${summary}`);
+  for (const f of failures) console.log(`  FAILED ${f}`);
+  if (tests !== undefined && r.numTotalTestSuites !== tests.length)
+    checks.fail('every selected unit-test file ran', `${r.numTotalTestSuites} suites ran, ${tests.length} selected`);
 }
 
 function escapeRegExp(text) {
