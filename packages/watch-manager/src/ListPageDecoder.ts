@@ -3,7 +3,6 @@ import type { GroupVersionResource, PartialObjectMetadata } from '@protean/core'
 import { fastParseListItem } from './fastParseWatchLine.js';
 import { decodeListPageByParse, notJson, type DecodedListPage, type ListPageMetadata } from './decodeListPage.js';
 import type { ObjectDecoder } from './decodeWatchLine.js';
-import { sliceCopy } from './sliceCopy.js';
 import { trimMetadata } from './trimMetadata.js';
 
 // Where the scanner is in the top-level object (outside any value it is reading).
@@ -124,9 +123,9 @@ export class ListPageDecoder {
   /** Decodes the first characters of the body (a character has at most 4 bytes: 4 per character wanted suffice). */
   private readHead(bytes: Buffer): void {
     const wanted = HEAD_CHARS - this.head.length;
+    // Decoded from at most 4 * wanted bytes: a slice of it holds no chunk.
     const text = this.head + this.headDecoder.write(bytes.length > 4 * wanted ? bytes.subarray(0, 4 * wanted) : bytes);
-    // A copy, not a slice of the decoded bytes (see sliceCopy).
-    this.head = text.length > HEAD_CHARS ? sliceCopy(text, 0, HEAD_CHARS) : text;
+    this.head = text.slice(0, HEAD_CHARS);
   }
 
   private scan(text: Buffer): void {
