@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ApplyConflictError } from './ApplyConflictError.js';
-import type { StatusBody } from './KubeApiError.js';
+import type { StatusBody } from '@protean/core/internal';
 
 // As kube-apiserver v1.36 answers an apply that conflicts with an Apply manager and an Update manager.
 const body: StatusBody = {

@@ -1,4 +1,5 @@
-import { KubeApiError, type RequestDescription, type StatusBody } from './KubeApiError.js';
+import { KubeApiError } from './KubeApiError.js';
+import type { RequestDescription, StatusBody } from '@protean/core/internal';
 
 /** One field another manager owns with a different value. */
 export interface FieldConflict {

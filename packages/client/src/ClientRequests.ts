@@ -7,10 +7,8 @@ import {
   type CachedObject,
   type GroupVersionResource,
   type Logger,
-  type RequestDescription,
-  type TraceSpan,
 } from '@protean/core';
-import { noteRead, validateObjectName } from '@protean/core/internal';
+import { type RequestDescription, type TraceSpan, noteRead, validateObjectName } from '@protean/core/internal';
 import { answerOf } from './answerOf.js';
 import { ApplyConflictError } from './ApplyConflictError.js';
 import { parseWarnings } from './apiWarnings.js';

@@ -1,3 +1,3 @@
 // The one error type of an API server's error status lives in @protean/core (every package that sends requests to
 // the API server throws it); re-exported here so imports from @protean/client keep working.
-export { KubeApiError, type RequestDescription, type StatusBody, type StatusCause } from '@protean/core';
+export { KubeApiError } from '@protean/core';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { InvalidGroupVersionResourceError, InvalidObjectNameError, kindUnavailableOf, type GroupVersionResource } from '@protean/core';
-import { UNSERVED_RESOURCE_HINT } from '@protean/core/internal';
+import { InvalidGroupVersionResourceError, InvalidObjectNameError, type GroupVersionResource } from '@protean/core';
+import { kindUnavailableOf, UNSERVED_RESOURCE_HINT } from '@protean/core/internal';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import { KubeApiError } from './KubeApiError.js';
 import { KubeClient } from './KubeClient.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { StaleReadError, unfencedWriteCount, type GroupVersionResource, type PartialObjectMetadata } from '@protean/core';
-import { bindPassReads, fenceSignal, noteRead } from '@protean/core/internal';
+import { StaleReadError, type GroupVersionResource, type PartialObjectMetadata } from '@protean/core';
+import { unfencedWriteCount, bindPassReads, fenceSignal, noteRead } from '@protean/core/internal';
 import { LogRecorder } from '@protean/core/testing';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import { applyOwned } from './applyOwned.js';

@@ -1,2 +1,2 @@
 // Defined in @protean/transport (every transport rejects with it); re-exported here so imports from @protean/client keep working.
-export { KubeTransportError, type KubeTransportFailure } from '@protean/transport';
+export { KubeTransportError } from '@protean/transport';

@@ -1,4 +1,5 @@
-import { KubeApiError, type RequestDescription } from '@protean/core';
+import { KubeApiError } from '@protean/core';
+import { type RequestDescription } from '@protean/core/internal';
 import { ApplyConflictError } from './ApplyConflictError.js';
 import { keepWarnings } from './apiWarnings.js';
 import type { KubeHttpResponse } from './KubeTransport.js';

@@ -1,4 +1,5 @@
-import type { GroupVersionResource, RequestDescription } from '@protean/core';
+import type { GroupVersionResource } from '@protean/core';
+import type { RequestDescription } from '@protean/core/internal';
 import type { KubeObject, ObjectKey } from './KubeObject.js';
 import type { KubeHttpRequest } from './KubeTransport.js';
 import { objectPath } from './objectPath.js';

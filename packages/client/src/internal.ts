@@ -3,3 +3,4 @@
 // report (scripts/api-report.mjs reports `.` only). A name a user of Protean
 // needs belongs in `index.ts` instead.
 export { parseWarnings } from './apiWarnings.js';
+export { type KubeHttpRequest, type KubeHttpResponse, type KubeTransport } from './KubeTransport.js';

@@ -1,5 +1,5 @@
-import { tracing, type GroupVersionResource, type TraceSpan } from '@protean/core';
-import type { RequestDescription } from './KubeApiError.js';
+import { tracing, type GroupVersionResource } from '@protean/core';
+import { type TraceSpan, type RequestDescription } from '@protean/core/internal';
 
 /**
  * The span of one client request (all its attempts), while tracing is on: a

@@ -1,11 +1,5 @@
-import {
-  gvrKey,
-  kindUnavailableOf,
-  type GroupVersionResource,
-  type KindUnavailableError,
-  type Logger,
-  type WatchManager,
-} from '@protean/core';
+import { gvrKey, type GroupVersionResource, type KindUnavailableError, type Logger, type WatchManager } from '@protean/core';
+import { kindUnavailableOf } from '@protean/core/internal';
 import { GvrTable } from './GvrTable.js';
 import { GvrWatches } from './GvrWatches.js';
 import type { WatchEntry } from './WatchEntry.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { KindNotServedError, kindUnavailableOf, WatchForbiddenError } from '@protean/core';
+import { KindNotServedError, WatchForbiddenError } from '@protean/core';
+import { kindUnavailableOf } from '@protean/core/internal';
 import { EnqueueRecorder, FakeWatchManager, flushMicrotasks, LogRecorder } from '@protean/core/testing';
 import { APP1, APP2, app1, app2, databases, webapps } from './fixtures.testkit.js';
 import { event } from './harness.testkit.js';

@@ -2,23 +2,25 @@ import {
   gvrKey,
   namespacedNameKey,
   tracing,
-  type EnqueueFunc,
   type WatchCoordinator,
   type DeclaredWatch,
   type GroupVersionResource,
   type InstancePass,
-  type InstanceWatches,
   type InstanceWatcher,
   type Logger,
   type NamespacedName,
-  type RouteExplanation,
-  type RouteQuery,
   type WatchEvent,
-  type WatchMiss,
-  type WatchRoute,
   type WatchManager,
   type WatchRequest,
 } from '@protean/core';
+import {
+  type EnqueueFunc,
+  type InstanceWatches,
+  type RouteExplanation,
+  type RouteQuery,
+  type WatchMiss,
+  type WatchRoute,
+} from '@protean/core/internal';
 import { CoordinatorPass, type PassHost } from './CoordinatorPass.js';
 import { declaredWatch, entryMiss } from './explainWatch.js';
 import { GvrOwnership } from './GvrOwnership.js';

@@ -1,4 +1,5 @@
-import { selectorMismatch, type DeclaredWatch, type RouteQuery, type WatchMissField } from '@protean/core';
+import { type DeclaredWatch } from '@protean/core';
+import { selectorMismatch, type RouteQuery, type WatchMissField } from '@protean/core/internal';
 import type { WatchEntry } from './WatchEntry.js';
 
 /** An indexed entry as plain data; `committed` when it is the entry of its instance's committed set. */

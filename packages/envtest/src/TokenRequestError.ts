@@ -1,4 +1,5 @@
-import { KubeApiError, type StatusBody } from '@protean/core';
+import { KubeApiError } from '@protean/core';
+import { type StatusBody } from '@protean/core/internal';
 
 /**
  * Thrown by {@link serviceAccountKubeConfig} when the TokenRequest API

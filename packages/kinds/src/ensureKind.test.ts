@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { KubeClient, type KubeHttpRequest, type KubeHttpResponse, type KubeTransport } from '@protean/client';
+import { KubeClient } from '@protean/client';
+import { type KubeHttpRequest, type KubeHttpResponse, type KubeTransport } from '@protean/client/internal';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import Type from 'typebox';
 import { defineKind } from './defineKind.js';

@@ -1,12 +1,13 @@
-import type { KubeConfigLike } from '@protean/transport';
-import { errorMessage, type StatusBody } from '@protean/core';
 import {
+  type KubeConfigLike,
   KubeTransportError,
   sharedConnectionPool,
   type KubeConnectionPool,
   type KubeHttpRequest,
-  type KubeStreamResponse,
 } from '@protean/transport';
+import { errorMessage } from '@protean/core';
+import { type StatusBody } from '@protean/core/internal';
+import { type KubeStreamResponse } from '@protean/transport/internal';
 import type { Lease } from './Lease.js';
 import type { LeaseClient, LeaseWatchEvent, LeaseWatchSelector } from './LeaseClient.js';
 import { LeaseRequestError, type LeaseVerb } from './LeaseRequestError.js';

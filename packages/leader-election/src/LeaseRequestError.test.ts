@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { apiStatusOf, isNotFound, KubeApiError, networkErrorCause, summarizeError } from '@protean/core';
+import { apiStatusOf, isNotFound, KubeApiError, summarizeError } from '@protean/core';
+import { networkErrorCause } from '@protean/core/internal';
 import { LeaseRequestError } from './LeaseRequestError.js';
 
 const status = (code: number, reason: string, message: string): string =>

@@ -1,5 +1,5 @@
-import { KubeApiError, type ApiErrorResponse, type StatusBody } from '@protean/core';
-import { retryAfterMsOf } from '@protean/core/internal';
+import { KubeApiError } from '@protean/core';
+import { type ApiErrorResponse, type StatusBody, retryAfterMsOf } from '@protean/core/internal';
 
 /** Which lease call failed (`list` and `delete`: the member lease calls of `@protean/sharding`). */
 export type LeaseVerb = 'get' | 'create' | 'update' | 'watch' | 'list' | 'delete';

@@ -1,13 +1,5 @@
-import {
-  gvrKey,
-  unfencedWriteCount,
-  type ControllerObserver,
-  type EventType,
-  type GroupVersionResource,
-  type ReconcileOutcome,
-  type WatchEvent,
-} from '@protean/core';
-import { apiWarningCount } from '@protean/core/internal';
+import { gvrKey, type ControllerObserver, type EventType, type GroupVersionResource, type WatchEvent } from '@protean/core';
+import { unfencedWriteCount, type ReconcileOutcome, apiWarningCount } from '@protean/core/internal';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { InformerStatus } from './InformerHealthRules.js';
 

@@ -1,4 +1,5 @@
-import { gvrKey, type GroupVersionResource, type InformerFailure, type WatchHealth } from '@protean/core';
+import { gvrKey, type GroupVersionResource, type WatchHealth } from '@protean/core';
+import { type InformerFailure } from '@protean/core/internal';
 
 /** Thresholds of {@link InformerHealthRules}; every field has a default. */
 export interface InformerHealthOptions {

@@ -1,4 +1,5 @@
-import type { CounterMetric, GaugeMetric, HistogramMetric, QueueMetricsProvider, SettableGaugeMetric } from '@protean/core';
+import type { QueueMetricsProvider } from '@protean/core';
+import type { CounterMetric, GaugeMetric, HistogramMetric, SettableGaugeMetric } from '@protean/core/internal';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 // client-go's workqueue buckets: 10ns .. 10s, factor 10.

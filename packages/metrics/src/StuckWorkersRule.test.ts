@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { InFlightPass, QueueStatus } from '@protean/core';
+import type { InFlightPass, QueueStatus } from '@protean/core/internal';
 import { StuckWorkersRule } from './StuckWorkersRule.js';
 
 const pass = (name: string, ageMs: number): InFlightPass => ({

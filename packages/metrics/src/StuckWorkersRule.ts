@@ -1,4 +1,4 @@
-import type { InFlightPass, QueueStatus } from '@protean/core';
+import type { InFlightPass, QueueStatus } from '@protean/core/internal';
 
 /** Thresholds of {@link StuckWorkersRule}; every field has a default. */
 export interface StuckWorkersOptions {

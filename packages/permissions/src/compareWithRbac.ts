@@ -1,4 +1,4 @@
-import type { KubeNonResourceAccess, KubeResourceAccess } from '@protean/transport';
+import type { KubeNonResourceAccess, KubeResourceAccess } from '@protean/transport/internal';
 import { RESOURCES_GRANTED_TO_EVERYONE } from './grantedToEveryone.js';
 import { parseRbacManifests, type ManifestBinding, type ManifestRule } from './parseRbacManifests.js';
 import { rbacResourceName, type PermissionsUsed } from './permissionsUsed.js';

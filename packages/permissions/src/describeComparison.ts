@@ -1,4 +1,4 @@
-import { describeKubeAccess } from '@protean/transport';
+import { describeKubeAccess } from '@protean/transport/internal';
 import type { MissingAccess, RbacComparison, UnusedGrant } from './compareWithRbac.js';
 
 function qualified(group: string | undefined, resource: string): string {

@@ -1,12 +1,5 @@
-import type { KubeConfigLike } from '@protean/transport';
-import {
-  sharedConnectionPool,
-  type AccessLog,
-  type AccessRecord,
-  type KubeConnectionPool,
-  type KubeNonResourceVerb,
-  type KubeResourceVerb,
-} from '@protean/transport';
+import { type KubeConfigLike, sharedConnectionPool, type AccessLog, type AccessRecord, type KubeConnectionPool } from '@protean/transport';
+import { type KubeNonResourceVerb, type KubeResourceVerb } from '@protean/transport/internal';
 import { grantedToEveryone } from './grantedToEveryone.js';
 
 /** One verb used on a resource, with where. */

@@ -1,4 +1,5 @@
-import type { CounterMetric, DelayingQueue, EnqueueSource, TimerHandle } from '@protean/core';
+import type { DelayingQueue, EnqueueSource, TimerHandle } from '@protean/core';
+import type { CounterMetric } from '@protean/core/internal';
 import { BasicWorkQueue, type BasicWorkQueueOptions } from './BasicWorkQueue.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
 import { ReadyTimeHeap } from './ReadyTimeHeap.js';

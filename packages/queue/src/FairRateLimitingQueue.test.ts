@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { gvrKey, workItemKey, type GroupVersionResource, type ObjectIdentifiers } from '@protean/core';
+import { gvrKey, type GroupVersionResource, type ObjectIdentifiers, workItemKey } from '@protean/core';
 import { FakeClock } from '@protean/core/testing';
 import { FairRateLimitingQueue } from './FairRateLimitingQueue.js';
 import { QueueArgumentError } from './QueueArgumentError.js';

@@ -1,4 +1,5 @@
-import { realClock, type Clock, type EnqueueSource, type GaugeMetric } from '@protean/core';
+import { realClock, type Clock, type EnqueueSource } from '@protean/core';
+import { type GaugeMetric } from '@protean/core/internal';
 import type { QueuedItem, QueueStore } from './QueueStore.js';
 import {
   checkMaxWait,

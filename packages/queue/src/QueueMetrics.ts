@@ -1,11 +1,11 @@
+import { type QueueMetricsProvider } from '@protean/core';
 import {
   type CounterMetric,
   type GaugeMetric,
   type HistogramMetric,
-  type QueueMetricsProvider,
   type SettableGaugeMetric,
-} from '@protean/core';
-import { noopQueueMetricsProvider } from '@protean/core/internal';
+  noopQueueMetricsProvider,
+} from '@protean/core/internal';
 
 /**
  * The metric objects of one named queue. Built only when a queue has both a

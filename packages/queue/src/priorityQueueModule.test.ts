@@ -4,10 +4,10 @@ import {
   coreModule,
   silentLogger,
   TOKENS,
-  workItemKey,
   type GroupVersionResource,
   type ObjectIdentifiers,
   type WorkQueueOptions,
+  workItemKey,
 } from '@protean/core';
 import { FakeClock } from '@protean/core/testing';
 import { Container } from 'inversify';

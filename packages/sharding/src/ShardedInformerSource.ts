@@ -4,11 +4,11 @@ import {
   type GroupVersionResource,
   type InformerSource,
   type ListWatch,
-  type ListWatchHealth,
   type ListWatchOptions,
   type ListWatchSink,
   type PartialObjectMetadata,
 } from '@protean/core';
+import { type ListWatchHealth } from '@protean/core/internal';
 import { fnv1a64 } from './fnv1a64.js';
 import { inRanges, validateRanges, type HashRange, type ShardKey } from './HashRange.js';
 import { ShardingConfigError } from './ShardingConfigError.js';

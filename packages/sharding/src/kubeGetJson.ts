@@ -1,6 +1,6 @@
-import type { KubeConfigLike } from '@protean/transport';
-import type { ApiErrorResponse, KubeApiError } from '@protean/core';
-import { sharedConnectionPool, type KubeHttpRequest } from '@protean/transport';
+import { type KubeConfigLike, sharedConnectionPool, type KubeHttpRequest } from '@protean/transport';
+import type { KubeApiError } from '@protean/core';
+import type { ApiErrorResponse } from '@protean/core/internal';
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 

@@ -1,5 +1,6 @@
 import type { KubeConfigLike } from '@protean/transport';
-import { KubernetesInformerSource, StreamingListSupport, type KubernetesInformerSourceOptions } from '@protean/watch-manager';
+import { KubernetesInformerSource, type KubernetesInformerSourceOptions } from '@protean/watch-manager';
+import { StreamingListSupport } from '@protean/watch-manager/internal';
 import type { ShardFilterMode } from './detectShardSelectorSupport.js';
 import { shardSelector, type HashRange, type ShardKey } from './HashRange.js';
 import { ShardedInformerSource } from './ShardedInformerSource.js';

@@ -3,7 +3,8 @@ import type { InformerCache, ListWatch, PartialObjectMetadata } from '@protean/c
 import { waitFor } from '@protean/core/testing';
 import { createTestController, type TestController } from '@protean/testing';
 import { kubeRequest, startKubeApiServer, type KubeApiServer } from '@protean/envtest';
-import { KubernetesListWatch, runInformer, type InformerListener } from '@protean/watch-manager';
+import { KubernetesListWatch, runInformer } from '@protean/watch-manager';
+import { type InformerListener } from '@protean/watch-manager/internal';
 import { assignShards, equalShards, keysPerMember } from './assignShards.js';
 import { detectShardSelectorSupport, type ShardFilterMode } from './detectShardSelectorSupport.js';
 import { fnv1a64 } from './fnv1a64.js';

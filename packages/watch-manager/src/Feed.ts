@@ -1,4 +1,5 @@
-import type { Clock, ListWatch, ListWatchHealth, PartialObjectMetadata } from '@protean/core';
+import type { Clock, ListWatch, PartialObjectMetadata } from '@protean/core';
+import type { ListWatchHealth } from '@protean/core/internal';
 import type { ListenerCalls } from './InformerListener.js';
 import type { MetadataStore } from './MetadataStore.js';
 import { objectsNotDelivered } from './WatchError.js';

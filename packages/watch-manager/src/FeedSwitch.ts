@@ -1,4 +1,5 @@
-import type { Clock, ListWatch, ListWatchHealth, ListWatchSink } from '@protean/core';
+import type { Clock, ListWatch, ListWatchSink } from '@protean/core';
+import type { ListWatchHealth } from '@protean/core/internal';
 import { Feed } from './Feed.js';
 
 /**

@@ -1,12 +1,6 @@
-import type { KubeConfigLike } from '@protean/transport';
+import { type KubeConfigLike, KubeTransportError, type KubeConnectionPool, type KubeHttpRequest } from '@protean/transport';
 import { errorMessage, type Clock, type GroupVersionResource, type TimerHandle } from '@protean/core';
-import {
-  KubeTransportError,
-  requestOnNewConnection,
-  type KubeConnectionPool,
-  type KubeHttpRequest,
-  type KubeStreamResponse,
-} from '@protean/transport';
+import { requestOnNewConnection, type KubeStreamResponse } from '@protean/transport/internal';
 import { KubernetesRequestError, type RequestVerb } from './KubernetesRequestError.js';
 
 /** What one {@link KubeRequest} needs. */

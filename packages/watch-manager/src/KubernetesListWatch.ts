@@ -7,12 +7,12 @@ import {
   type Clock,
   type GroupVersionResource,
   type ListWatch,
-  type ListWatchHealth,
   type ListWatchOptions,
   type ListWatchSink,
   type Logger,
   type PartialObjectMetadata,
 } from '@protean/core';
+import { type ListWatchHealth } from '@protean/core/internal';
 import { fullObjectDecoder } from './decodeFullObject.js';
 import { decodeWatchLine, type ObjectDecoder } from './decodeWatchLine.js';
 import { InformerHealthTracker } from './InformerHealthTracker.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { apiStatusOf, isNotFound, KubeApiError, networkErrorCause, summarizeError } from '@protean/core';
+import { apiStatusOf, isNotFound, KubeApiError, summarizeError } from '@protean/core';
+import { networkErrorCause } from '@protean/core/internal';
 import { KubernetesRequestError } from './KubernetesRequestError.js';
 
 const gvr = { group: 'apps', version: 'v1', resource: 'deployments' };

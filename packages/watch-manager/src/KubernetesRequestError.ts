@@ -1,12 +1,5 @@
-import {
-  gvrKey,
-  KubeApiError,
-  type ApiErrorResponse,
-  type GroupVersionResource,
-  type RequestDescription,
-  type StatusBody,
-} from '@protean/core';
-import { parseStatusBody, retryAfterMsOf } from '@protean/core/internal';
+import { gvrKey, KubeApiError, type GroupVersionResource } from '@protean/core';
+import { type ApiErrorResponse, type RequestDescription, type StatusBody, parseStatusBody, retryAfterMsOf } from '@protean/core/internal';
 
 /** The parts of a Kubernetes `Status` object the informer looks at: core's `StatusBody`. */
 export type KubeStatus = StatusBody;

@@ -1,4 +1,5 @@
-import { networkErrorCause, realClock, type Clock, type Logger, type LogSummarizer } from '@protean/core';
+import { realClock, type Clock, type Logger, type LogSummarizer } from '@protean/core';
+import { networkErrorCause } from '@protean/core/internal';
 import { Backoff } from './Backoff.js';
 import type { KubernetesRequestError } from './KubernetesRequestError.js';
 import { rootCause, serverOf } from './unfixableFailure.js';

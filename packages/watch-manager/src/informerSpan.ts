@@ -1,4 +1,5 @@
-import { gvrKey, tracing, type GroupVersionResource, type TraceAttributes } from '@protean/core';
+import { gvrKey, tracing, type GroupVersionResource } from '@protean/core';
+import { type TraceAttributes } from '@protean/core/internal';
 
 /** What a list/watch closes its request with when it is stopped: the end of a request, not its failure. */
 export class InformerStoppedError extends Error {

@@ -3,3 +3,5 @@
 // report (scripts/api-report.mjs reports `.` only). A name a user of Protean
 // needs belongs in `index.ts` instead.
 export { LIST_ACCEPT, WATCH_ACCEPT } from './KubernetesInformerOptions.js';
+export { type InformerListener } from './Informer.js';
+export { StreamingListSupport } from './StreamingListSupport.js';

@@ -1,11 +1,5 @@
-import {
-  apiStatusOf,
-  kindUnavailableOf,
-  KindNotServedError,
-  WatchForbiddenError,
-  type GroupVersionResource,
-  type KindUnavailableError,
-} from '@protean/core';
+import { apiStatusOf, KindNotServedError, WatchForbiddenError, type GroupVersionResource, type KindUnavailableError } from '@protean/core';
+import { kindUnavailableOf } from '@protean/core/internal';
 import { KubernetesRequestError } from './KubernetesRequestError.js';
 import { serverOf } from './unfixableFailure.js';
 

@@ -1,4 +1,5 @@
-import { KubeApiError, type RequestDescription } from '@protean/core';
+import { KubeApiError } from '@protean/core';
+import { type RequestDescription } from '@protean/core/internal';
 import type { KubeTransport } from '@protean/transport';
 
 const SSAR_PATH = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { KubeClient, type KubeHttpRequest, type KubeHttpResponse, type KubeTransport } from '@protean/client';
+import { KubeClient } from '@protean/client';
+import { type KubeHttpRequest, type KubeHttpResponse, type KubeTransport } from '@protean/client/internal';
 import { AdmissionRegistrar, AdmissionRegistrationError } from './AdmissionRegistrar.js';
 
 /** Answers every apply with its own body, and records what was sent. */

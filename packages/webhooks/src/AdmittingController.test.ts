@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { type GroupVersionResource, type Handler, type RegisterOptions, silentLogger } from '@protean/core';
 import { waitFor } from '@protean/core/testing';
-import { KubeClient, type KubeHttpRequest, type KubeHttpResponse, type KubeTransport } from '@protean/client';
+import { KubeClient } from '@protean/client';
+import { type KubeHttpRequest, type KubeHttpResponse, type KubeTransport } from '@protean/client/internal';
 import { AdmissionRegistrar } from './AdmissionRegistrar.js';
 import { AdmissionConfigError, AdmittingController, type RegisteringController } from './AdmittingController.js';
 import type { AdmissionRequest } from './reviews.js';

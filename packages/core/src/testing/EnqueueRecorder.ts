@@ -1,4 +1,5 @@
-import { gvrEquals, gvrKey, namespacedNameKey, type EnqueueFunc, type GroupVersionResource, type NamespacedName } from '../index.js';
+import { gvrEquals, gvrKey, namespacedNameKey, type GroupVersionResource, type NamespacedName } from '../index.js';
+import { type EnqueueFunc } from '../events.js';
 
 /** One recorded call of an {@link EnqueueFunc}. */
 export interface EnqueueCall {

@@ -1,7 +1,6 @@
 import {
   gvrKey,
   namespacedNameKey,
-  type EnqueueFunc,
   type GroupVersionResource,
   type InstancePass,
   type InstanceWatcher,
@@ -11,6 +10,7 @@ import {
   type WatchEvent,
   type WatchRequest,
 } from '../index.js';
+import { type EnqueueFunc } from '../events.js';
 
 /** One recorded call of a {@link FakeWatchCoordinator}, or the end of one of its passes. */
 export type FakeWatchCoordinatorCall =

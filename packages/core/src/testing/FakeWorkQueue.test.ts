@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { workItemKey, type ObjectIdentifiers, type QueueGetResult } from '../index.js';
+import { type ObjectIdentifiers, type QueueGetResult } from '../index.js';
+import { workItemKey } from '../controller/workItemKey.js';
 import { FakeClock, flushMicrotasks } from './FakeClock.js';
 import { FakeRateLimiter } from './FakeRateLimiter.js';
 import { FakeWorkQueue } from './FakeWorkQueue.js';

@@ -1,4 +1,5 @@
-import { gvrKey, type ControllerObserver, type EventType, type GroupVersionResource, type ReconcileOutcome } from '../index.js';
+import { gvrKey, type ControllerObserver, type EventType, type GroupVersionResource } from '../index.js';
+import { type ReconcileOutcome } from '../controller/ControllerObserver.js';
 
 /** One `onReconcile` call. */
 export interface RecordedReconcile {

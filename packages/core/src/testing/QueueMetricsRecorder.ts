@@ -1,4 +1,5 @@
-import type { CounterMetric, GaugeMetric, HistogramMetric, QueueMetricsProvider, SettableGaugeMetric } from '../index.js';
+import type { QueueMetricsProvider } from '../index.js';
+import type { CounterMetric, GaugeMetric, HistogramMetric, SettableGaugeMetric } from '../queueMetrics.js';
 
 /**
  * A {@link QueueMetricsProvider} that records which metrics a queue created

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { KubeClient, type KubeHttpRequest, type KubeHttpResponse, type KubeTransport } from '@protean/client';
+import { KubeClient } from '@protean/client';
+import { type KubeHttpRequest, type KubeHttpResponse, type KubeTransport } from '@protean/client/internal';
 import { DynamicController, silentLogger, type GroupVersionResource, type Handler } from '@protean/core';
 import {
   FakeClock,

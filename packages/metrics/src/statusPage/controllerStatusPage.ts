@@ -1,4 +1,5 @@
-import type { ControllerStatus, DynamicController, InformerStatusEntry } from '@protean/core';
+import type { ControllerStatus, DynamicController } from '@protean/core';
+import type { InformerStatusEntry } from '@protean/core/internal';
 import type { InformerStatus } from '../InformerHealthRules.js';
 import type { PermissionsStatus } from '../permissions/PermissionsMonitor.js';
 import type { RecentPassesView } from '../tracing/RecentPass.js';
