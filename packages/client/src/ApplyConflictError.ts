@@ -1,5 +1,5 @@
 import { KubeApiError } from './KubeApiError.js';
-import type { RequestDescription, StatusBody } from '@protean/core/internal';
+import { apiErrorFieldsOf, type RequestDescription, type StatusBody } from '@protean/core/internal';
 
 /** One field another manager owns with a different value. */
 export interface FieldConflict {
@@ -27,7 +27,7 @@ export class ApplyConflictError extends KubeApiError {
   readonly fieldManager: string;
 
   constructor(request: RequestDescription, body: StatusBody, fieldManager: string) {
-    super(request, 409, body, body.message ?? 'apply conflict', undefined);
+    super(apiErrorFieldsOf(request, 409, body, body.message ?? 'apply conflict', undefined));
     this.fieldManager = fieldManager;
     this.conflicts = Object.freeze(conflictsOf(body));
     const listed = this.conflicts.map((c) => `${c.field} (${c.manager})`).join(', ');

@@ -27,7 +27,7 @@ export interface ApiErrorResponse {
   readonly body: string;
 }
 
-/** What a {@link KubeApiError} holds, given whole: the form a subclass with a message of its own builds it from. */
+/** What a {@link KubeApiError} holds, given whole (a subclass passes a message of its own). */
 export interface KubeApiErrorFields {
   /** The error's message, whole. */
   readonly message: string;
@@ -94,30 +94,11 @@ export class KubeApiError extends Error {
   readonly retryAfterMs: number | undefined;
   /** The HTTP method, or the verb where it says more (`APPLY`, `LIST`, `WATCH`). */
   readonly method: string;
-  /** The path and query asked for; `''` where the error does not keep it (a list/watch names its GVR instead). */
+  /** The path and query asked for; `''` where the error does not keep it (a watch's in-stream `ERROR` event names its GVR instead). */
   readonly path: string;
 
-  /** The error of `request`, answered `status` (the message says the request, the status and the server's message). */
-  constructor(
-    request: RequestDescription,
-    status: number,
-    body: StatusBody | undefined,
-    serverMessage: string,
-    retryAfterMs: number | undefined,
-  );
-  /** The error from its fields, with a message of the caller's (a subclass's). */
-  constructor(fields: KubeApiErrorFields);
-  constructor(
-    first: RequestDescription | KubeApiErrorFields,
-    status?: number,
-    body?: StatusBody,
-    serverMessage?: string,
-    retryAfterMs?: number,
-  ) {
-    const fields =
-      status === undefined
-        ? (first as KubeApiErrorFields)
-        : answered(first as RequestDescription, status, body, serverMessage ?? '', retryAfterMs);
+  /** The error from its fields; {@link KubeApiError.fromResponse} reads them from a response. */
+  constructor(fields: KubeApiErrorFields) {
     super(fields.message, fields.cause === undefined ? undefined : { cause: fields.cause });
     const reason = fields.reason ?? fields.body?.reason;
     this.status = fields.status;
@@ -134,12 +115,16 @@ export class KubeApiError extends Error {
     const body = parseStatusBody(res.body);
     const text = res.body.trim();
     const message = body?.message ?? (text === '' ? 'no body' : text.slice(0, 300));
-    return new KubeApiError(request, res.status, body, message, retryAfterMsOf(res.headers['retry-after'], body));
+    return new KubeApiError(apiErrorFieldsOf(request, res.status, body, message, retryAfterMsOf(res.headers['retry-after'], body)));
   }
 }
 
-/** The fields of `request` answered `status`: the message and, for a kind not served, the cause. */
-function answered(
+/**
+ * The fields of the error of `request`, answered `status`: the message says
+ * the request, the status and the server's message; a kind not served is
+ * the cause.
+ */
+export function apiErrorFieldsOf(
   request: RequestDescription,
   status: number,
   body: StatusBody | undefined,

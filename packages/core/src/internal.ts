@@ -43,6 +43,6 @@ export { type TraceAttributes, type TraceSpan } from './tracing/otelApi.js';
 export { type EnqueueFunc } from './events.js';
 export { type ListWatchHealth } from './informer.js';
 export { type InformerFailure } from './informerHealth.js';
-export { type ApiErrorResponse, type RequestDescription } from './KubeApiError.js';
+export { apiErrorFieldsOf, type ApiErrorResponse, type RequestDescription } from './KubeApiError.js';
 export { kindUnavailableOf } from './KindUnavailableError.js';
 export { networkErrorCause } from './networkErrorCause.js';

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
+import { KubeApiError } from '@protean/core';
 import { kubeRequest } from './kubeHttp.js';
 import type { KubeApiServer } from './KubeApiServer.js';
 import { serviceAccountKubeConfig, writeKubeConfigFile } from './serviceAccountKubeConfig.js';
@@ -90,6 +91,15 @@ describe('serviceAccountKubeConfig', () => {
     const attempt = serviceAccountKubeConfig(server.kubeConfig, { namespace: NS, name: 'ghost' });
     await expect(attempt).rejects.toBeInstanceOf(ServiceAccountNotFoundError);
     await expect(attempt).rejects.toThrow(`ServiceAccount ${NS}/ghost does not exist`);
+    // The same fields as every API error: a KubeApiError of the TokenRequest.
+    const err = await attempt.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect(err).toMatchObject({
+      status: 404,
+      reason: 'NotFound',
+      method: 'POST',
+      path: `/api/v1/namespaces/${NS}/serviceaccounts/ghost/token`,
+    });
   });
 
   it('rejects with TokenRequestError naming the status and the server message for a too-short lifetime', async () => {

@@ -45,7 +45,7 @@ export async function serviceAccountKubeConfig(adminKubeConfig: KubeConfig, opti
   const r = await kubeRequest(adminKubeConfig, 'POST', path, {
     body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec },
   });
-  if (r.status === 404) throw new ServiceAccountNotFoundError(namespace, name);
+  if (r.status === 404) throw new ServiceAccountNotFoundError(namespace, name, { path, body: parseStatusBody(r.text) });
   const token = (r.json['status'] as { token?: unknown } | undefined)?.token;
   if (r.status !== 201 || typeof token !== 'string' || token === '') {
     throw new TokenRequestError(

@@ -133,3 +133,46 @@ describe.each(['shared', 'per-request'] as const)('KubeRequest agent choice (con
     expect(accepted).toBe(mode === 'shared' ? 1 : 3);
   });
 });
+
+describe('KubeRequest errors', () => {
+  function requestTo(url: string, pathAndQuery: string): KubeRequest {
+    const kubeConfig = kubeConfigWithCachedAgent(url, new RecordingAgent());
+    return new KubeRequest({
+      kubeConfig,
+      connectionPool: undefined,
+      gvr: { group: '', version: 'v1', resource: 'configmaps' },
+      verb: 'LIST',
+      pathAndQuery,
+      accept: 'application/json',
+      clock: realClock,
+      inactivityTimeoutMs: 10_000,
+    });
+  }
+
+  it('name the path and query asked for, answered or not', async () => {
+    const status = { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'no' };
+    const server = http.createServer((_req, res) => {
+      res.writeHead(403, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(status));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const answered = requestTo(url, '/api/v1/configmaps?limit=500');
+    const refused = await answered.send().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    answered.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    expect(refused).toMatchObject({ status: 403, reason: 'Forbidden', method: 'LIST', path: '/api/v1/configmaps?limit=500' });
+
+    // The port is closed now: no answer at all.
+    const unanswered = requestTo(url, '/api/v1/configmaps?watch=1');
+    const failed = await unanswered.send().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    unanswered.close();
+    expect(failed).toMatchObject({ status: undefined, reason: 'NetworkError', method: 'LIST', path: '/api/v1/configmaps?watch=1' });
+  });
+});

@@ -70,7 +70,7 @@ export class KubeRequest {
     try {
       res = connectionPool === undefined ? await requestOnNewConnection(kubeConfig, request) : await connectionPool.request(request);
     } catch (err) {
-      throw this.abortReason() ?? requestFailure(gvr, verb, err, this.server());
+      throw this.abortReason() ?? requestFailure(gvr, verb, err, this.server(), this.request.pathAndQuery);
     }
     this.touch();
     if (res.status === 200) return res;
@@ -80,7 +80,15 @@ export class KubeRequest {
     } catch {
       // The status alone still says what went wrong.
     }
-    throw KubernetesRequestError.fromResponse(gvr, verb, res.status, res.headers['retry-after'], text, this.server());
+    throw KubernetesRequestError.fromResponse(
+      gvr,
+      verb,
+      res.status,
+      res.headers['retry-after'],
+      text,
+      this.server(),
+      this.request.pathAndQuery,
+    );
   }
 
   /** The URL of the KubeConfig's current cluster, for error messages. */
@@ -160,7 +168,12 @@ export class KubeRequest {
         return;
       }
       const detail = `no bytes from the server for ${Math.round(idleMs)} ms (half-open connection or stalled server)`;
-      this.close(new KubernetesRequestError(this.request.gvr, this.request.verb, detail, { reason: 'InactivityTimeout' }));
+      this.close(
+        new KubernetesRequestError(this.request.gvr, this.request.verb, detail, {
+          reason: 'InactivityTimeout',
+          path: this.request.pathAndQuery,
+        }),
+      );
     }, delayMs);
   }
 
@@ -177,17 +190,20 @@ export class KubeRequest {
       this.request.gvr,
       this.request.verb,
       `${reason === 'NetworkError' ? 'request' : 'response stream'} failed: ${errorMessage(err)}`,
-      {
-        reason,
-        cause: err,
-      },
+      { reason, path: this.request.pathAndQuery, cause: err },
     );
   }
 }
 
 /** The informer's error for a request that got no response, keeping the transport's reason where the informer has one. */
-function requestFailure(gvr: GroupVersionResource, verb: RequestVerb, err: unknown, server: string | undefined): KubernetesRequestError {
-  const at = server === undefined ? {} : { server };
+function requestFailure(
+  gvr: GroupVersionResource,
+  verb: RequestVerb,
+  err: unknown,
+  server: string | undefined,
+  path: string,
+): KubernetesRequestError {
+  const at = server === undefined ? { path } : { server, path };
   if (err instanceof KubeTransportError && err.reason === 'CredentialsError') {
     return new KubernetesRequestError(gvr, verb, `applying the KubeConfig's credentials failed: ${errorMessage(err.cause ?? err)}`, {
       reason: 'CredentialsError',
@@ -198,6 +214,7 @@ function requestFailure(gvr: GroupVersionResource, verb: RequestVerb, err: unkno
   if (err instanceof KubeTransportError && err.reason === 'NoCluster') {
     return new KubernetesRequestError(gvr, verb, 'the KubeConfig has no current cluster with a server URL', {
       reason: 'NoCluster',
+      path,
       cause: err,
     });
   }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeConnectionPool, sharedConnectionPool } from '@protean/transport';
-import { resolveInformerSettings, type InformerConnectionMode } from './KubernetesInformerOptions.js';
+import { checkInformerOptions, resolveInformerSettings, type InformerConnectionMode } from './KubernetesInformerOptions.js';
+import { KubernetesInformerSource } from './KubernetesInformerSource.js';
+import { KubernetesListWatch } from './KubernetesListWatch.js';
 
 describe('resolveInformerSettings connection', () => {
   const kubeConfig = new KubeConfig();
@@ -24,5 +26,45 @@ describe('resolveInformerSettings connection', () => {
     expect(() => resolveInformerSettings({ kubeConfig, connection: 'pooled' as InformerConnectionMode })).toThrow(
       `options.connection must be 'shared' or 'per-request', got "pooled"`,
     );
+  });
+});
+
+describe('checkInformerOptions', () => {
+  const kubeConfig = new KubeConfig();
+  const limit = 2 ** 31 - 1;
+
+  it.each([
+    [{ pageSize: 0 }, 'pageSize must be a whole number >= 1, got 0'],
+    [{ pageSize: 2.5 }, 'pageSize must be a whole number >= 1, got 2.5'],
+    [{ inactivityTimeoutMs: 0 }, 'inactivityTimeoutMs must be a number > 0 (ms), got 0'],
+    [{ inactivityTimeoutMs: Number.NaN }, 'inactivityTimeoutMs must be a number > 0 (ms), got NaN'],
+    [{ inactivityTimeoutMs: limit + 1 }, `inactivityTimeoutMs must be at most ${limit} ms`],
+    [{ streamingListTimeoutMs: Infinity }, `streamingListTimeoutMs must be at most ${limit} ms`],
+    [{ shortWatchMs: -1 }, 'shortWatchMs must be a number >= 0 (ms), got -1'],
+    [{ minWatchTimeoutSeconds: 0 }, 'minWatchTimeoutSeconds must be a whole number >= 1, got 0'],
+    [{ maxWatchTimeoutSeconds: 3_000_000 }, `maxWatchTimeoutSeconds must be at most ${limit} ms`],
+    [{ backoff: { maxMs: Infinity } }, `backoff.maxMs must be at most ${limit} ms`],
+    [{ notServedMaxBackoffMs: -5 }, 'notServedMaxBackoffMs must be a number >= 0 (ms), got -5'],
+    [{ maxRetryAfterMs: limit * 2 }, `maxRetryAfterMs must be at most ${limit} ms`],
+  ])('refuses %j where the options enter, naming the setting', (bad, message) => {
+    expect(() => new KubernetesInformerSource({ kubeConfig, connection: 'per-request', ...bad })).toThrow(message);
+    // A list/watch built from options no source checked checks them itself.
+    expect(() => new KubernetesListWatch({ group: '', version: 'v1', resource: 'configmaps' }, { kubeConfig, ...bad })).toThrow(message);
+  });
+
+  it('takes every duration at the limit and the smallest values', () => {
+    const edge = {
+      pageSize: 1,
+      inactivityTimeoutMs: limit,
+      streamingListTimeoutMs: 1,
+      shortWatchMs: 0,
+      minWatchTimeoutSeconds: 1,
+      maxWatchTimeoutSeconds: Math.floor(limit / 1000),
+      backoff: { initialMs: 0, maxMs: limit, resetAfterMs: limit },
+      notServedMaxBackoffMs: limit,
+      maxRetryAfterMs: 0,
+    };
+    expect(() => checkInformerOptions({ kubeConfig, ...edge })).not.toThrow();
+    expect(() => new KubernetesInformerSource({ kubeConfig, connection: 'per-request', ...edge })).not.toThrow();
   });
 });

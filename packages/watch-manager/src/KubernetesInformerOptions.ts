@@ -1,6 +1,7 @@
 import type { KubeConfigLike } from '@protean/transport';
 import type { Logger, LogSummarizer } from '@protean/core';
 import { sharedConnectionPool, type KubeConnectionPool } from '@protean/transport';
+import { checkTimerDelay } from './checkTimerDelay.js';
 import type { RetryPolicyOptions } from './RetryPolicy.js';
 import type { KindAvailability } from './KindAvailability.js';
 import type { ServerReadiness } from './ServerReadiness.js';
@@ -141,6 +142,47 @@ export interface InformerSettings {
   readonly connectionPool: KubeConnectionPool | undefined;
   readonly kindAvailability: KindAvailability | undefined;
   readonly serverReadiness: ServerReadiness | undefined;
+}
+
+/**
+ * Throws a `RangeError` naming the first setting of `options` out of its
+ * range: `pageSize` a whole number >= 1; `inactivityTimeoutMs` and
+ * `streamingListTimeoutMs` > 0, `shortWatchMs` >= 0, the watch timeouts
+ * whole seconds >= 1, the backoff's `initialMs <= maxMs` and the other
+ * retry waits >= 0; every duration a timer is armed with at most core's
+ * `MAX_TIMER_DELAY_MS` (Node fires a longer timer after 1 ms). Where
+ * options enter: `new KubernetesInformerSource`, or `new
+ * KubernetesListWatch` given options no source checked.
+ */
+export function checkInformerOptions(options: KubernetesInformerOptions): void {
+  const at = (name: string): string => `KubernetesInformerSource: ${name}`;
+  const whole = (name: string, value: number | undefined): void => {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) {
+      throw new RangeError(`${at(name)} must be a whole number >= 1, got ${String(value)}`);
+    }
+  };
+  const delay = (name: string, value: number | undefined, min: 0 | 'positive'): void => {
+    if (value === undefined) return;
+    if (typeof value !== 'number' || Number.isNaN(value) || (min === 0 ? value < 0 : value <= 0)) {
+      throw new RangeError(`${at(name)} must be a number ${min === 0 ? '>= 0' : '> 0'} (ms), got ${String(value)}`);
+    }
+    checkTimerDelay(at(name), value);
+  };
+  whole('pageSize', options.pageSize);
+  delay('inactivityTimeoutMs', options.inactivityTimeoutMs, 'positive');
+  delay('streamingListTimeoutMs', options.streamingListTimeoutMs, 'positive');
+  delay('shortWatchMs', options.shortWatchMs, 0);
+  whole('minWatchTimeoutSeconds', options.minWatchTimeoutSeconds);
+  whole('maxWatchTimeoutSeconds', options.maxWatchTimeoutSeconds);
+  for (const s of ['minWatchTimeoutSeconds', 'maxWatchTimeoutSeconds'] as const) {
+    const seconds = options[s];
+    if (seconds !== undefined) checkTimerDelay(at(s), seconds * 1000);
+  }
+  delay('backoff.initialMs', options.backoff?.initialMs, 0);
+  delay('backoff.maxMs', options.backoff?.maxMs, 0);
+  delay('backoff.resetAfterMs', options.backoff?.resetAfterMs, 0);
+  delay('notServedMaxBackoffMs', options.notServedMaxBackoffMs, 0);
+  delay('maxRetryAfterMs', options.maxRetryAfterMs, 0);
 }
 
 /** Fills in the defaults of `options`, once, so the informer reads named fields only. */

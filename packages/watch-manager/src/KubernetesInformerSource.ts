@@ -7,11 +7,16 @@ import {
   type KindUnavailableError,
   type ListWatchOptions,
 } from '@protean/core';
-import { validateNamespace } from '@protean/core/internal';
+import { markChecked, validateNamespace } from '@protean/core/internal';
 import { KindAvailability } from './KindAvailability.js';
 import { ServerReadiness } from './ServerReadiness.js';
 import { KubernetesListWatch } from './KubernetesListWatch.js';
-import { listLimiterOf, resolveInformerSettings, type KubernetesInformerOptions } from './KubernetesInformerOptions.js';
+import {
+  checkInformerOptions,
+  listLimiterOf,
+  resolveInformerSettings,
+  type KubernetesInformerOptions,
+} from './KubernetesInformerOptions.js';
 import { INFORMER_LOG_SUMMARY_INTERVAL_MS } from './RetryPolicy.js';
 import { StreamingListSupport } from './StreamingListSupport.js';
 
@@ -51,6 +56,7 @@ export class KubernetesInformerSource implements InformerSource {
       throw new TypeError('KubernetesInformerSource: options.kubeConfig is required');
     }
     if (options.namespace !== undefined) validateNamespace(options.namespace);
+    checkInformerOptions(options);
     const logSummarizer =
       options.logSummarizer ??
       new LogSummarizer({
@@ -73,11 +79,12 @@ export class KubernetesInformerSource implements InformerSource {
             ...(options.clock === undefined ? {} : { clock: options.clock }),
             ...(options.logger === undefined ? {} : { logger: options.logger }),
           }));
-    this.options = {
+    // Checked above and private from here on: the list/watches it builds check nothing again.
+    this.options = markChecked({
       ...shared,
       kindAvailability: options.kindAvailability ?? new KindAvailability(shared),
       ...(serverReadiness === undefined ? {} : { serverReadiness }),
-    };
+    });
   }
 
   /**

@@ -12,12 +12,17 @@ import {
   type Logger,
   type PartialObjectMetadata,
 } from '@protean/core';
-import { type ListWatchHealth } from '@protean/core/internal';
+import { type ListWatchHealth, wasChecked } from '@protean/core/internal';
 import { fullObjectDecoder } from './decodeFullObject.js';
 import { decodeWatchLine, type ObjectDecoder } from './decodeWatchLine.js';
 import { InformerHealthTracker } from './InformerHealthTracker.js';
 import { inInformerSpan } from './informerSpan.js';
-import { resolveInformerSettings, type InformerSettings, type KubernetesInformerOptions } from './KubernetesInformerOptions.js';
+import {
+  checkInformerOptions,
+  resolveInformerSettings,
+  type InformerSettings,
+  type KubernetesInformerOptions,
+} from './KubernetesInformerOptions.js';
 import { kindRefusalOf } from './kindRefusal.js';
 import { KubernetesRequestError, type RequestVerb } from './KubernetesRequestError.js';
 import { LineSplitter } from './LineSplitter.js';
@@ -110,6 +115,7 @@ export class KubernetesListWatch implements ListWatch {
    * `stripObject` and its transform, instead of metadata only.
    */
   constructor(gvr: GroupVersionResource, options: KubernetesInformerOptions, start: ListWatchOptions = {}) {
+    if (!wasChecked(options)) checkInformerOptions(options);
     this.settings = resolveInformerSettings(options);
     // Checked once: a GVR or namespace that breaks the naming rules fails the constructor.
     const path = resourcePath(gvr, options.namespace);

@@ -64,7 +64,7 @@ export class KubernetesRequestError extends KubeApiError {
 
   /** The form every `KubeApiError` has: a plain `KubeApiError` of any request (see `KubeApiError.fromResponse`). */
   static override fromResponse(request: RequestDescription, res: ApiErrorResponse): KubeApiError;
-  /** Builds the error of a non-200 response from its status, `Retry-After` header and body text (`server`: the URL asked). */
+  /** Builds the error of a non-200 response from its status, `Retry-After` header and body text (`server`: the URL asked; `path`: the path and query). */
   static override fromResponse(
     gvr: GroupVersionResource,
     verb: RequestVerb,
@@ -72,6 +72,7 @@ export class KubernetesRequestError extends KubeApiError {
     retryAfterHeader: string | undefined,
     bodyText: string,
     server?: string,
+    path?: string,
   ): KubernetesRequestError;
   static override fromResponse(
     first: GroupVersionResource | RequestDescription,
@@ -80,6 +81,7 @@ export class KubernetesRequestError extends KubeApiError {
     retryAfterHeader?: string,
     bodyText = '',
     server?: string,
+    path?: string,
   ): KubeApiError {
     if (typeof second !== 'string') return KubeApiError.fromResponse(first as RequestDescription, second);
     const gvr = first as GroupVersionResource;
@@ -96,6 +98,7 @@ export class KubernetesRequestError extends KubeApiError {
     if (retryAfterMs !== undefined) fields.retryAfterMs = retryAfterMs;
     if (body !== undefined) fields.body = body;
     if (server !== undefined) fields.server = server;
+    if (path !== undefined) fields.path = path;
     return new KubernetesRequestError(gvr, verb, `${httpStatus}${reason === undefined ? '' : ` ${reason}`}: ${message}`, fields);
   }
 
