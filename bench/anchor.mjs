@@ -334,6 +334,22 @@ const MEASURES = [
   { key: 'rssSynced', label: 'RSS once synced, no forced GC', unit: 'MiB', digits: 0, of: (r) => r.rssSyncedBytes / MiB },
   { key: 'rssIdle', label: 'RSS 10 s after sync, no forced GC', unit: 'MiB', digits: 0, of: (r) => r.rssIdleBytes / MiB },
   { key: 'rssMinute', label: 'RSS 60 s after sync, no forced GC', unit: 'MiB', digits: 0, of: (r) => r.rssMinuteBytes / MiB },
+  // The same split: anonymous (what the process keeps) and file-backed (the binary's code and libraries: for Node, the
+  // node executable's pages, V8's optimizing compilers among them, which any Node process that runs hot code pages in).
+  {
+    key: 'rssAnonMinute',
+    label: '  of which anonymous',
+    unit: 'MiB',
+    digits: 0,
+    of: (r) => (r.rssAnonBytesAtMinute ?? NaN) / MiB,
+  },
+  {
+    key: 'rssFileMinute',
+    label: '  of which file-backed (binary, libraries)',
+    unit: 'MiB',
+    digits: 0,
+    of: (r) => (r.rssFileBytesAtMinute ?? NaN) / MiB,
+  },
   { key: 'rssPeak', label: 'RSS peak (VmHWM, before the forced GC)', unit: 'MiB', digits: 0, of: (r) => (r.rssPeakBytes ?? NaN) / MiB },
   { key: 'rssBefore', label: 'RSS before any informer starts', unit: 'MiB', digits: 0, of: (r) => r.rssBeforeBytes / MiB },
   { key: 'rssStart', label: 'RSS at process start', unit: 'MiB', digits: 0, of: (r) => r.rssStartBytes / MiB },

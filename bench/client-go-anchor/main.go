@@ -55,6 +55,8 @@ type report struct {
 	RssSyncedBytes  uint64  `json:"rssSyncedBytes"`
 	RssIdleBytes    uint64  `json:"rssIdleBytes"`
 	RssMinuteBytes  uint64  `json:"rssMinuteBytes"`
+	RssAnonMinute   uint64  `json:"rssAnonBytesAtMinute"`
+	RssFileMinute   uint64  `json:"rssFileBytesAtMinute"`
 	RssPeakBytes    uint64  `json:"rssPeakBytes"`
 	RssAfterBytes   uint64  `json:"rssAfterBytes"`
 	HeapUsedBytes   uint64  `json:"heapUsedBytes"`
@@ -311,6 +313,16 @@ func main() {
 	if err != nil {
 		fail("%v", err)
 	}
+	// The same RSS split as the Node side reports: anonymous memory (what the process keeps) and file-backed pages
+	// (the binary's code and libraries, shared and evictable).
+	rssAnonMinute, err := statusBytes("self", "RssAnon")
+	if err != nil {
+		fail("%v", err)
+	}
+	rssFileMinute, err := statusBytes("self", "RssFile")
+	if err != nil {
+		fail("%v", err)
+	}
 	// The highest RSS so far: the sync's peak, before the forced collection below.
 	rssPeak, err := statusBytes("self", "VmHWM")
 	if err != nil {
@@ -337,6 +349,8 @@ func main() {
 		RssSyncedBytes:  rssSynced,
 		RssIdleBytes:    rssIdle,
 		RssMinuteBytes:  rssMinute,
+		RssAnonMinute:   rssAnonMinute,
+		RssFileMinute:   rssFileMinute,
 		RssPeakBytes:    rssPeak,
 		RssAfterBytes:   rssAfter,
 		HeapUsedBytes:   mem.HeapAlloc,
