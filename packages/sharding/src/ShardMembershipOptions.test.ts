@@ -1,11 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
+import { markChecked } from '@protean/core/internal';
 import { FakeInformerSource } from '@protean/core/testing';
 import { FakeMemberLeaseClient } from './MemberLeaseClient.js';
 import { ShardedInformerSource } from './ShardedInformerSource.js';
 import { ShardingConfigError } from './ShardingConfigError.js';
 import { shardingModule } from './shardingModule.js';
 import { ShardMembership } from './ShardMembership.js';
-import type { ShardMembershipOptions } from './ShardMembershipOptions.js';
+import { resolveShardMembershipOptions, type ShardMembershipOptions } from './ShardMembershipOptions.js';
 import { ShardReplica } from './ShardReplica.js';
 
 /** The longest delay Node's timers honour (core's `MAX_TIMER_DELAY_MS`); a longer one fires after 1 ms. */
@@ -57,5 +58,22 @@ describe('ShardMembershipOptions: durations that become timers', () => {
     // renewDeadlineMs and retryPeriodMs are below leaseDurationMs: past the limit, they are refused by that bound.
     expect(() => build({ renewDeadlineMs: OVER })).toThrow(/^renewDeadlineMs: must be less than leaseDurationMs/);
     expect(() => build({ leaseDurationMs: OVER - 1000, renewDeadlineMs: OVER - 2000, retryPeriodMs: OVER - 3000 })).not.toThrow();
+  });
+});
+
+describe('membership options checked once', () => {
+  const base = { client: new FakeMemberLeaseClient(), namespace: 'ns', group: 'g', identity: 'i' };
+
+  it('checks options no entry checked, and trusts what shardingModule marked checked when it was built', () => {
+    const bad = { ...base, leaseDurationMs: 1500 };
+    expect(() => resolveShardMembershipOptions(bad)).toThrow('leaseDurationMs: must be a positive number of whole seconds, got 1500');
+    // A marked object is not checked again (shardingModule checked it): its values pass through as given.
+    expect(resolveShardMembershipOptions(markChecked({ ...bad })).leaseDurationMs).toBe(1500);
+  });
+
+  it('keeps a checked replica option checked for its membership, and checks an unmarked one', () => {
+    const source = new ShardedInformerSource(new FakeInformerSource(), { key: 'namespace' });
+    expect(() => new ShardReplica({ ...base, source, retryPeriodMs: 0 })).toThrow('retryPeriodMs: must be positive');
+    expect(() => new ShardReplica(markChecked({ ...base, source, retryPeriodMs: 0 }))).not.toThrow();
   });
 });

@@ -1,5 +1,5 @@
 import { realClock, silentLogger, type Clock, type Logger } from '@protean/core';
-import { MAX_TIMER_DELAY_MS } from '@protean/core/internal';
+import { MAX_TIMER_DELAY_MS, wasChecked } from '@protean/core/internal';
 import { assignShards } from './assignShards.js';
 import { fnv1a64 } from './fnv1a64.js';
 import type { MemberLeaseClient } from './MemberLeaseClient.js';
@@ -67,12 +67,41 @@ export function memberLeaseName(group: string, identity: string): string {
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DEFAULT_LEASE_DURATION_MS = 15_000;
+const DEFAULT_RENEW_DEADLINE_MS = 10_000;
+const DEFAULT_RETRY_PERIOD_MS = 2_000;
+const DEFAULT_MAX_CLOCK_SKEW_MS = 2_000;
 
 /** {@link ShardMembershipOptions} checked, defaults filled in. */
 export type ResolvedShardMembershipOptions = Required<ShardMembershipOptions>;
 
-/** Checks `options` and fills in the defaults; throws {@link ShardingConfigError} naming the first bad option. */
+/**
+ * Checks `options` and fills in the defaults; throws {@link ShardingConfigError} naming the first bad option.
+ * Options that went through core's `markChecked` (what `shardingModule` checked when it was built) are not
+ * checked again.
+ */
 export function resolveShardMembershipOptions(options: ShardMembershipOptions): ResolvedShardMembershipOptions {
+  if (!wasChecked(options)) checkShardMembershipOptions(options);
+  return {
+    client: options.client,
+    namespace: options.namespace,
+    group: options.group,
+    identity: options.identity,
+    keys: options.keys ?? (() => []),
+    assign: options.assign ?? assignShards,
+    leaseDurationMs: options.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS,
+    renewDeadlineMs: options.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS,
+    retryPeriodMs: options.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS,
+    maxClockSkewMs: options.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS,
+    clock: options.clock ?? realClock,
+    // eslint-disable-next-line no-restricted-properties -- the wall clock's default, injected like the clock
+    wallClock: options.wallClock ?? Date.now,
+    logger: options.logger ?? silentLogger(),
+  };
+}
+
+/** Throws {@link ShardingConfigError} naming the first bad option of `options`. */
+function checkShardMembershipOptions(options: ShardMembershipOptions): void {
   if (options?.client === undefined) throw new ShardingConfigError('client: is required');
   if (typeof options.namespace !== 'string' || !DNS_LABEL.test(options.namespace)) {
     throw new ShardingConfigError(`namespace: must be a DNS label, got ${JSON.stringify(options.namespace)}`);
@@ -82,10 +111,10 @@ export function resolveShardMembershipOptions(options: ShardMembershipOptions): 
   }
   if (typeof options.identity !== 'string' || options.identity === '')
     throw new ShardingConfigError(`identity: must be a non-empty string, got ${JSON.stringify(options.identity)}`);
-  const leaseDurationMs = options.leaseDurationMs ?? 15_000;
-  const renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
-  const retryPeriodMs = options.retryPeriodMs ?? 2_000;
-  const maxClockSkewMs = options.maxClockSkewMs ?? 2_000;
+  const leaseDurationMs = options.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS;
+  const renewDeadlineMs = options.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS;
+  const retryPeriodMs = options.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS;
+  const maxClockSkewMs = options.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS;
   // A value the caller left out is named as the default, so a bound broken by a default is not a puzzle.
   const shown = (value: number, given: number | undefined): string => `${value}${given === undefined ? ' (the default)' : ''}`;
   const lease = shown(leaseDurationMs, options.leaseDurationMs);
@@ -112,20 +141,4 @@ export function resolveShardMembershipOptions(options: ShardMembershipOptions): 
       `maxClockSkewMs: must be between 0 and leaseDurationMs (${lease}), got ${shown(maxClockSkewMs, options.maxClockSkewMs)}`,
     );
   }
-  return {
-    client: options.client,
-    namespace: options.namespace,
-    group: options.group,
-    identity: options.identity,
-    keys: options.keys ?? (() => []),
-    assign: options.assign ?? assignShards,
-    leaseDurationMs,
-    renewDeadlineMs,
-    retryPeriodMs,
-    maxClockSkewMs,
-    clock: options.clock ?? realClock,
-    // eslint-disable-next-line no-restricted-properties -- the wall clock's default, injected like the clock
-    wallClock: options.wallClock ?? Date.now,
-    logger: options.logger ?? silentLogger(),
-  };
 }

@@ -1,4 +1,5 @@
 import type { Fencing, GroupVersionResource, Handler, NamespacedName, PassGate } from '@protean/core';
+import { markChecked, wasChecked } from '@protean/core/internal';
 import { applyShardChange } from './applyShardChange.js';
 import type { ShardKey } from './HashRange.js';
 import type { ShardedInformerSource } from './ShardedInformerSource.js';
@@ -37,7 +38,8 @@ export class ShardReplica implements PassGate {
     this.onShareChange = onShareChange;
     this.key = source.key;
     this.source = source;
-    this.membership = new ShardMembership(membership);
+    // What was checked where it entered (shardingModule) stays checked without the replica's own fields.
+    this.membership = new ShardMembership(wasChecked(options) ? markChecked(membership) : membership);
     this.gate = new ShardGate({
       key: source.key,
       validity: this.membership.validity,

@@ -2,7 +2,7 @@ import { TOKENS, type Logger } from '@protean/core';
 import type { KubeConfigLike } from '@protean/transport';
 import type { KubernetesInformerSourceOptions } from '@protean/watch-manager';
 import type { ContainerModule } from 'inversify';
-import { containerModule } from '@protean/core/internal';
+import { containerModule, markChecked } from '@protean/core/internal';
 import type { ShardFilterMode } from './detectShardSelectorSupport.js';
 import type { ShardKey } from './HashRange.js';
 import { KubeMemberLeaseClient, type MemberLeaseClient } from './MemberLeaseClient.js';
@@ -64,7 +64,8 @@ export function shardingModule(options: ShardingModuleOptions): ContainerModule 
           ...(log === undefined ? {} : { logger: log }),
         });
       const { kubeConfig: _k, mode: _m, informers: _i, source: _s, key: _key, ...membership } = options;
-      replica = new ShardReplica({ ...membership, client, source, ...(log === undefined ? {} : { logger: log }) });
+      // Checked when the module was built (above): the replica's membership checks nothing again.
+      replica = new ShardReplica(markChecked({ ...membership, client, source, ...(log === undefined ? {} : { logger: log }) }));
       return replica;
     };
     // Unbind + bind rather than rebind: a binding made through this module's own `bind` is unloaded with it.
