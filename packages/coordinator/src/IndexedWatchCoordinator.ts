@@ -12,15 +12,13 @@ import {
   type WatchEvent,
   type WatchManager,
   type WatchRequest,
-} from '@protean/core';
-import {
   type EnqueueFunc,
   type InstanceWatches,
   type RouteExplanation,
   type RouteQuery,
   type WatchMiss,
   type WatchRoute,
-} from '@protean/core/internal';
+} from '@protean/core';
 import { CoordinatorPass, type PassHost } from './CoordinatorPass.js';
 import { declaredWatch, entryMiss } from './explainWatch.js';
 import { GvrOwnership } from './GvrOwnership.js';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { gvrKey, type GroupVersionResource, type WatchEvent, type WatchRequest } from '@protean/core';
-import { type RouteQuery } from '@protean/core/internal';
+import { gvrKey, type GroupVersionResource, type WatchEvent, type WatchRequest, type RouteQuery } from '@protean/core';
 import { Random } from '@protean/core/testing';
 import type { IndexedWatchCoordinator } from './IndexedWatchCoordinator.js';
 import { Everything, Nothing, parseSelector } from './deps.testkit.js';

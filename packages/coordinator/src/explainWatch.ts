@@ -1,5 +1,5 @@
-import { type DeclaredWatch } from '@protean/core';
-import { selectorMismatch, type RouteQuery, type WatchMissField } from '@protean/core/internal';
+import { type DeclaredWatch, type RouteQuery, type WatchMissField } from '@protean/core';
+import { selectorMismatch } from '@protean/core/internal';
 import type { WatchEntry } from './WatchEntry.js';
 
 /** An indexed entry as plain data; `committed` when it is the entry of its instance's committed set. */

@@ -27,8 +27,14 @@ export {
   type WorkQueue,
   type WorkQueueFactory,
   type WorkQueueOptions,
+  type InstanceWatches,
+  type RouteExplanation,
+  type RouteQuery,
+  type WatchMiss,
+  type WatchMissField,
+  type WatchRoute,
 } from './contracts/index.js';
-export { type ControllerObserver } from './controller/ControllerObserver.js';
+export { type ControllerObserver, type ReconcileOutcome } from './controller/ControllerObserver.js';
 export { ControllerStateError } from './controller/ControllerStateError.js';
 export { type ControllerStatus, type ExplainTarget, type Explanation } from './controller/ControllerStatus.js';
 export type { DynamicControllerOptions } from './controller/DynamicControllerOptions.js';
@@ -45,7 +51,7 @@ export { PASS_SPAN_NAME } from './controller/PassTrace.js';
 export { type PassTrigger } from './tracing/PassTrigger.js';
 export { ProteanTracing, tracing } from './tracing/tracing.js';
 export { DynamicController } from './controller/DynamicController.js';
-export { type EventHandler, type EventType, type WatchEvent } from './events.js';
+export { type EventHandler, type EventType, type WatchEvent, type EnqueueFunc } from './events.js';
 export { forwardEveryMember } from './everyMember.js';
 export { assertStillValid } from './fence.js';
 export { FencingRequiredError } from './FencingRequiredError.js';
@@ -67,15 +73,22 @@ export {
   type OwnerReference,
   type PartialObjectMetadata,
   type ResourceEventHandler,
+  type ListWatchHealth,
 } from './informer.js';
-export type { InformerHealth } from './informerHealth.js';
+export { type InformerHealth, type InformerFailure } from './informerHealth.js';
 export { isNotFound } from './isNotFound.js';
 export { KubeApiError } from './KubeApiError.js';
 export { KindNotServedError, KindUnavailableError, WatchForbiddenError } from './KindUnavailableError.js';
 export { LeaseExpiredError } from './LeaseExpiredError.js';
 export { createLogger, type Logger, silentLogger } from './logger.js';
 export { LogSummarizer, type LogSummarizerOptions } from './LogSummarizer.js';
-export { type QueueMetricsProvider } from './queueMetrics.js';
+export {
+  type QueueMetricsProvider,
+  type CounterMetric,
+  type GaugeMetric,
+  type HistogramMetric,
+  type SettableGaugeMetric,
+} from './queueMetrics.js';
 export { NoRequeue, requeue, RequeueNeeded, RequeueNeededAfter, RequeueWhen } from './requeue.js';
 export { StaleReadError } from './StaleReadError.js';
 export {

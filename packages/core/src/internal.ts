@@ -1,8 +1,7 @@
 // `@protean/core/internal`: the names only the other `@protean/*` packages
 // use (the signal registries' binders and lookups, clock helpers, request
-// validation, tracing of routed events, the metric and status shapes the
-// queue and metrics packages share, the routing records only the coordinator
-// builds, the pieces of an API error's answer). Not part of core's public API: no
+// validation, tracing of routed events, the status records only the metrics
+// package reads, the pieces of an API error's answer). Not part of core's public API: no
 // semver promise, and no API report (scripts/api-report.mjs reports `.`
 // only). A name a user of Protean needs belongs in `index.ts` instead.
 export { apiStatusChain } from './apiStatus.js';
@@ -17,32 +16,14 @@ export { parseGvrKey, parseNamespacedNameKey } from './gvr.js';
 export { validateGroupVersionResource, validateNamespace, validateObjectName } from './gvrValidation.js';
 export { bindPassReads, noteRead, readVersionOf } from './passReads.js';
 export { bindWriteRecorder, type WriteRecorder } from './passWrites.js';
-export {
-  noopQueueMetricsProvider,
-  type CounterMetric,
-  type GaugeMetric,
-  type HistogramMetric,
-  type SettableGaugeMetric,
-} from './queueMetrics.js';
+export { noopQueueMetricsProvider } from './queueMetrics.js';
 export { objectTransformOf } from './stripObject.js';
 export { parseStatusBody, retryAfterMsOf, type StatusBody } from './statusBody.js';
 export { recordEventSpan, triggerEventOf, EVENT_SPAN_NAME } from './tracing/eventSpan.js';
 export { UNSERVED_RESOURCE_HINT } from './unservedResourceHint.js';
 export { validateLabelKey, validateLabelValue, selectorMismatch } from './selector/index.js';
-export {
-  type InstanceWatches,
-  type RouteExplanation,
-  type RouteQuery,
-  type WatchMiss,
-  type WatchMissField,
-  type WatchRoute,
-} from './contracts/index.js';
-export { type ReconcileOutcome } from './controller/ControllerObserver.js';
 export { type InFlightPass, type InformerStatusEntry, type QueueStatus } from './controller/ControllerStatus.js';
 export { type TraceAttributes, type TraceSpan } from './tracing/otelApi.js';
-export { type EnqueueFunc } from './events.js';
-export { type ListWatchHealth } from './informer.js';
-export { type InformerFailure } from './informerHealth.js';
 export { apiErrorFieldsOf, type ApiErrorResponse, type RequestDescription } from './KubeApiError.js';
 export { kindUnavailableOf } from './KindUnavailableError.js';
 export { networkErrorCause } from './networkErrorCause.js';

@@ -1,5 +1,12 @@
-import { gvrKey, type ControllerObserver, type EventType, type GroupVersionResource, type WatchEvent } from '@protean/core';
-import { unfencedWriteCount, type ReconcileOutcome, apiWarningCount } from '@protean/core/internal';
+import {
+  gvrKey,
+  type ControllerObserver,
+  type EventType,
+  type GroupVersionResource,
+  type WatchEvent,
+  type ReconcileOutcome,
+} from '@protean/core';
+import { unfencedWriteCount, apiWarningCount } from '@protean/core/internal';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { InformerStatus } from './InformerHealthRules.js';
 

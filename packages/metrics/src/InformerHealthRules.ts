@@ -1,5 +1,4 @@
-import { gvrKey, type GroupVersionResource, type WatchHealth } from '@protean/core';
-import { type InformerFailure } from '@protean/core/internal';
+import { gvrKey, type GroupVersionResource, type WatchHealth, type InformerFailure } from '@protean/core';
 
 /** Thresholds of {@link InformerHealthRules}; every field has a default. */
 export interface InformerHealthOptions {

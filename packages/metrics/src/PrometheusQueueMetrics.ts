@@ -1,5 +1,4 @@
-import type { QueueMetricsProvider } from '@protean/core';
-import type { CounterMetric, GaugeMetric, HistogramMetric, SettableGaugeMetric } from '@protean/core/internal';
+import type { QueueMetricsProvider, CounterMetric, GaugeMetric, HistogramMetric, SettableGaugeMetric } from '@protean/core';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 // client-go's workqueue buckets: 10ns .. 10s, factor 10.

@@ -1,5 +1,4 @@
-import type { DelayingQueue, EnqueueSource, TimerHandle } from '@protean/core';
-import type { CounterMetric } from '@protean/core/internal';
+import type { DelayingQueue, EnqueueSource, TimerHandle, CounterMetric } from '@protean/core';
 import { BasicWorkQueue, type BasicWorkQueueOptions } from './BasicWorkQueue.js';
 import { QueueArgumentError } from './QueueArgumentError.js';
 import { ReadyTimeHeap } from './ReadyTimeHeap.js';

@@ -1,5 +1,4 @@
-import { realClock, type Clock, type EnqueueSource } from '@protean/core';
-import { type GaugeMetric } from '@protean/core/internal';
+import { realClock, type Clock, type EnqueueSource, type GaugeMetric } from '@protean/core';
 import type { QueuedItem, QueueStore } from './QueueStore.js';
 import {
   checkMaxWait,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { GaugeMetric } from '@protean/core/internal';
+import type { GaugeMetric } from '@protean/core';
 import { FakeClock } from '@protean/core/testing';
 import { PriorityRateLimitingQueue, type PriorityRateLimitingQueueOptions } from './PriorityRateLimitingQueue.js';
 import { QueueArgumentError } from './QueueArgumentError.js';

@@ -1,11 +1,11 @@
-import { type QueueMetricsProvider } from '@protean/core';
 import {
+  type QueueMetricsProvider,
   type CounterMetric,
   type GaugeMetric,
   type HistogramMetric,
   type SettableGaugeMetric,
-  noopQueueMetricsProvider,
-} from '@protean/core/internal';
+} from '@protean/core';
+import { noopQueueMetricsProvider } from '@protean/core/internal';
 
 /**
  * The metric objects of one named queue. Built only when a queue has both a

@@ -7,8 +7,8 @@ import {
   type ListWatchOptions,
   type ListWatchSink,
   type PartialObjectMetadata,
+  type ListWatchHealth,
 } from '@protean/core';
-import { type ListWatchHealth } from '@protean/core/internal';
 import { fnv1a64 } from './fnv1a64.js';
 import { inRanges, validateRanges, type HashRange, type ShardKey } from './HashRange.js';
 import { ShardingConfigError } from './ShardingConfigError.js';

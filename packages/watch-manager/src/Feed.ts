@@ -1,5 +1,4 @@
-import type { Clock, ListWatch, PartialObjectMetadata } from '@protean/core';
-import type { ListWatchHealth } from '@protean/core/internal';
+import type { Clock, ListWatch, PartialObjectMetadata, ListWatchHealth } from '@protean/core';
 import type { ListenerCalls } from './InformerListener.js';
 import type { MetadataStore } from './MetadataStore.js';
 import { objectsNotDelivered } from './WatchError.js';

@@ -1,5 +1,4 @@
-import type { Clock, ListWatch, ListWatchSink } from '@protean/core';
-import type { ListWatchHealth } from '@protean/core/internal';
+import type { Clock, ListWatch, ListWatchSink, ListWatchHealth } from '@protean/core';
 import { Feed } from './Feed.js';
 
 /**

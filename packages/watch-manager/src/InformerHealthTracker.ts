@@ -1,5 +1,4 @@
-import type { Clock } from '@protean/core';
-import type { InformerFailure, ListWatchHealth } from '@protean/core/internal';
+import type { Clock, InformerFailure, ListWatchHealth } from '@protean/core';
 /** What the tracker keeps of a failure: a `KubernetesRequestError`, or the kind refusal it was. */
 export type TrackedFailure = Pick<Error, 'message'> & { readonly status: number | undefined; readonly reason: string | undefined };
 

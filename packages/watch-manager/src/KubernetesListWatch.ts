@@ -11,8 +11,9 @@ import {
   type ListWatchSink,
   type Logger,
   type PartialObjectMetadata,
+  type ListWatchHealth,
 } from '@protean/core';
-import { type ListWatchHealth, wasChecked } from '@protean/core/internal';
+import { wasChecked } from '@protean/core/internal';
 import { fullObjectDecoder } from './decodeFullObject.js';
 import { decodeWatchLine, type ObjectDecoder } from './decodeWatchLine.js';
 import { InformerHealthTracker } from './InformerHealthTracker.js';

@@ -8,7 +8,14 @@ export {
   type RegisteringController,
 } from './AdmittingController.js';
 export { CertificateRequestError, createCertificateAuthority, createServingCertificate } from './certificates.js';
-export { keepConversionCaBundle, SelfManagedCertificates, type SelfManagedCertificatesOptions } from './SelfManagedCertificates.js';
+export {
+  type CertificateListener,
+  type CertificateSource,
+  keepConversionCaBundle,
+  SelfManagedCertificates,
+  type SelfManagedCertificatesOptions,
+  type WebhookCertificates,
+} from './SelfManagedCertificates.js';
 export type { AdmissionRequest, MutationResult, ValidationResult } from './reviews.js';
 export {
   type Converter,
