@@ -148,8 +148,9 @@ export interface InformerSettings {
  * Throws a `RangeError` naming the first setting of `options` out of its
  * range: `pageSize` a whole number >= 1; `inactivityTimeoutMs` and
  * `streamingListTimeoutMs` > 0, `shortWatchMs` >= 0, the watch timeouts
- * whole seconds >= 1, the backoff's `initialMs <= maxMs` and the other
- * retry waits >= 0; every duration a timer is armed with at most core's
+ * whole seconds >= 1, the retry waits >= 0 (the backoff's
+ * `initialMs <= maxMs` is its `Backoff`'s check, when the list/watch is
+ * built); every duration a timer is armed with at most core's
  * `MAX_TIMER_DELAY_MS` (Node fires a longer timer after 1 ms). Where
  * options enter: `new KubernetesInformerSource`, or `new
  * KubernetesListWatch` given options no source checked.
