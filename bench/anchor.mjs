@@ -465,6 +465,18 @@ try {
             `API server CPU ${run.apiServerCpuMs ?? 'n/a'} ms, connections peak ${run.connectionsPeak} ` +
             `(API server idle ${(run.settledMs / 1000).toFixed(0)} s after its caches were ready)`,
         );
+        if (run.v8KiBAtMinute !== undefined) {
+          const kib = (n) => `${(n / 1024).toFixed(1)}`;
+          const spaces = Object.entries(run.heapSpacesKiBAtMinute ?? {})
+            .filter(([, v]) => v >= 512)
+            .map(([k, v]) => `${k.replace(/_space$/, '')} ${kib(v)}`)
+            .join(', ');
+          progress(
+            'anchor',
+            `  at 60 s, anonymous ${(run.rssAnonBytesAtMinute / MiB).toFixed(0)} MiB: V8 heap ${kib(run.v8KiBAtMinute.heapPhysical)} ` +
+              `(${spaces}), V8 malloc ${kib(run.v8KiBAtMinute.malloced)}, Buffers and ArrayBuffers ${kib(run.v8KiBAtMinute.external)} MiB`,
+          );
+        }
       }
     }
     client.close();

@@ -49,6 +49,7 @@ const COMMON_FILES = [
   'src/kind.test.ts',
   'src/kind.ts',
   'src/main.ts',
+  'src/memory.test.ts',
   'src/names.ts',
   'src/permissions.test.ts',
   'src/register.ts',
@@ -100,6 +101,17 @@ describe('generateProject', () => {
     // A misspelt V8 flag makes node exit 9 ("bad option") before the controller starts.
     expect(spawnSync(process.execPath, [...flags, '-e', '0'], { encoding: 'utf8' })).toMatchObject({ status: 0, stderr: '' });
   });
+
+  it.each(['leader-election', 'sharding'] as const)(
+    "caps node's heap at half the %s Deployment's memory limit (the generated memory test's rule)",
+    (layout) => {
+      const dir = join(work, layout);
+      generateProject({ directory: dir, layout });
+      const limitMiB = Number(/limits:\n(?:\s*#.*\n)*\s*memory: (\d+)Mi\n/.exec(read(dir, 'deploy/deployment.yaml'))?.[1]);
+      const { start } = (JSON.parse(read(dir, 'package.json')) as { scripts: Record<string, string> }).scripts;
+      expect(start).toContain(`--max-old-space-size=${limitMiB / 2} `);
+    },
+  );
 
   it('substitutes the name, group, kind and Protean range everywhere', () => {
     const dir = join(work, 'x');

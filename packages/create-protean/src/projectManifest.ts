@@ -14,13 +14,17 @@ export const PROJECT_DEPENDENCIES = {
 
 /**
  * The flags node runs the controller with, in the image (the Dockerfile's
- * CMD) and in `npm start` / `npm run dev` alike: V8's young generation held
- * to 2 MiB per semi-space. By default it grows to tens of MiB while the
- * informers list, and stays resident: with it bounded, the memory an
- * operator sees once synced is 20-33 % lower (bench/README.md, `anchor`;
- * 1 MiB saved no more and scavenged twice as often).
+ * CMD) and in `npm start` / `npm run dev` alike. V8's young generation held
+ * to 2 MiB per semi-space: by default it grows to tens of MiB while the
+ * informers list, and stays resident (1 MiB saved no more and scavenged
+ * twice as often). The old generation capped at half the container's memory
+ * limit (deploy/'s Deployment, 512Mi; the generated `src/memory.test.ts`
+ * holds the two together): under a cap below its default, V8 lets the heap
+ * grow to at most 1.3-2x what survived the last full collection instead of
+ * 4x, so the sync's dead Buffers are freed during the sync rather than left
+ * in malloc's heap. Measured in bench/README.md (`anchor`).
  */
-export const NODE_RUNTIME_FLAGS = ['--max-semi-space-size=2'] as const;
+export const NODE_RUNTIME_FLAGS = ['--max-semi-space-size=2', '--max-old-space-size=256'] as const;
 
 /** The generated project's development tools (Jest set up as `@protean/testing`'s README says). */
 export const PROJECT_DEV_DEPENDENCIES = {

@@ -38,10 +38,10 @@ describe.each(LAYOUTS)('a generated %s project on the workspace packages', (layo
     rmSync(join(out, '..'), { recursive: true, force: true });
     const failures = result.testResults.filter((s) => s.status === 'failed').map((s) => `${s.name}: ${s.message}`);
     expect({ status: jest.status, failures }).toEqual({ status: 0, failures: [] });
-    // Four tests on the in-memory API server, the RBAC check and the CRD's drift check; the real-server one is opt-in
-    // (PROTEAN_ENVTEST=1) and says so.
+    // Four tests on the in-memory API server, the RBAC check, the CRD's drift check and the heap cap against the memory
+    // limit; the real-server one is opt-in (PROTEAN_ENVTEST=1) and says so.
     expect({ passed: result.numPassedTests, failed: result.numFailedTests, pending: result.numPendingTests }).toEqual({
-      passed: 6,
+      passed: 7,
       failed: 0,
       pending: 1,
     });
@@ -103,4 +103,30 @@ describe.each(LAYOUTS)('a generated %s project given a second owned kind', (layo
     const after = jestFile(project, 'src/permissions.test.ts');
     expect({ status: after.status, output: after.status === 0 ? '' : after.output }).toEqual({ status: 0, output: '' });
   }, 180_000);
+});
+
+// The edit a user makes next when the cache outgrows the pod: a higher memory limit in deploy/. node's heap cap
+// must follow it; src/memory.test.ts names every place that starts node, and is green once all of them do.
+describe('a generated project whose memory limit is raised', () => {
+  it("fails its memory test naming each place node's heap cap must follow, and passes once they do", () => {
+    const project = prepareGeneratedProject('leader-election');
+    made.push(project);
+    expect(jestFile(project, 'src/memory.test.ts').status).toBe(0);
+    const deployment = join(project.dir, 'deploy/deployment.yaml');
+    const limit = /(limits:\n(?:\s*#.*\n)*\s*memory: )512Mi\n/;
+    expect(readFileSync(deployment, 'utf8')).toMatch(limit);
+    writeFileSync(deployment, readFileSync(deployment, 'utf8').replace(limit, '$11Gi\n'));
+
+    const before = jestFile(project, 'src/memory.test.ts');
+    expect(before.status).toBe(1);
+    const named = [...before.output.matchAll(/--max-old-space-size=512 in ([^"(]+) \(has 256\)/g)].map((m) => m[1]).sort();
+    expect(named).toEqual(["Dockerfile's CMD", 'package.json scripts.dev', 'package.json scripts.start']);
+
+    for (const file of ['package.json', 'Dockerfile']) {
+      const path = join(project.dir, file);
+      writeFileSync(path, readFileSync(path, 'utf8').replaceAll('--max-old-space-size=256', '--max-old-space-size=512'));
+    }
+    const after = jestFile(project, 'src/memory.test.ts');
+    expect({ status: after.status, output: after.status === 0 ? '' : after.output }).toEqual({ status: 0, output: '' });
+  }, 120_000);
 });
