@@ -42,7 +42,7 @@ describe('runCli', () => {
   it('generates from flags alone when not interactive, and prints the next steps', async () => {
     const code = await runCli(['svc', '--layout', 'sharding', '--group', 'ops.acme.io', '--kind', 'Policy'], io());
     expect({ code, err }).toEqual({ code: 0, err: [] });
-    expect(out[0]).toBe('Created svc (sharding, Policy.ops.acme.io) in svc: 34 files.');
+    expect(out[0]).toBe('Created svc (sharding, Policy.ops.acme.io) in svc: 35 files.');
     expect(out).toContain('  cd svc');
     expect(readFileSync(join(work, 'svc/src/app.ts'), 'utf8')).toContain('@protean/sharding');
   });
