@@ -48,9 +48,9 @@ function heapCaps(): Record<string, string | undefined> {
 }
 
 it("starts node with its heap capped at half the container's memory limit, everywhere it starts", () => {
-  const half = String(Math.floor(memoryLimitMiB() / 2));
-  const caps = heapCaps();
-  const wrong = Object.entries(caps).filter(([, cap]) => cap !== half);
-  const fix = `deploy/ limits the container to ${memoryLimitMiB()} MiB: start node with --max-old-space-size=${half} in`;
+  const limit = memoryLimitMiB();
+  const half = String(Math.floor(limit / 2));
+  const wrong = Object.entries(heapCaps()).filter(([, cap]) => cap !== half);
+  const fix = `deploy/ limits the container to ${limit} MiB: start node with --max-old-space-size=${half} in`;
   expect(wrong.map(([where, cap]) => `${fix} ${where} (${cap === undefined ? 'no cap' : `has ${cap}`})`)).toEqual([]);
 });
