@@ -14,7 +14,7 @@ import {
   type PartialObjectMetadata,
   type TimerHandle,
 } from '@protean/core';
-import { wasChecked } from '@protean/core/internal';
+import { holdMemoryReducer, wasChecked } from '@protean/core/internal';
 import { deliverRelist, type RelistListener } from './deliverRelist.js';
 import { CacheIndexes } from './CacheIndexes.js';
 import { Feed } from './Feed.js';
@@ -58,6 +58,8 @@ export class Informer implements InformerCache {
   private running = false;
   private stopped = false;
   private lists = 0;
+  /** Releases the process's memory reducer hold this informer took in `run` (see core's `holdMemoryReducer`). */
+  private releaseMemoryReducer: (() => void) | undefined;
   private resyncTimer: TimerHandle | undefined;
   private readonly resyncPeriodMs: number;
   private readonly clock: Clock;
@@ -89,6 +91,8 @@ export class Informer implements InformerCache {
       return;
     }
     signal.addEventListener('abort', () => this.stop(), { once: true });
+    // A list is the burst whose garbage V8 collects once the process idles, if its memory reducer can tell.
+    this.releaseMemoryReducer = holdMemoryReducer();
     const feed = this.feeds.current;
     feed.source.run(this.sinkFor(feed), feed.abort.signal);
   }
@@ -341,6 +345,7 @@ export class Informer implements InformerCache {
     this.stopped = true;
     this.next = undefined;
     this.feeds.stop();
+    this.releaseMemoryReducer?.();
     if (this.resyncTimer !== undefined) this.clock.clearTimeout(this.resyncTimer);
     this.resyncTimer = undefined;
   }
