@@ -72,12 +72,12 @@ const CONTENDERS = {
   'client-go-paged': { label: 'client-go paged', side: 'client-go', env: { KUBE_FEATURE_WatchListClient: 'false' } },
   protean: { label: 'Protean streaming (auto)', side: 'protean', streamingList: 'auto' },
   'protean-paged': { label: 'Protean paged (never, the default)', side: 'protean', streamingList: 'never' },
-  // Not run unless named in --contenders: paged with at most 16 LISTs at once (listConcurrency; the default has no cap).
-  'protean-paged-cap16': {
-    label: 'Protean paged, 16 LISTs at once',
+  // Not run unless named in --contenders: paged with every LIST at once (listConcurrency: Infinity; the default is 16).
+  'protean-paged-uncapped': {
+    label: 'Protean paged, every LIST at once',
     side: 'protean',
     streamingList: 'never',
-    args: ['--list-concurrency=16'],
+    args: ['--list-concurrency=Infinity'],
   },
   // Not run unless named in --contenders: paged with 1 MiB stream and 4 MiB connection windows (the pool's are 4 and 32 MiB).
   'protean-paged-small-windows': {

@@ -3,6 +3,7 @@ import { silentLogger, type GroupVersionResource } from '@protean/core';
 import { waitFor } from '@protean/core/testing';
 import { InMemoryApiServer } from '@protean/in-memory-apiserver';
 import { InformerWatchManager } from './InformerWatchManager.js';
+import { DEFAULT_LIST_CONCURRENCY } from './KubernetesInformerOptions.js';
 import { KubernetesInformerSource } from './KubernetesInformerSource.js';
 import { ListLimiter } from './ListLimiter.js';
 
@@ -48,14 +49,14 @@ afterEach(async () => {
   await server.stop();
 });
 
-function start(listConcurrency: number | ListLimiter | undefined): Array<Promise<void>> {
+function start(listConcurrency: number | ListLimiter | undefined, kinds = KINDS): Array<Promise<void>> {
   const source = new KubernetesInformerSource({
     kubeConfig: server.kubeConfig(),
     pageSize: 2,
     ...(listConcurrency === undefined ? {} : { listConcurrency }),
   });
   manager = new InformerWatchManager(source, 0, () => {}, silentLogger());
-  return Array.from({ length: KINDS }, (_, i) => manager!.ensureWatch(gvrOf(i), 'test'));
+  return Array.from({ length: kinds }, (_, i) => manager!.ensureWatch(gvrOf(i), 'test'));
 }
 
 const turns = async (n = 20): Promise<void> => {
@@ -103,9 +104,24 @@ describe('KubernetesInformerSource listConcurrency', () => {
     }
   });
 
-  it('without the option, holds no LIST back', async () => {
+  it('without the option, lets 16 LISTs reach the server at once', async () => {
+    const kinds = DEFAULT_LIST_CONCURRENCY + 4;
+    for (let i = KINDS; i < kinds; i++) {
+      server.registerResource({ ...gvrOf(i), kind: `Kind${i}`, namespaced: true });
+      server.create(gvrOf(i), { metadata: { name: 'o-0', namespace: 'default' } });
+    }
     server.faults.stall(true);
-    const synced = start(undefined);
+    const synced = start(undefined, kinds);
+    await waitFor(() => server.requests().filter(isList).length === 16, { message: '16 LISTs at the server' });
+    await turns();
+    expect(server.requests().filter(isList)).toHaveLength(16);
+    server.faults.stall(false);
+    await Promise.all(synced);
+  });
+
+  it('with Infinity, holds no LIST back', async () => {
+    server.faults.stall(true);
+    const synced = start(Infinity);
     await waitFor(() => server.requests().filter(isList).length === KINDS, { message: 'every LIST at the server at once' });
     server.faults.stall(false);
     await Promise.all(synced);
