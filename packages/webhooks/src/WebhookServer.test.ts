@@ -9,6 +9,7 @@ import type { TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import { silentLogger } from '@protean/core';
 import { waitFor } from '@protean/core/testing';
+import { memoryReducerHolders } from '@protean/core/internal';
 import type { JsonPatchOperation } from './jsonPatch.js';
 import type { AdmissionRequest } from './reviews.js';
 import { WebhookServer } from './WebhookServer.js';
@@ -343,5 +344,17 @@ describe('WebhookServer certificates', () => {
     await waitFor(async () => (await post(`${url}/v`, admissionReview(), next.cert).catch(() => undefined))?.cn === 'webhook-b', {
       timeoutMs: 5_000,
     });
+  });
+});
+
+describe('WebhookServer and V8 memory reducer', () => {
+  it('holds the memory reducer while it listens, and lets go when it stops', async () => {
+    const before = memoryReducerHolders();
+    await started(() => {});
+    expect(memoryReducerHolders()).toBe(before + 1);
+    await server!.stop();
+    expect(memoryReducerHolders()).toBe(before);
+    await server!.stop();
+    expect(memoryReducerHolders()).toBe(before);
   });
 });

@@ -4,6 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { dirname } from 'node:path';
 import { createLogger, type Logger, tracing } from '@protean/core';
+import { holdMemoryReducer } from '@protean/core/internal';
 import { isObject, jsonPatchBetween } from './jsonPatch.js';
 import type { CertificateSource } from './SelfManagedCertificates.js';
 import type { AdmissionRequest, AdmissionResponse, ConversionRequest, MutationResult, ReviewObject, ValidationResult } from './reviews.js';
@@ -142,6 +143,8 @@ export class WebhookServer {
   private readonly handlerTimeoutMs: number;
   private readonly maxReviewBytes: number;
   private server: Http2SecureServer | undefined;
+  /** Releases the memory reducer hold `start` took (see core's `holdMemoryReducer`). */
+  private releaseMemoryReducer: (() => void) | undefined;
   /** Every connection: stop() ends them (an open HTTP/2 session would hold close() until it idles out). */
   private readonly sockets = new Set<Socket>();
   private readonly listeners = new Set<(record: ReviewRecord) => void>();
@@ -217,6 +220,8 @@ export class WebhookServer {
       throw err;
     }
     this.address = server.address() as AddressInfo;
+    // Reviews come in bursts; what a burst leaves, V8 collects once the server idles (core's holdMemoryReducer).
+    this.releaseMemoryReducer = holdMemoryReducer();
     return this.url;
   }
 
@@ -228,6 +233,8 @@ export class WebhookServer {
     const server = this.server;
     if (server === undefined) return;
     this.server = undefined;
+    this.releaseMemoryReducer?.();
+    this.releaseMemoryReducer = undefined;
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       for (const socket of this.sockets) socket.destroy();
