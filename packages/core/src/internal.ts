@@ -8,7 +8,7 @@ export { apiStatusChain } from './apiStatus.js';
 export { apiWarningCount, countApiWarnings } from './apiWarnings.js';
 export { markChecked, wasChecked } from './checkedSettings.js';
 export { MAX_TIMER_DELAY_MS } from './clock.js';
-export { holdMemoryReducer, memoryReducerHolders, MEMORY_REDUCER_HOLD_PERIOD_MS } from './memoryReducer.js';
+export { holdMemoryReducer, memoryReducerHolders } from './memoryReducer.js';
 export { deadlineSignal, Waker } from './clockWait.js';
 export { containerModule } from './containerModule.js';
 export { passCancellationOf } from './controller/PassCancelledError.js';

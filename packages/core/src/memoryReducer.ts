@@ -4,7 +4,7 @@
  * to an exact 0 after about 1,075 halvings (107 s): any period below that
  * keeps the rate positive. 30 s leaves room for a busy event loop.
  */
-export const MEMORY_REDUCER_HOLD_PERIOD_MS = 30_000;
+const MEMORY_REDUCER_HOLD_PERIOD_MS = 30_000;
 
 let holders = 0;
 let timer: ReturnType<typeof setInterval> | undefined;
