@@ -43,6 +43,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startKubeApiServer } from '@protean/envtest';
 import { parseArgs } from './lib/args.mjs';
+import { BUNDLED_ANCHOR, bundleProteanAnchor } from './lib/bundle.mjs';
 import { clientGoAnchorBinary } from './lib/clientGoAnchor.mjs';
 import { createAll, crdManifest, keepAliveClient, kubeBinDir } from './lib/cluster.mjs';
 import { cpuMsOf, findPid, tcpConnectionsTo } from './lib/procfs.mjs';
@@ -93,16 +94,19 @@ const JEMALLOC = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
 // generation (`--max-semi-space-size`, as the generated project's Dockerfile starts node), `arena=<n>` sets
 // MALLOC_ARENA_MAX, `mmap=<bytes>` and `trim=<bytes>` glibc's MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_,
 // `malloc=jemalloc` preloads Debian's libjemalloc2 (LD_PRELOAD) in place of glibc's malloc,
-// `v8=<flag>` passes `--<flag>`; e.g. `protean-paged:semi=2`, `protean-paged:semi=2:arena=2`.
+// `v8=<flag>` passes `--<flag>`, `bundle` runs lib/anchor.protean.mjs bundled into one file as the generated
+// project's build.mjs bundles it (lib/bundle.mjs); e.g. `protean-paged:semi=2`, `protean-paged:semi=2:bundle`.
 for (const name of typeof flags.contenders === 'string' ? flags.contenders.split(',') : []) {
   const [baseName, ...tunings] = name.split(':');
   const base = CONTENDERS[baseName];
   if (tunings.length === 0 || base?.side !== 'protean') continue;
   const nodeArgs = [];
+  let script;
   const env = { ...base.env };
   for (const t of tunings) {
     const [k, v] = t.split('=');
-    if (k === 'semi' && /^\d+$/.test(v ?? '')) nodeArgs.push(`--max-semi-space-size=${v}`);
+    if (k === 'bundle' && v === undefined) script = BUNDLED_ANCHOR;
+    else if (k === 'semi' && /^\d+$/.test(v ?? '')) nodeArgs.push(`--max-semi-space-size=${v}`);
     else if (k === 'arena' && /^\d+$/.test(v ?? '')) env.MALLOC_ARENA_MAX = v;
     else if (k === 'mmap' && /^\d+$/.test(v ?? '')) env.MALLOC_MMAP_THRESHOLD_ = v;
     else if (k === 'trim' && /^\d+$/.test(v ?? '')) env.MALLOC_TRIM_THRESHOLD_ = v;
@@ -112,10 +116,10 @@ for (const name of typeof flags.contenders === 'string' ? flags.contenders.split
     } else if (k === 'v8' && /^[a-z][\w-]*(=\w+)?$/.test(v ?? '')) nodeArgs.push(`--${t.slice(3)}`);
     else
       throw new Error(
-        `--contenders: ${JSON.stringify(t)} in ${JSON.stringify(name)} is not semi=<MiB>, arena=<n>, mmap=<bytes>, trim=<bytes> or v8=<flag>`,
+        `--contenders: ${JSON.stringify(t)} in ${JSON.stringify(name)} is not semi=<MiB>, arena=<n>, mmap=<bytes>, trim=<bytes>, v8=<flag> or bundle`,
       );
   }
-  CONTENDERS[name] = { ...base, label: `${base.label}, ${tunings.join(' ')}`, nodeArgs, env };
+  CONTENDERS[name] = { ...base, label: `${base.label}, ${tunings.join(' ')}`, nodeArgs, env, script };
 }
 const contenders =
   typeof flags.contenders === 'string'
@@ -123,6 +127,7 @@ const contenders =
     : ['client-go', 'client-go-paged', 'protean', 'protean-paged'];
 const unknown = contenders.filter((c) => !(c in CONTENDERS));
 if (unknown.length > 0) throw new Error(`--contenders: unknown ${unknown.join(', ')}; known: ${Object.keys(CONTENDERS).join(', ')}`);
+if (contenders.some((c) => CONTENDERS[c].script === BUNDLED_ANCHOR)) await bundleProteanAnchor();
 /** Ratio columns: each side's default against the other's, then Protean / client-go in the same list mode. */
 const RATIOS = [
   ['protean-paged', 'client-go'],
@@ -234,7 +239,7 @@ function commandOf(name, files, apiPid, goBinary) {
     args: [
       '--expose-gc',
       ...(contender.nodeArgs ?? []),
-      join(here, 'lib', 'anchor.protean.mjs'),
+      contender.script ?? join(here, 'lib', 'anchor.protean.mjs'),
       `--kubeconfig=${files.kubeconfig}`,
       `--resources=${files.resources}`,
       `--streaming-list=${contender.streamingList}`,

@@ -4,7 +4,8 @@
 // the packages the informers need together, after loading a KubeConfig file
 // with client-node's KubeConfig and with Protean's ProteanKubeConfig, and a
 // controller built by DynamicController.create over ProteanKubeConfig before
-// any informer starts. Each case runs in a fresh process
+// any informer starts, and what a generated project's main loads, as files and
+// bundled into one file as the project's build bundles it. Each case runs in a fresh process
 // (`node --input-type=module -e`, importing, running the case's code, then
 // reading process.memoryUsage.rss()), cases interleaved, 5 rounds (quick 3);
 // the median is reported, and what it adds to the empty process.
@@ -15,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from './lib/args.mjs';
+import { bundle } from './lib/bundle.mjs';
 import { emitResult, progress } from './lib/report.mjs';
 import { median } from './lib/stats.mjs';
 
@@ -82,6 +84,10 @@ const controller = m[1].DynamicController.create({
 });
 if (controller.watchCoordinator() === undefined) throw new Error('no controller');`;
 
+// A generated project's imports, as files and bundled into one file as its build.mjs bundles dist/main.js.
+const generatedImports = join(here, 'lib', 'generatedImports.mjs');
+const generatedBundle = await bundle(generatedImports, join(here, 'lib', 'generatedImports.bundle.mjs'));
+
 const CASES = [
   { label: 'empty process (node -e)', imports: [] },
   { label: '@kubernetes/client-node (whole)', imports: ['@kubernetes/client-node'] },
@@ -104,6 +110,14 @@ const CASES = [
     imports: ['transport', 'core', 'watch-manager', 'queue', 'coordinator'].map(built),
     code: buildController,
   },
+  {
+    label: "what a generated project's src/main.ts loads (leader-election layout), its packages' files",
+    imports: [pathToFileURL(generatedImports).href],
+  },
+  {
+    label: "what a generated project's src/main.ts loads, bundled into one file as its build.mjs bundles dist/main.js",
+    imports: [pathToFileURL(generatedBundle).href],
+  },
 ];
 
 /** The RSS of a fresh process that imported `imports`, in bytes. */
@@ -123,6 +137,7 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 const loadAfter = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 rmSync(dir, { recursive: true, force: true });
+rmSync(generatedBundle, { force: true });
 const MiB = 1024 * 1024;
 const medians = samples.map((s) => median(s));
 const rows = CASES.flatMap((c, i) => [

@@ -26,6 +26,7 @@ const COMMON_FILES = [
   '.gitignore',
   'Dockerfile',
   'README.md',
+  'build.mjs',
   'ci.sh',
   'deploy/clusterrole.yaml',
   'deploy/crd.yaml',
@@ -54,7 +55,6 @@ const COMMON_FILES = [
   'src/permissions.test.ts',
   'src/register.ts',
   'src/shutdown.ts',
-  'tsconfig.build.json',
   'tsconfig.json',
 ];
 

@@ -36,6 +36,8 @@ export const PROJECT_DEV_DEPENDENCIES = {
   '@swc/core': '^1.16.22',
   '@swc/jest': '^0.2.39',
   '@types/node': '^24.0.0',
+  // Bundles the controller into one file (build.mjs).
+  esbuild: '^0.28.2',
   eslint: '^10.15.0',
   jest: '^30.5.2',
   typebox: '^1.4.3',
@@ -82,7 +84,8 @@ export function projectManifest(project: ResolvedProject, vendored?: ReadonlyMap
     type: 'module',
     engines: { node: '>=24' },
     scripts: {
-      build: 'tsc -p tsconfig.build.json',
+      // Type-checked, then bundled into dist/main.js (build.mjs).
+      build: 'tsc -p tsconfig.json && node build.mjs',
       typecheck: 'tsc -p tsconfig.json',
       lint: 'eslint .',
       test: jest,
@@ -91,7 +94,7 @@ export function projectManifest(project: ResolvedProject, vendored?: ReadonlyMap
       crd: 'protean-crd src/kind.ts --out deploy/crd.yaml',
       start: `node ${NODE_RUNTIME_FLAGS.join(' ')} dist/main.js`,
       // On your machine against the current kubeconfig context: compiles, runs, and restarts on every change.
-      dev: `tsc -p tsconfig.build.json && (tsc -p tsconfig.build.json --watch --preserveWatchOutput >/dev/null & node ${NODE_RUNTIME_FLAGS.join(' ')} --watch dist/main.js)`,
+      dev: `node build.mjs && (node build.mjs --watch & node ${NODE_RUNTIME_FLAGS.join(' ')} --watch dist/main.js)`,
     },
     dependencies: sorted([...protean(proteanRuntime(project)), ...Object.entries(PROJECT_DEPENDENCIES)]),
     devDependencies: sorted([...protean(PROTEAN_DEV), ...Object.entries(PROJECT_DEV_DEPENDENCIES)]),

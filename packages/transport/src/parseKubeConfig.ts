@@ -18,11 +18,17 @@ type Fields = Record<string, unknown>;
 /**
  * js-yaml's `load`, required the first time a YAML KubeConfig is parsed: a
  * process that never reads one (in-cluster config, a JSON KubeConfig) does
- * not load the parser (about 4 MiB of RSS).
+ * not load the parser (about 4 MiB of RSS). Required from this package's own
+ * directory, found by its name: an application bundled into one file runs
+ * this code from its own `dist/`, where js-yaml (a dependency of this
+ * package, not of the application) need not resolve, as under pnpm.
  */
 let yamlLoad: ((text: string) => unknown) | undefined;
 function loadYaml(text: string): unknown {
-  yamlLoad ??= (createRequire(import.meta.url)('js-yaml') as typeof JsYaml).load;
+  if (yamlLoad === undefined) {
+    const manifest = createRequire(import.meta.url).resolve('@protean/transport/package.json');
+    yamlLoad = (createRequire(manifest)('js-yaml') as typeof JsYaml).load;
+  }
   return yamlLoad(text);
 }
 

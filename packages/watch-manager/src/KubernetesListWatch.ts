@@ -35,6 +35,7 @@ import { resourcePath } from './resourcePath.js';
 import { INFORMER_LOG_SUMMARY_INTERVAL_MS, RetryPolicy } from './RetryPolicy.js';
 import { RetryWait, type WakeOn } from './RetryWait.js';
 import { StreamingLists } from './StreamingLists.js';
+import { StringInterner } from './StringInterner.js';
 
 /**
  * The Kubernetes wire of a metadata-only informer of one GVR, with
@@ -77,13 +78,8 @@ export class KubernetesListWatch implements ListWatch {
   private readonly log: Logger;
   private readonly clock: Clock;
   private readonly retry: RetryPolicy;
-  private readonly namespaces = new Map<string, string>();
-  private readonly intern = (s: string): string => {
-    const known = this.namespaces.get(s);
-    if (known !== undefined) return known;
-    this.namespaces.set(s, s);
-    return s;
-  };
+  /** Namespaces and creation timestamps, one copy each across the list/watch's pages and events. */
+  private readonly intern = new StringInterner().intern;
   private running = false;
   private stopped = false;
   private listedOnce = false;

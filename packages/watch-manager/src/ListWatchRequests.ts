@@ -20,7 +20,7 @@ export interface ListWatchRequestsOptions {
   readonly random: () => number;
   /** Told when each request last heard from the server, as it closes. */
   readonly tracker: InformerHealthTracker;
-  /** Namespace strings, interned across the list/watch's pages and events. */
+  /** Namespaces and creation timestamps, interned across the list/watch's pages and events. */
   readonly intern: (s: string) => string;
   /** Set for a list/watch of full objects: how each is decoded (and plain `application/json` is asked for). */
   readonly decodeObject: ObjectDecoder | undefined;

@@ -26,7 +26,7 @@ export type DecodedWatchLine =
  *
  * Throws a {@link KubernetesRequestError} with reason `InvalidResponse` for
  * a line that is not JSON, not a JSON object, of an unknown type, or an
- * object event without `metadata.name`. `intern` de-duplicates namespaces.
+ * object event without `metadata.name`. `intern` de-duplicates namespaces and creation timestamps.
  * With `decodeObject` (a list/watch of full objects) every line is parsed
  * whole and its object decoded by it instead of trimmed to metadata.
  */

@@ -18,7 +18,8 @@ type Raw = Record<string, unknown>;
  * `meta.k8s.io/v1`/`PartialObjectMetadata`, whatever the server sent: that
  * is what the cached object is.
  *
- * `intern` de-duplicates strings many objects share (namespaces). Easy to
+ * `intern` de-duplicates strings many objects share (namespaces, creation
+ * timestamps: see StringInterner). Easy to
  * get wrong: the label, annotation and ownerReference containers of `raw`
  * are reused, not copied, so `raw` must be a freshly parsed object nobody
  * else holds. Returns `undefined` when `raw` has no `metadata.name`.
@@ -37,7 +38,8 @@ export function trimMetadata(raw: unknown, intern: (s: string) => string = (s) =
   copyString(src, meta, 'resourceVersion');
   const generation = src['generation'];
   if (typeof generation === 'number') meta.generation = generation;
-  copyString(src, meta, 'creationTimestamp');
+  const created = src['creationTimestamp'];
+  if (typeof created === 'string') meta.creationTimestamp = intern(created);
   copyString(src, meta, 'deletionTimestamp');
   const labels = stringMap(src['labels']);
   if (labels !== undefined) meta.labels = labels;
@@ -53,7 +55,7 @@ export function trimMetadata(raw: unknown, intern: (s: string) => string = (s) =
   return { apiVersion: API_VERSION, kind: KIND, metadata: meta };
 }
 
-function copyString(src: Raw, dst: ObjectMeta, field: 'uid' | 'resourceVersion' | 'creationTimestamp' | 'deletionTimestamp'): void {
+function copyString(src: Raw, dst: ObjectMeta, field: 'uid' | 'resourceVersion' | 'deletionTimestamp'): void {
   const v = src[field];
   if (typeof v === 'string') dst[field] = v;
 }

@@ -21,7 +21,7 @@ export interface PreparedProject extends GeneratedProject {
 
 /** Options of {@link prepareGeneratedProject}. */
 export interface PrepareOptions {
-  /** Also compile it (`tsc -p tsconfig.build.json`), so `dist/main.js` can be run. Default false. */
+  /** Also bundle it (`node build.mjs`, the second half of `npm run build`), so `dist/main.js` can be run. Default false. */
   readonly build?: boolean;
   /** Passed on to `generateProject`. */
   readonly name?: string;
@@ -39,8 +39,8 @@ export class PrepareProjectError extends Error {
  * the workspace's packages resolvable from it: its `node_modules` is a
  * symlink to create-protean's, whose devDependencies are the workspace's
  * `@protean/*` packages (built by `tsc -b`: their `exports` point at `dist/`)
- * and the project's tools (jest, @swc/jest, typescript, ...). With
- * `build: true`, `dist/main.js` is compiled too.
+ * and the project's tools (jest, @swc/jest, typescript, esbuild, ...). With
+ * `build: true`, `dist/main.js` is bundled too.
  *
  * Easy to get wrong: the `@protean/*` packages resolve to their `dist/`, so
  * run `tsc -b` in the workspace first, or a changed source is not seen.
@@ -57,10 +57,10 @@ export function prepareGeneratedProject(layout: Layout, options: PrepareOptions 
   symlinkSync(WORKSPACE_NODE_MODULES, join(dir, 'node_modules'), 'dir');
   const remove = (): void => rmSync(root, { recursive: true, force: true });
   if (options.build === true) {
-    const res = runInProject(dir, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']);
+    const res = runInProject(dir, ['build.mjs']);
     if (res.status !== 0) {
       remove();
-      throw new PrepareProjectError(`tsc -p tsconfig.build.json failed in ${dir} (exit ${res.status}):\n${res.output}`);
+      throw new PrepareProjectError(`node build.mjs failed in ${dir} (exit ${res.status}):\n${res.output}`);
     }
   }
   return { ...generated, dir, remove };

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 
 /** The status page and the Content-Security-Policy that lets exactly its own style and script run. */
 export interface StatusPageDocument {
@@ -8,12 +10,17 @@ export interface StatusPageDocument {
 }
 
 /**
- * `assets/statusPage.html`, read once. The path is relative to this module
- * and is the same from `src/statusPage/` (tests) and `dist/statusPage/`
- * (the published build): both sit two levels below the package root, where
- * `assets/` is.
+ * `assets/statusPage.html` of the installed `@protean/metrics`, found by the
+ * package's name rather than by this module's path: an application bundled
+ * into one file (the generated project's build) runs this code from its own
+ * `dist/main.js`, where a path relative to the module would point nowhere,
+ * while the package itself is still in `node_modules` beside it. From this
+ * package's own `src/` or `dist/`, the name resolves to the package itself.
  */
-const ASSET = new URL('../../assets/statusPage.html', import.meta.url);
+function assetPath(): string {
+  const manifest = createRequire(import.meta.url).resolve('@protean/metrics/package.json');
+  return join(dirname(manifest), 'assets', 'statusPage.html');
+}
 
 let cached: StatusPageDocument | undefined;
 
@@ -25,9 +32,10 @@ let cached: StatusPageDocument | undefined;
  */
 export function statusPageDocument(): StatusPageDocument {
   if (cached !== undefined) return cached;
-  const html = readFileSync(ASSET, 'utf8');
-  const style = only(html, /<style>([\s\S]*?)<\/style>/g, 'style');
-  const script = only(html, /<script>([\s\S]*?)<\/script>/g, 'script');
+  const file = assetPath();
+  const html = readFileSync(file, 'utf8');
+  const style = only(file, html, /<style>([\s\S]*?)<\/style>/g, 'style');
+  const script = only(file, html, /<script>([\s\S]*?)<\/script>/g, 'script');
   cached = {
     html,
     contentSecurityPolicy: [
@@ -47,9 +55,9 @@ export function statusPageDocument(): StatusPageDocument {
 /** The policy of every other status page response (JSON): nothing may load or run. */
 export const JSON_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";
 
-function only(html: string, pattern: RegExp, what: string): string {
+function only(file: string, html: string, pattern: RegExp, what: string): string {
   const found = [...html.matchAll(pattern)];
-  if (found.length !== 1) throw new Error(`${ASSET.pathname}: expected exactly one <${what}> element, found ${found.length}`);
+  if (found.length !== 1) throw new Error(`${file}: expected exactly one <${what}> element, found ${found.length}`);
   return found[0]?.[1] ?? '';
 }
 

@@ -1,0 +1,30 @@
+// `npm run build` (after the type check) and `npm run dev`: the controller bundled into one file, dist/main.js, which
+// `npm start` and the image run. One module instead of the ~900 files of its dependencies (Protean's packages,
+// Inversify, pino, prom-client): node loads it in a third of the time, and the process holds about 13 MiB less
+// before it watches anything (README.md, "Memory").
+//
+//   node build.mjs           build once
+//   node build.mjs --watch   build, then again on every change to src/
+import process from 'node:process';
+import { build, context } from 'esbuild';
+
+/** @type {import('esbuild').BuildOptions} */
+const options = {
+  entryPoints: ['src/main.ts'],
+  outfile: 'dist/main.js',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node24',
+  sourcemap: true,
+  // Loaded from node_modules only when installed and asked for (a client-node KubeConfig passed to Protean).
+  external: ['@kubernetes/client-node'],
+  // pino and prom-client are CommonJS and require node's own modules; an ES module has no `require` of its own.
+  banner: {
+    js: "import { createRequire as createRequireOfMain } from 'node:module'; const require = createRequireOfMain(import.meta.url);",
+  },
+  logLevel: 'warning',
+};
+
+if (process.argv.includes('--watch')) await (await context(options)).watch();
+else await build(options);
