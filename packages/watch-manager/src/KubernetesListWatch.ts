@@ -78,8 +78,8 @@ export class KubernetesListWatch implements ListWatch {
   private readonly log: Logger;
   private readonly clock: Clock;
   private readonly retry: RetryPolicy;
-  /** Namespaces and creation timestamps, one copy each across the list/watch's pages and events. */
-  private readonly intern = new StringInterner().intern;
+  /** Namespaces, creation timestamps and label sets, one copy each across the list/watch's pages and events. */
+  private readonly intern = new StringInterner().interner;
   private running = false;
   private stopped = false;
   private listedOnce = false;

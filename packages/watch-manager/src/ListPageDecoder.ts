@@ -4,6 +4,7 @@ import { fastParseListItem } from './fastParseWatchLine.js';
 import { decodeListPageByParse, notJson, type DecodedListPage, type ListPageMetadata } from './decodeListPage.js';
 import type { ObjectDecoder } from './decodeWatchLine.js';
 import { trimMetadata } from './trimMetadata.js';
+import type { Interner } from './StringInterner.js';
 
 // Where the scanner is in the top-level object (outside any value it is reading).
 const START = 0;
@@ -91,7 +92,7 @@ export class ListPageDecoder {
 
   constructor(
     private readonly gvr: GroupVersionResource,
-    private readonly intern: (s: string) => string,
+    private readonly intern: Interner,
     /** Full objects (the object cache): how each item is decoded; unset: metadata only, through the fast path. */
     private readonly decodeObject?: ObjectDecoder,
   ) {}

@@ -8,6 +8,7 @@ import { LIST_ACCEPT, WATCH_ACCEPT, type InformerSettings } from './KubernetesIn
 import type { RequestVerb } from './KubernetesRequestError.js';
 import { ListPageDecoder } from './ListPageDecoder.js';
 import { ListWatchStateError } from './ListWatchStateError.js';
+import type { Interner } from './StringInterner.js';
 
 /** What the requests of one list/watch are built from. */
 export interface ListWatchRequestsOptions {
@@ -21,7 +22,7 @@ export interface ListWatchRequestsOptions {
   /** Told when each request last heard from the server, as it closes. */
   readonly tracker: InformerHealthTracker;
   /** Namespaces and creation timestamps, interned across the list/watch's pages and events. */
-  readonly intern: (s: string) => string;
+  readonly intern: Interner;
   /** Set for a list/watch of full objects: how each is decoded (and plain `application/json` is asked for). */
   readonly decodeObject: ObjectDecoder | undefined;
 }

@@ -65,4 +65,42 @@ describe('StringInterner', () => {
     for (let i = 0; i < 100; i++) interner.intern(`s${i}`);
     expect(interner.size).toBeLessThanOrEqual(3);
   });
+
+  it('gives the objects of a list that have the same labels one frozen labels object', () => {
+    const item = (name: string, labels: string): string =>
+      `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"${name}","namespace":"team-a",` +
+      `"uid":"u-${name}","resourceVersion":"1","labels":${labels}}}`;
+    const web = '{"app":"web","tier":"front"}';
+    const decoder = new ListPageDecoder(GVR, new StringInterner().interner);
+    decoder.push(
+      `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"9"},"items":[` +
+        `${item('a', web)},${item('b', web)},${item('c', '{"app":"db","tier":"back"}')},${item('d', web)}]}`,
+    );
+    const [a, b, c, d] = decoder.end().items.map((o) => o.metadata.labels);
+    expect([a, b, c, d]).toEqual([
+      { app: 'web', tier: 'front' },
+      { app: 'web', tier: 'front' },
+      { app: 'db', tier: 'back' },
+      { app: 'web', tier: 'front' },
+    ]);
+    expect(b).toBe(a);
+    expect(d).toBe(a);
+    expect(c).not.toBe(a);
+    // Read-only, as every cached object is: a write would reach every object that shares the set.
+    expect(Object.isFrozen(a) && Object.isFrozen(c)).toBe(true);
+    expect(() => {
+      (a as Record<string, string>)['app'] = 'changed';
+    }).toThrow(TypeError);
+  });
+
+  it('keeps at most its limit of label sets too', () => {
+    const interner = new StringInterner(2);
+    const first = interner.labels({ a: '1' });
+    expect(interner.labels({ a: '1' })).toBe(first);
+    interner.labels({ a: '2' });
+    interner.labels({ a: '3' });
+    // Started over at the third distinct set: an equal set is now a new entry, the one given.
+    const again = { a: '1' };
+    expect(interner.labels(again)).toBe(again);
+  });
 });

@@ -2,6 +2,7 @@ import type { GroupVersionResource, PartialObjectMetadata } from '@protean/core'
 import { KubernetesRequestError } from './KubernetesRequestError.js';
 import type { ObjectDecoder } from './decodeWatchLine.js';
 import { trimMetadata } from './trimMetadata.js';
+import type { Interner } from './StringInterner.js';
 
 /** The list's own `metadata`, as far as the informer reads it (as sent: the server writes strings). */
 export interface ListPageMetadata {
@@ -31,7 +32,7 @@ export interface DecodedListPage {
 export function decodeListPageByParse(
   text: string,
   gvr: GroupVersionResource,
-  intern: (s: string) => string,
+  intern: Interner,
   decodeObject: ObjectDecoder = (raw) => trimMetadata(raw, intern),
 ): DecodedListPage {
   let page: { items?: unknown; metadata?: ListPageMetadata };

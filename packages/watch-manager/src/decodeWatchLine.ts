@@ -2,6 +2,7 @@ import type { GroupVersionResource, PartialObjectMetadata } from '@protean/core'
 import { KubernetesRequestError, type KubeStatus } from './KubernetesRequestError.js';
 import { fastParseWatchLine } from './fastParseWatchLine.js';
 import { trimMetadata } from './trimMetadata.js';
+import type { Interner } from './StringInterner.js';
 
 /** The annotation of the bookmark that ends a streaming list's initial events. */
 export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
@@ -35,7 +36,7 @@ export function decodeWatchLine(
   start: number,
   end: number,
   gvr: GroupVersionResource,
-  intern: (s: string) => string,
+  intern: Interner,
   decodeObject?: ObjectDecoder,
 ): DecodedWatchLine {
   // Full objects: the fast path would drop all but the metadata.
@@ -55,7 +56,7 @@ export type ObjectDecoder = (raw: unknown) => PartialObjectMetadata | undefined;
 export function decodeWatchLineByParse(
   line: string,
   gvr: GroupVersionResource,
-  intern: (s: string) => string,
+  intern: Interner,
   decodeObject?: ObjectDecoder,
 ): DecodedWatchLine {
   let ev: unknown;
@@ -80,7 +81,7 @@ function interpret(
   type: unknown,
   object: unknown,
   gvr: GroupVersionResource,
-  intern: (s: string) => string,
+  intern: Interner,
   decodeObject?: ObjectDecoder,
 ): DecodedWatchLine {
   if (type === 'BOOKMARK') {

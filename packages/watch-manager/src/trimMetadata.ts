@@ -18,13 +18,16 @@ type Raw = Record<string, unknown>;
  * `meta.k8s.io/v1`/`PartialObjectMetadata`, whatever the server sent: that
  * is what the cached object is.
  *
- * `intern` de-duplicates strings many objects share (namespaces, creation
- * timestamps: see StringInterner). Easy to
+ * `intern` de-duplicates what many objects share (namespaces, creation
+ * timestamps and, with its `labels`, label sets, frozen: see StringInterner). Easy to
  * get wrong: the label, annotation and ownerReference containers of `raw`
  * are reused, not copied, so `raw` must be a freshly parsed object nobody
  * else holds. Returns `undefined` when `raw` has no `metadata.name`.
  */
-export function trimMetadata(raw: unknown, intern: (s: string) => string = (s) => s): PartialObjectMetadata | undefined {
+export function trimMetadata(
+  raw: unknown,
+  intern: ((s: string) => string) & { readonly labels?: (labels: Record<string, string>) => Record<string, string> } = (s) => s,
+): PartialObjectMetadata | undefined {
   if (raw === null || typeof raw !== 'object') return undefined;
   const m = (raw as Raw)['metadata'];
   if (m === null || typeof m !== 'object') return undefined;
@@ -42,7 +45,7 @@ export function trimMetadata(raw: unknown, intern: (s: string) => string = (s) =
   if (typeof created === 'string') meta.creationTimestamp = intern(created);
   copyString(src, meta, 'deletionTimestamp');
   const labels = stringMap(src['labels']);
-  if (labels !== undefined) meta.labels = labels;
+  if (labels !== undefined) meta.labels = intern.labels === undefined ? labels : intern.labels(labels);
   const annotations = stringMap(src['annotations']);
   if (annotations !== undefined) {
     if (LAST_APPLIED_ANNOTATION in annotations) delete annotations[LAST_APPLIED_ANNOTATION];
