@@ -1,4 +1,4 @@
-// Each layout's compiled dist/main.js as a process against a real kube-apiserver: it gets ready,
+// Each layout's bundled dist/main.js as a process against a real kube-apiserver: it gets ready,
 // reconciles, serves its status page, and stops by itself on SIGTERM, releasing its lease.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeClient, type KubeObject } from '@protean/client';

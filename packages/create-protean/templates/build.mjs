@@ -6,6 +6,7 @@
 //   node build.mjs           build once
 //   node build.mjs --watch   build, then again on every change to src/
 import process from 'node:process';
+import { pathToFileURL } from 'node:url';
 import { build, context } from 'esbuild';
 
 /** @type {import('esbuild').BuildOptions} */
@@ -26,7 +27,10 @@ export const options = {
   logLevel: 'warning',
 };
 
-if (import.meta.main) {
+// Run as `node build.mjs` (not imported for its options). import.meta.main is new in Node 24.2: on 24.0 and 24.1
+// it is undefined, and the path node was given decides.
+const isMain = import.meta.main ?? (process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === import.meta.url);
+if (isMain) {
   if (process.argv.includes('--watch')) await (await context(options)).watch();
   else await build(options);
 }

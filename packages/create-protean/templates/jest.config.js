@@ -1,7 +1,7 @@
 // Jest on native ES modules, TypeScript compiled by SWC (as @protean/testing's README sets it up).
 export default {
   testEnvironment: 'node',
-  // Only the sources: compiled copies of the tests in dist/ would run twice.
+  // Only the sources (dist/ holds the bundled main, no tests).
   roots: ['<rootDir>/src'],
   extensionsToTreatAsEsm: ['.ts'],
   // Inversify reads constructor metadata through it; loaded before each test file.

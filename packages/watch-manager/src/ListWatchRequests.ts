@@ -21,7 +21,7 @@ export interface ListWatchRequestsOptions {
   readonly random: () => number;
   /** Told when each request last heard from the server, as it closes. */
   readonly tracker: InformerHealthTracker;
-  /** Namespaces and creation timestamps, interned across the list/watch's pages and events. */
+  /** Namespaces, creation timestamps and (metadata only) label sets, interned across the list/watch's pages and events. */
   readonly intern: Interner;
   /** Set for a list/watch of full objects: how each is decoded (and plain `application/json` is asked for). */
   readonly decodeObject: ObjectDecoder | undefined;

@@ -1,6 +1,6 @@
 // A generated controller as the least-privilege tests run it: its deploy/
 // objects (all but the Deployment) applied with admin credentials, then its
-// compiled dist/main.js started as a child process that authenticates as
+// bundled dist/main.js started as a child process that authenticates as
 // its ServiceAccount only (a TokenRequest token in its KUBECONFIG file).
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -18,7 +18,7 @@ export function clusterObjectsOf(deployDir: string): Manifest[] {
 
 /** Where a generated project is and how its controller runs. */
 export interface ControllerUnderTestOptions {
-  /** The generated project's directory (holds deploy/ and the compiled dist/main.js). */
+  /** The generated project's directory (holds deploy/ and the bundled dist/main.js). */
   projectDir: string;
   /** Extra environment of the controller process (e.g. a short resync period). */
   env?: Record<string, string>;

@@ -22,9 +22,9 @@ const createProteanNodeModules = (): string =>
   join(dirname(createRequire(import.meta.url).resolve('create-protean/package.json')), 'node_modules');
 
 /**
- * Generates a `layout` project named `name` and compiles it
- * (`tsc -p tsconfig.build.json`). Throws with the compiler's output when
- * that fails.
+ * Generates a `layout` project named `name` and bundles it into
+ * `dist/main.js` (`node build.mjs`, as its `npm run build` does after the
+ * type check). Throws with the bundler's output when that fails.
  *
  * Easy to get wrong: the @protean/* packages resolve to their dist/, so
  * run `tsc -b` in the workspace first.
@@ -36,15 +36,10 @@ export function buildGeneratedProject(layout: Layout, name: string): BuiltProjec
   const nodeModules = createProteanNodeModules();
   symlinkSync(nodeModules, join(dir, 'node_modules'), 'dir');
   const remove = (): void => rmSync(root, { recursive: true, force: true });
-  const tsc = spawnSync(process.execPath, [join(nodeModules, 'typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: dir,
-    encoding: 'utf8',
-  });
-  if (tsc.status !== 0) {
+  const build = spawnSync(process.execPath, ['build.mjs'], { cwd: dir, encoding: 'utf8' });
+  if (build.status !== 0) {
     remove();
-    throw new Error(
-      `tsc -p tsconfig.build.json failed in the generated ${layout} project (exit ${tsc.status}):\n${tsc.stdout}${tsc.stderr}`,
-    );
+    throw new Error(`node build.mjs failed in the generated ${layout} project (exit ${build.status}):\n${build.stdout}${build.stderr}`);
   }
   return { dir, project, remove };
 }
