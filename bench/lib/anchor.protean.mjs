@@ -15,7 +15,8 @@
 //
 // rssStartBytes is read before anything is imported; rssBeforeBytes once the
 // packages are loaded and the source and watch manager are built, before any
-// informer starts. The library is used only through its public API:
+// informer starts (and before the harness loads perf_hooks to count V8's
+// collections: a controller need not). The library is used only through its public API:
 // constructing the source and the manager, ensureWatch and health(). With
 // --stream-window/--connection-window the source gets a connection pool of its
 // own with those HTTP/2 flow-control windows (else the shared pool's defaults).
@@ -96,6 +97,8 @@ const onEvent = (event) => {
 const watches = new InformerWatchManager(source, 0, onEvent, logger, { syncTimeoutMs: 900_000 });
 
 await collect();
+// Read before the harness loads perf_hooks for its own observer below.
+const rssBefore = process.memoryUsage.rss();
 // V8's collections during the sync and after it (their pauses on the main thread, by kind), none of them forced.
 const { PerformanceObserver, constants: perfConstants } = await import('node:perf_hooks');
 const gcKinds = { [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'major', [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'minor' };
@@ -109,7 +112,6 @@ const gcObserver = new PerformanceObserver((list) => {
   }
 });
 gcObserver.observe({ entryTypes: ['gc'] });
-const rssBefore = process.memoryUsage.rss();
 const apiCpu0 = apiServerPid === undefined ? undefined : cpuMsOf(apiServerPid);
 const cpu0 = process.cpuUsage();
 const started = performance.now();

@@ -37,27 +37,26 @@ export class StringInterner {
   constructor(private readonly limit: number = DEFAULT_LIMIT) {}
 
   /** The first string equal to `s` seen since the last reset (`s` itself if none). */
-  readonly intern = (s: string): string => {
-    const known = this.known.get(s);
-    if (known !== undefined) return known;
-    if (this.known.size >= this.limit) this.known.clear();
-    this.known.set(s, s);
-    return s;
-  };
+  readonly intern = (s: string): string => this.remember(this.known, s, s);
 
   /** The first label set equal to `labels` (same keys in the same order, same values) since the last reset, frozen. */
   readonly labels = (labels: Record<string, string>): Record<string, string> => {
-    const key = JSON.stringify(labels);
-    const known = this.labelSets.get(key);
-    if (known !== undefined) return known;
-    if (this.labelSets.size >= this.limit) this.labelSets.clear();
-    Object.freeze(labels);
-    this.labelSets.set(key, labels);
-    return labels;
+    const shared = this.remember(this.labelSets, JSON.stringify(labels), labels);
+    if (shared === labels) Object.freeze(labels);
+    return shared;
   };
 
+  /** What `map` holds for `key`, else `value`, held from now on (`map` emptied first when it holds `limit`). */
+  private remember<V>(map: Map<string, V>, key: string, value: V): V {
+    const known = map.get(key);
+    if (known !== undefined) return known;
+    if (map.size >= this.limit) map.clear();
+    map.set(key, value);
+    return value;
+  }
+
   /** Strings and label sets, as the decoders take them. */
-  readonly interner: Interner = Object.assign((s: string) => this.intern(s), { labels: this.labels });
+  readonly interner: Interner = Object.assign((s: string) => this.remember(this.known, s, s), { labels: this.labels });
 
   /** How many distinct strings it holds now. */
   get size(): number {

@@ -1,0 +1,68 @@
+// The generated project's build.mjs: a bundle that imports node's own modules the ways programs do gets each of them
+// whole, without node building their ES namespaces (which would load fs/promises and readline for `node:fs`).
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, type BuildOptions } from 'esbuild';
+import { TEMPLATES_DIR } from './generateProject.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'create-protean-build-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const ENTRY = `
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import os from 'node:os';
+import { format } from 'util';
+const { StringDecoder } = await import('node:string_decoder');
+const loaded = new Set(process.moduleLoadList);
+console.log(JSON.stringify({
+  read: readFileSync(new URL(import.meta.url), 'utf8').length > 0,
+  joined: path.join('a', 'b'),
+  osDefault: typeof os.hostname,
+  formatted: format('%s=%d', 'n', 1),
+  decoded: new StringDecoder('utf8').write(Buffer.from('é')),
+  fsPromises: loaded.has('NativeModule internal/fs/promises'),
+  readline: loaded.has('NativeModule internal/readline/interface'),
+}));
+`;
+
+async function bundle(plugins: 'template' | 'none'): Promise<string> {
+  const { options } = (await import(pathToFileURL(join(TEMPLATES_DIR, 'build.mjs')).href)) as { options: BuildOptions };
+  const entry = join(dir, 'entry.mjs');
+  writeFileSync(entry, ENTRY);
+  const outfile = join(dir, `${plugins}.mjs`);
+  await build({ ...options, entryPoints: [entry], outfile, sourcemap: false, ...(plugins === 'none' ? { plugins: [] } : {}) });
+  return outfile;
+}
+
+function run(file: string): unknown {
+  const result = spawnSync(process.execPath, [file], { encoding: 'utf8' });
+  expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
+  return JSON.parse(result.stdout);
+}
+
+describe("build.mjs's bundle", () => {
+  it("takes node's modules as they are: named, namespace, default and dynamic imports work, fs/promises stays unloaded", async () => {
+    const outfile = await bundle('template');
+    expect(run(outfile)).toEqual({
+      read: true,
+      joined: join('a', 'b'),
+      osDefault: 'function',
+      formatted: 'n=1',
+      decoded: 'é',
+      fsPromises: false,
+      readline: false,
+    });
+    // No ES import of node's modules is left but the banner's (node:module, whose namespace reads no getter).
+    const imports = [...readFileSync(outfile, 'utf8').matchAll(/^import\b[^'"]*['"]([^'"]+)['"]/gm)].map((m) => m[1]);
+    expect(imports).toEqual(['node:module']);
+  });
+
+  it('without its plugin, the same entry loads fs/promises and readline (what the plugin spares)', async () => {
+    expect(run(await bundle('none'))).toMatchObject({ fsPromises: true, readline: true });
+  });
+});
