@@ -17,6 +17,8 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import os from 'node:os';
 import { format } from 'util';
+import { setImmediate as tick } from 'node:timers/promises';
+export { hostname } from 'node:os';
 const { StringDecoder } = await import('node:string_decoder');
 const loaded = new Set(process.moduleLoadList);
 console.log(JSON.stringify({
@@ -25,6 +27,7 @@ console.log(JSON.stringify({
   osDefault: typeof os.hostname,
   formatted: format('%s=%d', 'n', 1),
   decoded: new StringDecoder('utf8').write(Buffer.from('é')),
+  ticked: await tick('t'),
   fsPromises: loaded.has('NativeModule internal/fs/promises'),
   readline: loaded.has('NativeModule internal/readline/interface'),
 }));
@@ -45,6 +48,10 @@ function run(file: string): unknown {
   return JSON.parse(result.stdout);
 }
 
+// A node without one of the modules the bundle imports, as an older node than the build's would be.
+const WITHOUT_TIMERS_PROMISES =
+  'data:text/javascript,const get = process.getBuiltinModule; process.getBuiltinModule = (id) => id === "node:timers/promises" ? undefined : get(id);';
+
 describe("build.mjs's bundle", () => {
   it("takes node's modules as they are: named, namespace, default and dynamic imports work, fs/promises stays unloaded", async () => {
     const outfile = await bundle('template');
@@ -54,12 +61,21 @@ describe("build.mjs's bundle", () => {
       osDefault: 'function',
       formatted: 'n=1',
       decoded: 'é',
+      ticked: 't',
       fsPromises: false,
       readline: false,
     });
     // No ES import of node's modules is left but the banner's (node:module, whose namespace reads no getter).
     const imports = [...readFileSync(outfile, 'utf8').matchAll(/^import\b[^'"]*['"]([^'"]+)['"]/gm)].map((m) => m[1]);
     expect(imports).toEqual(['node:module']);
+  });
+
+  it('fails at start, naming the module, on a node that lacks one it imports (as the ES import would)', async () => {
+    const result = spawnSync(process.execPath, ['--import', WITHOUT_TIMERS_PROMISES, await bundle('template')], { encoding: 'utf8' });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('No such built-in module: node:timers/promises');
+    expect(result.stderr).toContain("code: 'ERR_UNKNOWN_BUILTIN_MODULE'");
   });
 
   it('without its plugin, the same entry loads fs/promises and readline (what the plugin spares)', async () => {

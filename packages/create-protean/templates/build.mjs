@@ -14,7 +14,8 @@ import { build, context } from 'esbuild';
  * Node's own modules, imported anywhere in the bundle (`import { readFileSync } from 'node:fs'`), are taken from
  * `process.getBuiltinModule`, not through an ES import. For an ES import node builds the module's namespace, which
  * reads every export, getters included: `fs.promises` alone loads fs/promises, readline and the streams, about 3 MiB
- * of RSS for a controller that never uses them (`node:util` costs as much).
+ * of RSS for a controller that never uses them (`node:util` costs as much). Loader and require hooks (an agent
+ * started with `--import` that instruments `node:http`) do not see these imports.
  * @type {import('esbuild').Plugin}
  */
 export const builtinsWithoutNamespace = {
@@ -23,8 +24,11 @@ export const builtinsWithoutNamespace = {
     build.onResolve({ filter: /^[\w:/]+$/ }, ({ path, kind }) =>
       (kind === 'import-statement' || kind === 'dynamic-import') && isBuiltin(path) ? { path, namespace: 'node-builtin' } : undefined,
     );
+    // A node older than the one that built the bundle may lack the module: fail as its import would have.
     build.onLoad({ filter: /.*/, namespace: 'node-builtin' }, ({ path }) => ({
-      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(path)});`,
+      contents: `const m = process.getBuiltinModule(${JSON.stringify(path)});
+if (m === undefined) throw Object.assign(new Error(${JSON.stringify(`No such built-in module: ${path}`)}), { code: 'ERR_UNKNOWN_BUILTIN_MODULE' });
+module.exports = m;`,
       loader: 'js',
     }));
   },
