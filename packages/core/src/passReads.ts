@@ -9,7 +9,7 @@ import type { PartialObjectMetadata } from './informer.js';
  * searched only when a write asks, so a large list costs nothing per item.
  */
 class PassReads {
-  /** `gvrKey|namespace/name` → the version and when (in list count) it was recorded. */
+  /** `gvrKey|namespace/name` -> the version and when (in list count) it was recorded. */
   private readonly objects = new Map<string, { readonly version: string; readonly at: number }>();
   private readonly lists: { readonly gvr: string; readonly objects: readonly PartialObjectMetadata[] }[] = [];
 

@@ -17,9 +17,9 @@ function cacheOwnerId(parentKey: string): string {
  * an informer keeps objects while any registration asks for them.
  */
 export class ObjectCaches {
-  /** parent gvrKey → the GVRs it caches now. */
+  /** parent gvrKey -> the GVRs it caches now. */
   private readonly held = new Map<string, GroupVersionResource[]>();
-  /** parent gvrKey → gvrKey → the transform it caches that GVR with (undefined: the default trim only). */
+  /** parent gvrKey -> gvrKey -> the transform it caches that GVR with (undefined: the default trim only). */
   private readonly transforms = new Map<string, Map<string, ObjectTransform | undefined>>();
 
   constructor(private readonly watchManager: WatchManager) {}

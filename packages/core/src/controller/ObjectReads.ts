@@ -52,7 +52,7 @@ const FIRST_PRUNE_AT = 1024;
  * them (copy first: `structuredClone`).
  */
 export class ObjectReads implements WriteRecorder {
-  /** Writes the cache had not reached when last looked at: gvrKey → `namespace/name` → write. */
+  /** Writes the cache had not reached when last looked at: gvrKey -> `namespace/name` -> write. */
   private readonly pending = new Map<string, Map<string, Pending>>();
   private readonly waiters = new Map<string, Set<Waiter>>();
   private readonly keys = new WeakMap<GroupVersionResource, string>();
