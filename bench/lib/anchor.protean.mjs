@@ -26,6 +26,7 @@ const { readFileSync } = await import('node:fs');
 const { parseArgs } = await import('./args.mjs');
 const { cpuMsOf } = await import('./procfs.mjs');
 const { createLogger } = await import('@protean/core');
+const { pino } = await import('pino');
 const { ProteanKubeConfig } = await import('@protean/transport');
 const { InformerWatchManager, KubernetesInformerSource } = await import('@protean/watch-manager');
 const { KubeConnectionPool } = await import('@protean/transport');
@@ -81,7 +82,8 @@ const MINUTE_WAIT_MS = 60_000;
 // Protean's own KubeConfig reader: @kubernetes/client-node (about 80 MiB of RSS) is never loaded.
 const kubeConfig = new ProteanKubeConfig();
 kubeConfig.loadFromFile(flags.kubeconfig);
-const logger = createLogger({ level: 'warn' }, process.stderr);
+// To stderr as a generated project logs to stdout: through a file descriptor (process.stderr would load node's streams).
+const logger = createLogger({ level: 'warn' }, pino.destination(2));
 const windows = {};
 if (flags['stream-window'] !== undefined) windows.streamWindowBytes = Number(flags['stream-window']);
 if (flags['connection-window'] !== undefined) windows.connectionWindowBytes = Number(flags['connection-window']);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { pino } from 'pino';
 import { createLogger } from './logger.js';
 
@@ -7,6 +7,25 @@ describe('createLogger', () => {
     const logger = createLogger() as unknown as Record<symbol, { fd?: number }>;
     const stream = logger[pino.symbols.streamSym]!;
     expect(stream.fd).toBe(1);
+  });
+
+  it("does not read process.stdout for it (the getter loads node's streams)", () => {
+    const stdout = jest.spyOn(process, 'stdout', 'get');
+    try {
+      createLogger({ level: 'silent' }).info('not written');
+      expect(stdout).not.toHaveBeenCalled();
+    } finally {
+      stdout.mockRestore();
+    }
+  });
+
+  it('leaves the destination to a transport given in its options', () => {
+    const logger = createLogger({ transport: { target: 'pino/file', options: { destination: 1 } } });
+    const stream = (logger as unknown as Record<symbol, { fd?: number; worker?: unknown }>)[pino.symbols.streamSym]!;
+    expect(stream.fd).toBeUndefined();
+    expect(stream.worker).toBeDefined();
+    logger.flush();
+    (stream as unknown as { end(): void }).end();
   });
 
   it('writes one JSON line per record to the destination it is given, at the level of its options', () => {

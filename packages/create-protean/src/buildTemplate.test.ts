@@ -33,17 +33,44 @@ console.log(JSON.stringify({
 }));
 `;
 
-async function bundle(plugins: 'template' | 'none'): Promise<string> {
+// A CommonJS dependency that requires assert and worker_threads as it loads, as pino, sonic-boom and thread-stream do.
+const DEPENDENCY = `
+const assert = require('assert');
+const { isMainThread, Worker } = require('node:worker_threads');
+module.exports = { assert, isMainThread, Worker };
+`;
+const LAZY_ENTRY = `
+import { assert, isMainThread, Worker } from './dependency.cjs';
+const loaded = (id) => process.moduleLoadList.includes('NativeModule ' + id);
+const before = { assert: loaded('assert'), workerThreads: loaded('worker_threads'), stream: loaded('stream') };
+if (!isMainThread) {
+  console.log(JSON.stringify({ isMainThread, before }));
+} else {
+  assert(true);
+  let failed;
+  try {
+    assert.strictEqual(1, 2, 'one is not two');
+  } catch (err) {
+    failed = { message: err.message.split('\\n')[0], assertionError: err instanceof assert.AssertionError };
+  }
+  const worker = new Worker('require("node:worker_threads").parentPort.postMessage(6 * 7)', { eval: true });
+  const answer = await new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject));
+  console.log(JSON.stringify({ isMainThread, before, failed, answer, isWorker: worker instanceof Worker }));
+}
+`;
+
+async function bundle(plugins: 'template' | 'none', source = ENTRY): Promise<string> {
   const { options } = (await import(pathToFileURL(join(TEMPLATES_DIR, 'build.mjs')).href)) as { options: BuildOptions };
   const entry = join(dir, 'entry.mjs');
-  writeFileSync(entry, ENTRY);
-  const outfile = join(dir, `${plugins}.mjs`);
+  writeFileSync(entry, source);
+  writeFileSync(join(dir, 'dependency.cjs'), DEPENDENCY);
+  const outfile = join(dir, `${plugins}-${source === ENTRY ? 'entry' : 'lazy'}.mjs`);
   await build({ ...options, entryPoints: [entry], outfile, sourcemap: false, ...(plugins === 'none' ? { plugins: [] } : {}) });
   return outfile;
 }
 
-function run(file: string): unknown {
-  const result = spawnSync(process.execPath, [file], { encoding: 'utf8' });
+function run(file: string, args: string[] = [file]): unknown {
+  const result = spawnSync(process.execPath, args, { encoding: 'utf8' });
   expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
   return JSON.parse(result.stdout);
 }
@@ -80,5 +107,25 @@ describe("build.mjs's bundle", () => {
 
   it('without its plugin, the same entry loads fs/promises and readline (what the plugin spares)', async () => {
     expect(run(await bundle('none'))).toMatchObject({ fsPromises: true, readline: true });
+  });
+
+  it('loads assert and worker_threads, required by a dependency as it loads, only when they are used', async () => {
+    expect(run(await bundle('template', LAZY_ENTRY))).toEqual({
+      isMainThread: true,
+      before: { assert: false, workerThreads: false, stream: false },
+      failed: { message: 'one is not two', assertionError: true },
+      answer: 42,
+      isWorker: true,
+    });
+  });
+
+  it('answers isMainThread truly in a worker thread', async () => {
+    const outfile = await bundle('template', LAZY_ENTRY);
+    const inWorker = `new (require('node:worker_threads').Worker)(${JSON.stringify(outfile)})`;
+    expect(run(outfile, ['-e', inWorker])).toMatchObject({ isMainThread: false });
+  });
+
+  it('without its plugin, the dependency loads both as it loads', async () => {
+    expect(run(await bundle('none', LAZY_ENTRY))).toMatchObject({ before: { assert: true, workerThreads: true } });
   });
 });

@@ -34,6 +34,80 @@ module.exports = m;`,
   },
 };
 
+// The module behind the shims of lazyBuiltinsOfDependencies: node's module `id`, loaded on first use.
+const LAZY_RUNTIME = `
+const builtin = (id) => {
+  const m = process.getBuiltinModule(id);
+  if (m === undefined) throw Object.assign(new Error('No such built-in module: ' + id), { code: 'ERR_UNKNOWN_BUILTIN_MODULE' });
+  return m;
+};
+// A function (or class) that loads what it stands for when called, constructed or read.
+exports.lazyFunction = (load) => new Proxy(function () {}, {
+  apply: (_, self, args) => Reflect.apply(load(), self, args),
+  construct: (_, args, newTarget) => Reflect.construct(load(), args, newTarget),
+  get: (_, key) => Reflect.get(load(), key),
+  has: (_, key) => Reflect.has(load(), key),
+});
+// A module object whose members load the module when read; \`eager\` answers some members without loading it.
+exports.lazyModule = (id, eager) => {
+  let m;
+  const load = () => (m ??= builtin(id));
+  const keys = () => Reflect.ownKeys(load());
+  return new Proxy({}, {
+    get: (_, key) => (m === undefined && Object.hasOwn(eager, key) ? eager[key]() : Reflect.get(load(), key)),
+    has: (_, key) => Reflect.has(load(), key),
+    ownKeys: keys,
+    getOwnPropertyDescriptor: (_, key) => {
+      const d = Reflect.getOwnPropertyDescriptor(load(), key);
+      return d === undefined ? undefined : { ...d, configurable: true };
+    },
+  });
+};
+exports.builtin = builtin;
+`;
+
+// The shims: `require('assert')` and `require('worker_threads')` in a dependency, as CommonJS modules.
+const LAZY_SHIMS = {
+  assert: `const { builtin, lazyFunction } = require('protean-lazy-builtins');
+module.exports = lazyFunction(() => builtin('assert'));`,
+  // pino reads isMainThread, thread-stream takes Worker, both as they load; only a transport's worker needs the module.
+  // Node's bootstrap of a worker thread loads worker_threads before any code of the program runs: while it is not
+  // loaded, this is the main thread.
+  worker_threads: `const { builtin, lazyFunction, lazyModule } = require('protean-lazy-builtins');
+const notYetLoaded = () => Array.isArray(process.moduleLoadList) && !process.moduleLoadList.includes('NativeModule worker_threads');
+const Worker = lazyFunction(() => builtin('worker_threads').Worker);
+module.exports = lazyModule('worker_threads', {
+  isMainThread: () => notYetLoaded() || builtin('worker_threads').isMainThread,
+  Worker: () => Worker,
+});`,
+};
+
+/**
+ * `require('assert')` and `require('worker_threads')` in the bundle's dependencies load the module on first use,
+ * not as the requiring module loads. pino and its sonic-boom and thread-stream require both at start and use them
+ * only for a transport (a worker thread) or a failed check; loading them (and the streams worker_threads needs) costs
+ * about 2 MiB of RSS before the controller does anything. `assert` and `Worker` stand in as functions that load the
+ * real one when called, constructed or read; `isMainThread` is answered without loading the module; any other member
+ * loads it. Easy to get wrong: `instanceof` against the stand-in `Worker` works (it reads its `prototype`), but
+ * reflection on it (its own keys) sees an empty function.
+ * @type {import('esbuild').Plugin}
+ */
+export const lazyBuiltinsOfDependencies = {
+  name: 'lazy-builtins-of-dependencies',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?(assert|worker_threads)$/ }, ({ path, kind }) =>
+      kind === 'require-call' ? { path: path.replace(/^node:/, ''), namespace: 'node-builtin-lazy' } : undefined,
+    );
+    build.onResolve({ filter: /^protean-lazy-builtins$/ }, ({ path, namespace }) =>
+      namespace === 'node-builtin-lazy' ? { path, namespace: 'node-builtin-lazy' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'node-builtin-lazy' }, ({ path }) => ({
+      contents: path === 'protean-lazy-builtins' ? LAZY_RUNTIME : LAZY_SHIMS[path],
+      loader: 'js',
+    }));
+  },
+};
+
 /** @type {import('esbuild').BuildOptions} */
 export const options = {
   entryPoints: ['src/main.ts'],
@@ -49,7 +123,7 @@ export const options = {
   banner: {
     js: "import { createRequire as createRequireOfMain } from 'node:module'; const require = createRequireOfMain(import.meta.url);",
   },
-  plugins: [builtinsWithoutNamespace],
+  plugins: [builtinsWithoutNamespace, lazyBuiltinsOfDependencies],
   logLevel: 'warning',
 };
 

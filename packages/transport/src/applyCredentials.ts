@@ -7,8 +7,9 @@ import { KubeTransportError } from './KubeTransportError.js';
 
 // A client-node KubeConfig passed in is where Protean meets @kubernetes/client-node. Checked when this package loads:
 // client-node 2.x on Node.js < 22.19 fails while loading (inside undici), so a check at the first request would come
-// too late. It reads the installed version's package.json only; ProteanKubeConfig never loads client-node.
-checkClientNodeRuntime(process.versions.node, installedClientNodeVersion());
+// too late. It reads the installed version's package.json only, and only on such a Node.js; ProteanKubeConfig never
+// loads client-node.
+checkClientNodeRuntime(process.versions.node, installedClientNodeVersion);
 
 /** A request with the KubeConfig's credentials applied: where it goes and with which options. */
 export interface PreparedRequest {

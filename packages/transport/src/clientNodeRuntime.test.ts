@@ -6,7 +6,7 @@ describe('checkClientNodeRuntime', () => {
   it('refuses client-node 2.x on Node.js 20, naming both versions and both fixes', () => {
     let thrown: unknown;
     try {
-      checkClientNodeRuntime('20.20.2', '2.0.1');
+      checkClientNodeRuntime('20.20.2', () => '2.0.1');
     } catch (err) {
       thrown = err;
     }
@@ -22,18 +22,30 @@ describe('checkClientNodeRuntime', () => {
   });
 
   it('refuses client-node 2.x on Node.js 22 before 22.19, and on a later major', () => {
-    expect(() => checkClientNodeRuntime('22.18.0', '2.0.1')).toThrow(ClientNodeRuntimeError);
-    expect(() => checkClientNodeRuntime('v22.14.0', '3.0.0')).toThrow(ClientNodeRuntimeError);
+    expect(() => checkClientNodeRuntime('22.18.0', () => '2.0.1')).toThrow(ClientNodeRuntimeError);
+    expect(() => checkClientNodeRuntime('v22.14.0', () => '3.0.0')).toThrow(ClientNodeRuntimeError);
   });
 
   it('accepts client-node 2.x on Node.js 22.19 and 24, and client-node 1.4 on Node.js 20', () => {
-    expect(() => checkClientNodeRuntime('22.19.0', '2.0.1')).not.toThrow();
-    expect(() => checkClientNodeRuntime('24.22.3', '2.0.1')).not.toThrow();
-    expect(() => checkClientNodeRuntime('20.19.0', '1.4.0')).not.toThrow();
+    expect(() => checkClientNodeRuntime('22.19.0', () => '2.0.1')).not.toThrow();
+    expect(() => checkClientNodeRuntime('24.22.3', () => '2.0.1')).not.toThrow();
+    expect(() => checkClientNodeRuntime('20.19.0', () => '1.4.0')).not.toThrow();
+  });
+
+  it('looks for the installed client-node only on a Node.js older than 22.19', () => {
+    const asked: string[] = [];
+    const installed = (node: string) => () => {
+      asked.push(node);
+      return '2.0.1';
+    };
+    checkClientNodeRuntime('22.19.0', installed('22.19.0'));
+    checkClientNodeRuntime('24.22.3', installed('24.22.3'));
+    expect(() => checkClientNodeRuntime('22.18.0', installed('22.18.0'))).toThrow(ClientNodeRuntimeError);
+    expect(asked).toEqual(['22.18.0']);
   });
 
   it('lets an unknown client-node version pass', () => {
-    expect(() => checkClientNodeRuntime('20.20.2', undefined)).not.toThrow();
+    expect(() => checkClientNodeRuntime('20.20.2', () => undefined)).not.toThrow();
   });
 });
 

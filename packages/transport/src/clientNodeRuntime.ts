@@ -42,13 +42,19 @@ function olderThan(version: string, than: string): boolean {
 }
 
 /**
- * Throws {@link ClientNodeRuntimeError} when `clientNodeVersion` is 2.x or
- * newer and `nodeVersion` older than {@link CLIENT_NODE_2_MIN_NODE}; an
- * unknown client-node version (`undefined`) passes.
+ * Throws {@link ClientNodeRuntimeError} when `nodeVersion` is older than
+ * {@link CLIENT_NODE_2_MIN_NODE} and the client-node version `installed()`
+ * gives is 2.x or newer; an unknown client-node version (`undefined`) passes.
+ * `installed` is called only on such an old Node.js: on a newer one any
+ * client-node loads, and finding its package.json (a module resolution
+ * walking every `node_modules` up from here) is work a process need not do
+ * at start.
  */
-export function checkClientNodeRuntime(nodeVersion: string, clientNodeVersion: string | undefined): void {
+export function checkClientNodeRuntime(nodeVersion: string, installed: () => string | undefined): void {
+  if (!olderThan(nodeVersion, CLIENT_NODE_2_MIN_NODE)) return;
+  const clientNodeVersion = installed();
   if (clientNodeVersion === undefined || parts(clientNodeVersion)[0] < 2) return;
-  if (olderThan(nodeVersion, CLIENT_NODE_2_MIN_NODE)) throw new ClientNodeRuntimeError(nodeVersion, clientNodeVersion);
+  throw new ClientNodeRuntimeError(nodeVersion, clientNodeVersion);
 }
 
 /**
