@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { GroupVersionResource, PartialObjectMetadata } from '@protean/core';
-import { fastParseListItem } from './fastParseWatchLine.js';
+import { fastParseListItem, LIST_ITEM_PREFIX } from './fastParseWatchLine.js';
 import { decodeListPageByParse, notJson, type DecodedListPage, type ListPageMetadata } from './decodeListPage.js';
 import type { ObjectDecoder } from './decodeWatchLine.js';
 import { trimMetadata } from './trimMetadata.js';
@@ -34,6 +34,9 @@ const CLOSE_BRACKET = 93;
 
 const HEAD_CHARS = 100;
 
+/** What follows an item of a metadata-only LIST when another comes after it, as kube-apiserver writes them. */
+const NEXT_ITEM = Buffer.from(`,${LIST_ITEM_PREFIX}`, 'latin1');
+
 function isWhitespace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
 }
@@ -49,7 +52,13 @@ function isWhitespace(c: number): boolean {
  * is trimmed at once: at most one item's text is held (plus the chunk).
  * An item of the exact form kube-apiserver writes for a metadata-only list
  * has only its metadata parsed, without `managedFields`
- * (`fastParseListItem`, the watch lines' fast path).
+ * (`fastParseListItem`, the watch lines' fast path), and is found without
+ * the byte-by-byte scan when the next item starts in the same chunk: the
+ * item is cut where the next one's `,{"kind":"PartialObjectMetadata",...`
+ * is found (a native search), and the cut is kept only if the fast path
+ * reads it as one complete JSON object (with its `managedFields` checked
+ * valid). A JSON object ends where its braces close, so no other end is
+ * possible: the scan would have cut it there too.
  *
  * The body is JSON exactly when every piece parses and the scanner's own
  * grammar (braces, keys, colons, commas between pieces) holds; on the first
@@ -204,6 +213,13 @@ export class ListPageDecoder {
         default:
           return this.fail(text, i);
       }
+      if (c === OPEN_BRACE && (this.state === ITEMS_FIRST || this.state === ITEMS_NEXT) && this.decodeObject === undefined) {
+        const end = this.readKnownItem(text, i);
+        if (end > 0) {
+          i = end;
+          continue;
+        }
+      }
       // A value (key, member value or item) starts at i.
       if (c === QUOTE) {
         this.mode = NESTED;
@@ -303,13 +319,31 @@ export class ListPageDecoder {
         else if (this.key === 'items') this.items = [];
         this.state = AFTER_MEMBER;
         break;
-      default: {
-        const obj = this.decodeObject === undefined ? trimMetadata(parsed, this.intern) : this.decodeObject(parsed);
-        if (obj !== undefined) this.items.push(obj);
-        this.state = ITEMS_AFTER;
-      }
+      default:
+        this.applyItem(parsed);
     }
     return true;
+  }
+
+  private applyItem(parsed: unknown): void {
+    const obj = this.decodeObject === undefined ? trimMetadata(parsed, this.intern) : this.decodeObject(parsed);
+    if (obj !== undefined) this.items.push(obj);
+    this.state = ITEMS_AFTER;
+  }
+
+  /**
+   * The fast path for an item at `i` (a `{`) of a metadata-only list: the
+   * index after it once read and applied, or -1 when the next item does not
+   * start in this chunk or the fast path does not read the text before it as
+   * one item (the scan then reads it).
+   */
+  private readKnownItem(text: Buffer, i: number): number {
+    const next = text.indexOf(NEXT_ITEM, i + 1);
+    if (next < 0 || text[next - 1] !== CLOSE_BRACE) return -1;
+    const parsed = fastParseListItem(text.toString('utf8', i, next));
+    if (parsed === undefined) return -1;
+    this.applyItem(parsed);
+    return next;
   }
 
   private fail(text: Buffer, i: number): void {

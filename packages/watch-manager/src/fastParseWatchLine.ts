@@ -46,7 +46,7 @@ export function fastParseWatchLine(s: string, start = 0, end = s.length): FastPa
 }
 
 /** What kube-apiserver writes before the metadata of each item of a metadata-only LIST. */
-const ITEM_PREFIX = '{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":';
+export const LIST_ITEM_PREFIX = '{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":';
 
 /**
  * The fast path for one element of a metadata-only LIST's `items`, as
@@ -57,9 +57,9 @@ const ITEM_PREFIX = '{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v
  */
 export function fastParseListItem(s: string): { readonly metadata: unknown } | undefined {
   const end = s.length;
-  if (end < ITEM_PREFIX.length + 3 || s.charCodeAt(end - 1) !== CLOSE_BRACE || s.slice(0, ITEM_PREFIX.length) !== ITEM_PREFIX)
+  if (end < LIST_ITEM_PREFIX.length + 3 || s.charCodeAt(end - 1) !== CLOSE_BRACE || s.slice(0, LIST_ITEM_PREFIX.length) !== LIST_ITEM_PREFIX)
     return undefined;
-  const metadata = parseMetadata(s, ITEM_PREFIX.length, end - 1);
+  const metadata = parseMetadata(s, LIST_ITEM_PREFIX.length, end - 1);
   return metadata === undefined ? undefined : { metadata: metadata.value };
 }
 
