@@ -52,11 +52,10 @@ exports.lazyFunction = (load) => new Proxy(function () {}, {
 exports.lazyModule = (id, eager) => {
   let m;
   const load = () => (m ??= builtin(id));
-  const keys = () => Reflect.ownKeys(load());
   return new Proxy({}, {
     get: (_, key) => (m === undefined && Object.hasOwn(eager, key) ? eager[key]() : Reflect.get(load(), key)),
     has: (_, key) => Reflect.has(load(), key),
-    ownKeys: keys,
+    ownKeys: () => Reflect.ownKeys(load()),
     getOwnPropertyDescriptor: (_, key) => {
       const d = Reflect.getOwnPropertyDescriptor(load(), key);
       return d === undefined ? undefined : { ...d, configurable: true };
@@ -72,7 +71,7 @@ const LAZY_SHIMS = {
 module.exports = lazyFunction(() => builtin('assert'));`,
   // pino reads isMainThread, thread-stream takes Worker, both as they load; only a transport's worker needs the module.
   // Node's bootstrap of a worker thread loads worker_threads before any code of the program runs: while it is not
-  // loaded, this is the main thread.
+  // loaded, this is the main thread. (process.moduleLoadList is undocumented; without it the module is loaded.)
   worker_threads: `const { builtin, lazyFunction, lazyModule } = require('protean-lazy-builtins');
 const notYetLoaded = () => Array.isArray(process.moduleLoadList) && !process.moduleLoadList.includes('NativeModule worker_threads');
 const Worker = lazyFunction(() => builtin('worker_threads').Worker);

@@ -162,10 +162,11 @@ describe('ListPageDecoder', () => {
     expect(fastPathTaken).toBeGreaterThan(1500);
   });
 
-  it('finds the end of every item but a chunk\'s last by searching for the next, not by scanning its bytes', () => {
+  it("finds the end of every item but a chunk's last by searching for the next, not by scanning its bytes", () => {
     const item = (i: number): string =>
       `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"o-${i}","managedFields":[{"manager":"m","fieldsV1":{"f:spec":{}}}]}}`;
-    const body = (n: number): string => `{"metadata":{"resourceVersion":"1"},"items":[${Array.from({ length: n }, (_, i) => item(i)).join(',')}]}`;
+    const body = (n: number): string =>
+      `{"metadata":{"resourceVersion":"1"},"items":[${Array.from({ length: n }, (_, i) => item(i)).join(',')}]}`;
     const scans = (text: string): { scans: number; items: number } => {
       const scan = jest.spyOn(ListPageDecoder.prototype as unknown as { skipNested(): number }, 'skipNested');
       try {

@@ -27,6 +27,14 @@ const fast = (line: string, before = '', after = ''): unknown => {
   return outcome(() => decodeWatchLine(text, before.length, before.length + line.length, GVR, intern));
 };
 
+/** `fieldsV1` values that recur, as they do across the objects of a kind. */
+const FIELDS_V1: unknown[] = [
+  { 'f:data': { '.': {}, 'f:key': {} } },
+  { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } },
+  {},
+  { 'f:spec': { 'f:containers': { 'k:{"name":"app"}': { '.': {}, 'f:image': {} } } } },
+];
+
 /** A watch line shaped as kube-apiserver writes them, with random content, and now and then another shape. */
 function randomLine(rand: () => number): string {
   const types = ['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR', 'BOGUS'];
@@ -56,7 +64,8 @@ function randomLine(rand: () => number): string {
         apiVersion: 'v1',
         time: '2026-12-01T10:00:00Z',
         fieldsType: 'FieldsV1',
-        fieldsV1: randomJson(rand, 0),
+        // Now and then one the decoder has validated before (it remembers the last few).
+        fieldsV1: rand() < 0.5 ? FIELDS_V1[Math.floor(rand() * FIELDS_V1.length)] : randomJson(rand, 0),
       },
     ];
   }
@@ -178,6 +187,25 @@ describe('decodeWatchLine', () => {
   ];
   it.each(cases)('decodes %s exactly as the plain parse', (_name, text) => {
     expect(fast(text, `${line('{"name":"x","managedFields":[]}')}\n`, line('{"name":"y","managedFields":[]}'))).toEqual(byParse(text));
+  });
+
+  it('takes a fieldsV1 it validated before as valid only where that very object stands', () => {
+    const known = '{"f:spec":{"f:replicas":{}}}';
+    const withFields = (fields: string): string => line(`{"name":"a","managedFields":[{"manager":"m","fieldsV1":${fields}}]}`);
+    // Validated once, remembered from then on.
+    expect(fastParseWatchLine(withFields(known))).toEqual({ type: 'MODIFIED', metadata: { name: 'a' } });
+    for (const fields of [
+      `${known}x`,
+      `${known}}`,
+      `${known.slice(0, -1)},"f:paused":{}}`,
+      `${known.slice(0, -2)}`,
+      `${known.slice(0, -1)}`,
+      `{"f:spec":{"f:replicas":{}},}`,
+      known,
+    ]) {
+      const text = withFields(fields);
+      expect({ fields, got: fast(text) }).toEqual({ fields, got: byParse(text) });
+    }
   });
 
   it('takes the fast path for the server shape and leaves managedFields and the wrapper unparsed', () => {

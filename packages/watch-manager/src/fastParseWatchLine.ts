@@ -57,7 +57,11 @@ export const LIST_ITEM_PREFIX = '{"kind":"PartialObjectMetadata","apiVersion":"m
  */
 export function fastParseListItem(s: string): { readonly metadata: unknown } | undefined {
   const end = s.length;
-  if (end < LIST_ITEM_PREFIX.length + 3 || s.charCodeAt(end - 1) !== CLOSE_BRACE || s.slice(0, LIST_ITEM_PREFIX.length) !== LIST_ITEM_PREFIX)
+  if (
+    end < LIST_ITEM_PREFIX.length + 3 ||
+    s.charCodeAt(end - 1) !== CLOSE_BRACE ||
+    s.slice(0, LIST_ITEM_PREFIX.length) !== LIST_ITEM_PREFIX
+  )
     return undefined;
   const metadata = parseMetadata(s, LIST_ITEM_PREFIX.length, end - 1);
   return metadata === undefined ? undefined : { metadata: metadata.value };
@@ -166,31 +170,79 @@ const KEY = 3;
 const COLON_NEXT = 4;
 const AFTER_VALUE = 5;
 
+/** The key whose object values {@link skipValue} remembers: `managedFields[].fieldsV1`, most of the field's bytes. */
+const FIELDS_V1_KEY = '"fieldsV1"';
+/** How many `fieldsV1` values {@link skipValue} remembers. */
+const KNOWN_FIELDS = 8;
+/** `fieldsV1` objects validated lately (copies, not slices of the text they were in), replaced in turn. */
+const knownFields: string[] = [];
+let nextKnownField = 0;
+
+/** The first of {@link knownFields} that `s` holds at `i`, ending before `n`, or undefined. */
+function knownFieldsAt(s: string, i: number, n: number): string | undefined {
+  // A slice and a comparison: several times cheaper than startsWith at a position.
+  for (const known of knownFields) if (i + known.length <= n && s.slice(i, i + known.length) === known) return known;
+  return undefined;
+}
+
+function rememberFields(value: string): void {
+  // Concatenated, then sliced: a flat copy, so the remembered value does not hold the line or item it came from.
+  knownFields[nextKnownField] = `${value} `.slice(0, -1);
+  nextKnownField = (nextKnownField + 1) % KNOWN_FIELDS;
+}
+
 /**
  * Validates and skips one JSON value at `i` (no leading whitespace): the
  * index after it, or -1 if it is not valid JSON or nests deeper than
  * {@link MAX_DEPTH}. One loop with an explicit stack (a bit per level, set
  * for objects), so skipping costs no call per token.
+ *
+ * The objects of a kind's `fieldsV1` repeat from object to object (the
+ * same manager sets the same fields), so the last few validated are kept:
+ * a `fieldsV1` value that starts with one of them is that very object (a
+ * JSON object ends where its braces close, and the scan would read the same
+ * characters the same way), skipped with one comparison. Only the depth
+ * limit could have answered otherwise, and it gives up the fast path only.
  */
 function skipValue(s: string, i: number, n: number): number {
   let depth = 0;
   let objects = 0;
   let state = VALUE;
+  /** The last key read was `"fieldsV1"`. */
+  let fieldsKey = false;
+  /** Where the `fieldsV1` object being validated started (-1: none), and its depth. */
+  let fieldsStart = -1;
+  let fieldsDepth = 0;
   for (; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c === QUOTE) {
+      const start = i;
       i = stringClose(s, i, n);
       if (i < 0) return -1;
       if (state === OBJECT_FIRST || state === KEY) {
+        fieldsKey = i - start === FIELDS_V1_KEY.length - 1 && s.slice(start, i + 1) === FIELDS_V1_KEY;
         state = COLON_NEXT;
       } else if (state === VALUE || state === ARRAY_FIRST) {
         if (depth === 0) return i + 1;
+        fieldsKey = false;
         state = AFTER_VALUE;
       } else {
         return -1;
       }
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if ((state !== VALUE && state !== ARRAY_FIRST) || depth === MAX_DEPTH) return -1;
+      const fieldsValue = fieldsKey && state === VALUE && c === OPEN_BRACE && fieldsStart < 0;
+      fieldsKey = false;
+      if (fieldsValue) {
+        const known = knownFieldsAt(s, i, n);
+        if (known !== undefined) {
+          i += known.length - 1;
+          state = AFTER_VALUE;
+          continue;
+        }
+        fieldsStart = i;
+        fieldsDepth = depth + 1;
+      }
       depth++;
       objects = c === OPEN_BRACE ? (objects << 1) | 1 : objects << 1;
       state = c === OPEN_BRACE ? OBJECT_FIRST : ARRAY_FIRST;
@@ -198,6 +250,10 @@ function skipValue(s: string, i: number, n: number): number {
       const inObject = (objects & 1) === 1;
       if (depth === 0 || inObject !== (c === CLOSE_BRACE)) return -1;
       if (state !== AFTER_VALUE && state !== (inObject ? OBJECT_FIRST : ARRAY_FIRST)) return -1;
+      if (depth === fieldsDepth && fieldsStart >= 0) {
+        rememberFields(s.slice(fieldsStart, i + 1));
+        fieldsStart = -1;
+      }
       objects >>>= 1;
       if (--depth === 0) return i + 1;
       state = AFTER_VALUE;
@@ -209,6 +265,7 @@ function skipValue(s: string, i: number, n: number): number {
       state = (objects & 1) === 1 ? KEY : VALUE;
     } else if (c !== 32 && c !== 10 && c !== 13 && c !== 9) {
       if (state !== VALUE && state !== ARRAY_FIRST) return -1;
+      fieldsKey = false;
       const end = skipScalar(s, i, n, c);
       if (end < 0 || depth === 0) return end;
       i = end - 1;
