@@ -27,7 +27,8 @@ export function createLogger(options: LoggerOptions = {}, destination?: Destinat
   const resolved = { level: process.env['LOG_LEVEL'] ?? 'info', serializers: { err: serializeError }, ...options };
   if (destination !== undefined) return pino(resolved, destination);
   // A transport is the destination.
-  return resolved.transport === undefined ? pino(resolved, pino.destination({ dest: 1 })) : pino(resolved);
+  const { transport } = resolved;
+  return transport === undefined || transport === null ? pino(resolved, pino.destination({ dest: 1 })) : pino(resolved);
 }
 
 /** A logger that discards everything; handy in tests and examples. */

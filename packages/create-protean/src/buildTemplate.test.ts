@@ -55,7 +55,10 @@ if (!isMainThread) {
   }
   const worker = new Worker('require("node:worker_threads").parentPort.postMessage(6 * 7)', { eval: true });
   const answer = await new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject));
-  console.log(JSON.stringify({ isMainThread, before, failed, answer, isWorker: worker instanceof Worker }));
+  // A CommonJS module that re-exports the stand-in, imported by name: its keys are the module's.
+  const { strictEqual } = await import('./reexport.cjs');
+  const reflected = { keys: Object.keys(assert).includes('strictEqual'), reexported: typeof strictEqual };
+  console.log(JSON.stringify({ isMainThread, before, failed, answer, isWorker: worker instanceof Worker, reflected }));
 }
 `;
 
@@ -64,6 +67,7 @@ async function bundle(plugins: 'template' | 'none', source = ENTRY): Promise<str
   const entry = join(dir, 'entry.mjs');
   writeFileSync(entry, source);
   writeFileSync(join(dir, 'dependency.cjs'), DEPENDENCY);
+  writeFileSync(join(dir, 'reexport.cjs'), "module.exports = require('assert');");
   const outfile = join(dir, `${plugins}-${source === ENTRY ? 'entry' : 'lazy'}.mjs`);
   await build({ ...options, entryPoints: [entry], outfile, sourcemap: false, ...(plugins === 'none' ? { plugins: [] } : {}) });
   return outfile;
@@ -116,6 +120,7 @@ describe("build.mjs's bundle", () => {
       failed: { message: 'one is not two', assertionError: true },
       answer: 42,
       isWorker: true,
+      reflected: { keys: true, reexported: 'function' },
     });
   });
 

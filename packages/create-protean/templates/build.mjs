@@ -41,25 +41,38 @@ const builtin = (id) => {
   if (m === undefined) throw Object.assign(new Error('No such built-in module: ' + id), { code: 'ERR_UNKNOWN_BUILTIN_MODULE' });
   return m;
 };
-// A function (or class) that loads what it stands for when called, constructed or read.
-exports.lazyFunction = (load) => new Proxy(function () {}, {
-  apply: (_, self, args) => Reflect.apply(load(), self, args),
-  construct: (_, args, newTarget) => Reflect.construct(load(), args, newTarget),
-  get: (_, key) => Reflect.get(load(), key),
-  has: (_, key) => Reflect.has(load(), key),
-});
-// A module object whose members load the module when read; \`eager\` answers some members without loading it.
+// What the real object has, as configurable (the stand-in's target lacks it), but what the target holds as
+// non-configurable (a function's prototype): a proxy must report that as the target has it.
+const ownDescriptor = (real, target, key) => {
+  const own = Reflect.getOwnPropertyDescriptor(target, key);
+  if (own !== undefined && !own.configurable) return own;
+  const d = Reflect.getOwnPropertyDescriptor(real, key);
+  return d === undefined ? undefined : { ...d, configurable: true };
+};
+// A function (or class) that loads what it stands for when called, constructed, read or written.
+exports.lazyFunction = (load) => {
+  const target = function () {};
+  return new Proxy(target, {
+    apply: (_, self, args) => Reflect.apply(load(), self, args),
+    construct: (_, args, newTarget) => Reflect.construct(load(), args, newTarget),
+    get: (_, key) => Reflect.get(load(), key),
+    set: (_, key, value) => Reflect.set(load(), key, value),
+    has: (_, key) => Reflect.has(load(), key),
+    ownKeys: () => [...new Set([...Reflect.ownKeys(load()), ...Reflect.ownKeys(target)])],
+    getOwnPropertyDescriptor: (_, key) => ownDescriptor(load(), target, key),
+  });
+};
+// A module object whose members load the module when read or written; \`eager\` answers some without loading it.
 exports.lazyModule = (id, eager) => {
   let m;
   const load = () => (m ??= builtin(id));
-  return new Proxy({}, {
+  const target = {};
+  return new Proxy(target, {
     get: (_, key) => (m === undefined && Object.hasOwn(eager, key) ? eager[key]() : Reflect.get(load(), key)),
+    set: (_, key, value) => Reflect.set(load(), key, value),
     has: (_, key) => Reflect.has(load(), key),
     ownKeys: () => Reflect.ownKeys(load()),
-    getOwnPropertyDescriptor: (_, key) => {
-      const d = Reflect.getOwnPropertyDescriptor(load(), key);
-      return d === undefined ? undefined : { ...d, configurable: true };
-    },
+    getOwnPropertyDescriptor: (_, key) => ownDescriptor(load(), target, key),
   });
 };
 exports.builtin = builtin;
@@ -83,12 +96,12 @@ module.exports = lazyModule('worker_threads', {
 
 /**
  * `require('assert')` and `require('worker_threads')` in the bundle's dependencies load the module on first use,
- * not as the requiring module loads. pino and its sonic-boom and thread-stream require both at start and use them
- * only for a transport (a worker thread) or a failed check; loading them (and the streams worker_threads needs) costs
+ * not as the requiring module loads. pino and its sonic-boom and thread-stream require both at start; worker_threads
+ * serves a transport (a worker thread) only, assert a check when a stream closes; loading them (and the streams worker_threads needs) costs
  * about 2 MiB of RSS before the controller does anything. `assert` and `Worker` stand in as functions that load the
- * real one when called, constructed or read; `isMainThread` is answered without loading the module; any other member
- * loads it. Easy to get wrong: `instanceof` against the stand-in `Worker` works (it reads its `prototype`), but
- * reflection on it (its own keys) sees an empty function.
+ * real one when called, constructed, read or written; `isMainThread` is answered without loading the module; any
+ * other member loads it. Easy to get wrong: a stand-in is not the real one (`require('assert') === assert` is
+ * false), and `Object.getOwnPropertyDescriptor(Worker, 'prototype')` describes the stand-in's own.
  * @type {import('esbuild').Plugin}
  */
 export const lazyBuiltinsOfDependencies = {

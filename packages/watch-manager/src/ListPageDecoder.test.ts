@@ -185,6 +185,28 @@ describe('ListPageDecoder', () => {
     expect(streamed(Buffer.from(text), () => 0.999)).toEqual(byParse(Buffer.from(text)));
   });
 
+  it("searches for the next item only where an item of the server's form starts, and once per chunk without finding one", () => {
+    const serverItem = (i: number): string => `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"o-${i}"}}`;
+    const fullItem = (i: number): string => `{"metadata":{"name":"o-${i}"},"spec":{"replicas":1}}`;
+    const searches = (items: string[], separator: string): { searches: number; items: number } => {
+      const indexOf = jest.spyOn(Buffer.prototype, 'indexOf');
+      try {
+        const decoder = new ListPageDecoder(GVR, intern);
+        decoder.push(Buffer.from(`{"metadata":{"resourceVersion":"1"},"items":[${items.join(separator)}]}`));
+        return { searches: indexOf.mock.calls.length, items: decoder.end().items.length };
+      } finally {
+        indexOf.mockRestore();
+      }
+    };
+    const many = Array.from({ length: 50 }, (_, i) => i);
+    // Full objects (a server that answers with plain JSON): no search at all.
+    expect(searches(many.map(fullItem), ',')).toEqual({ searches: 0, items: 50 });
+    // The server's form, but whitespace between items: the first search finds nothing, and none follows.
+    expect(searches(many.map(serverItem), ', ')).toEqual({ searches: 1, items: 50 });
+    // The server's form: one search per item.
+    expect(searches(many.map(serverItem), ',')).toEqual({ searches: 50, items: 50 });
+  });
+
   const cases: Array<[string, string]> = [
     ['metadata first', '{"kind":"List","metadata":{"resourceVersion":"7","continue":"c"},"items":[{"metadata":{"name":"a"}}]}'],
     ['metadata after items', '{"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}],"metadata":{"resourceVersion":"7"}}'],

@@ -31,6 +31,8 @@ const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
 const OPEN_BRACKET = 91;
 const CLOSE_BRACKET = 93;
+const LOWER_K = 107;
+const UPPER_P = 80;
 
 const HEAD_CHARS = 100;
 
@@ -98,6 +100,9 @@ export class ListPageDecoder {
   private failure: Error | undefined;
   /** The whole body, once it is known not to be an object (or the whitespace before its first token). */
   private whole: Buffer[] | undefined = [];
+  /** Chunks pushed so far, and the last one in which no next item was found from an item on (none after it, either). */
+  private chunks = 0;
+  private noNextItemIn = -1;
 
   constructor(
     private readonly gvr: GroupVersionResource,
@@ -110,6 +115,7 @@ export class ListPageDecoder {
   push(chunk: Buffer | string): void {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
     if (bytes.length === 0) return;
+    this.chunks++;
     if (this.head.length < HEAD_CHARS) this.readHead(bytes);
     if (this.failure !== undefined) return;
     if (this.whole !== undefined) {
@@ -335,10 +341,16 @@ export class ListPageDecoder {
    * The fast path for an item at `i` (a `{`) of a metadata-only list: the
    * index after it once read and applied, or -1 when the next item does not
    * start in this chunk or the fast path does not read the text before it as
-   * one item (the scan then reads it).
+   * one item (the scan then reads it). Searched for only where an item
+   * seems to be of that form, and once per chunk at most without finding
+   * one: items of another form (full objects, from a server that answers
+   * with plain JSON) would otherwise have each search run to the chunk's end.
    */
   private readKnownItem(text: Buffer, i: number): number {
+    // `{"kind":"P`: two bytes tell the server's form from others (the fast path checks the whole prefix).
+    if (this.noNextItemIn === this.chunks || text[i + 2] !== LOWER_K || text[i + 9] !== UPPER_P) return -1;
     const next = text.indexOf(NEXT_ITEM, i + 1);
+    if (next < 0) this.noNextItemIn = this.chunks;
     if (next < 0 || text[next - 1] !== CLOSE_BRACE) return -1;
     const parsed = fastParseListItem(text.toString('utf8', i, next));
     if (parsed === undefined) return -1;

@@ -172,8 +172,9 @@ const AFTER_VALUE = 5;
 
 /** The key whose object values {@link skipValue} remembers: `managedFields[].fieldsV1`, most of the field's bytes. */
 const FIELDS_V1_KEY = '"fieldsV1"';
-/** How many `fieldsV1` values {@link skipValue} remembers. */
+/** How many `fieldsV1` values {@link skipValue} remembers, and the longest it does. */
 const KNOWN_FIELDS = 8;
+const KNOWN_FIELDS_CHARS = 4096;
 /** `fieldsV1` objects validated lately (copies, not slices of the text they were in), replaced in turn. */
 const knownFields: string[] = [];
 let nextKnownField = 0;
@@ -251,7 +252,7 @@ function skipValue(s: string, i: number, n: number): number {
       if (depth === 0 || inObject !== (c === CLOSE_BRACE)) return -1;
       if (state !== AFTER_VALUE && state !== (inObject ? OBJECT_FIRST : ARRAY_FIRST)) return -1;
       if (depth === fieldsDepth && fieldsStart >= 0) {
-        rememberFields(s.slice(fieldsStart, i + 1));
+        if (i + 1 - fieldsStart <= KNOWN_FIELDS_CHARS) rememberFields(s.slice(fieldsStart, i + 1));
         fieldsStart = -1;
       }
       objects >>>= 1;
