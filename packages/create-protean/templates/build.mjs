@@ -24,18 +24,18 @@ export const builtinsWithoutNamespace = {
     build.onResolve({ filter: /^[\w:/]+$/ }, ({ path, kind }) =>
       (kind === 'import-statement' || kind === 'dynamic-import') && isBuiltin(path) ? { path, namespace: 'node-builtin' } : undefined,
     );
-    // A node older than the one that built the bundle may lack the module: fail as its import would have.
     build.onLoad({ filter: /.*/, namespace: 'node-builtin' }, ({ path }) => ({
-      contents: `const m = process.getBuiltinModule(${JSON.stringify(path)});
-if (m === undefined) throw Object.assign(new Error(${JSON.stringify(`No such built-in module: ${path}`)}), { code: 'ERR_UNKNOWN_BUILTIN_MODULE' });
-module.exports = m;`,
+      contents: `module.exports = require('protean-builtins').builtin(${JSON.stringify(path)});`,
       loader: 'js',
     }));
+    resolveBuiltinsRuntime(build);
   },
 };
 
-// The module behind the shims of lazyBuiltinsOfDependencies: node's module `id`, loaded on first use.
-const LAZY_RUNTIME = `
+// The module both plugins' modules take node's modules from. `builtin`: node's module `id`; a node older than the one
+// that built the bundle may lack it, and then it fails as an import would have. The rest serves the stand-ins of
+// lazyBuiltinsOfDependencies.
+const BUILTINS_RUNTIME = `
 const builtin = (id) => {
   const m = process.getBuiltinModule(id);
   if (m === undefined) throw Object.assign(new Error('No such built-in module: ' + id), { code: 'ERR_UNKNOWN_BUILTIN_MODULE' });
@@ -78,14 +78,20 @@ exports.lazyModule = (id, eager) => {
 exports.builtin = builtin;
 `;
 
+/** Resolves `require('protean-builtins')` in the plugins' own modules to {@link BUILTINS_RUNTIME}. */
+function resolveBuiltinsRuntime(build) {
+  build.onResolve({ filter: /^protean-builtins$/ }, ({ path }) => ({ path, namespace: 'protean-builtins' }));
+  build.onLoad({ filter: /.*/, namespace: 'protean-builtins' }, () => ({ contents: BUILTINS_RUNTIME, loader: 'js' }));
+}
+
 // The shims: `require('assert')` and `require('worker_threads')` in a dependency, as CommonJS modules.
 const LAZY_SHIMS = {
-  assert: `const { builtin, lazyFunction } = require('protean-lazy-builtins');
+  assert: `const { builtin, lazyFunction } = require('protean-builtins');
 module.exports = lazyFunction(() => builtin('assert'));`,
   // pino reads isMainThread, thread-stream takes Worker, both as they load; only a transport's worker needs the module.
   // Node's bootstrap of a worker thread loads worker_threads before any code of the program runs: while it is not
   // loaded, this is the main thread. (process.moduleLoadList is undocumented; without it the module is loaded.)
-  worker_threads: `const { builtin, lazyFunction, lazyModule } = require('protean-lazy-builtins');
+  worker_threads: `const { builtin, lazyFunction, lazyModule } = require('protean-builtins');
 const notYetLoaded = () => Array.isArray(process.moduleLoadList) && !process.moduleLoadList.includes('NativeModule worker_threads');
 const Worker = lazyFunction(() => builtin('worker_threads').Worker);
 module.exports = lazyModule('worker_threads', {
@@ -110,13 +116,8 @@ export const lazyBuiltinsOfDependencies = {
     build.onResolve({ filter: /^(node:)?(assert|worker_threads)$/ }, ({ path, kind }) =>
       kind === 'require-call' ? { path: path.replace(/^node:/, ''), namespace: 'node-builtin-lazy' } : undefined,
     );
-    build.onResolve({ filter: /^protean-lazy-builtins$/ }, ({ path, namespace }) =>
-      namespace === 'node-builtin-lazy' ? { path, namespace: 'node-builtin-lazy' } : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: 'node-builtin-lazy' }, ({ path }) => ({
-      contents: path === 'protean-lazy-builtins' ? LAZY_RUNTIME : LAZY_SHIMS[path],
-      loader: 'js',
-    }));
+    build.onLoad({ filter: /.*/, namespace: 'node-builtin-lazy' }, ({ path }) => ({ contents: LAZY_SHIMS[path], loader: 'js' }));
+    resolveBuiltinsRuntime(build);
   },
 };
 
