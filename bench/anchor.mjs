@@ -25,7 +25,10 @@
 // server process with its watch caches built and nothing else to do.
 //
 // Per run: time from the start of the informers until all synced; the
-// process's RSS when it started, before any informer started and after the
+// process's RSS when it started, before any informer started (after a forced
+// collection: Go: runtime.GC; Node: three gc() in a process of its own started
+// as the run's and stopped there, since a collection forced in the measured
+// run would change what V8 does during and after the sync) and after the
 // sync + GC (Go: runtime.GC, 1 s, debug.FreeOSMemory; Node: three gc(), 1 s,
 // three gc()); heap after GC (Go: HeapAlloc / HeapInuse; Node: heapUsed /
 // heapTotal); its CPU during the sync (getrusage / process.cpuUsage); the API
@@ -249,19 +252,41 @@ function commandOf(name, files, apiPid, goBinary) {
   };
 }
 
+/**
+ * A Protean contender's RSS before any informer starts with its garbage collected (as the Go side reads it after
+ * runtime.GC()), from a process of its own started as the run's (`--before-only`): see lib/anchor.protean.mjs for
+ * why the measured run forces no collection.
+ */
+async function rssBeforeCollected(name, files, goBinary, env) {
+  const { file, args } = commandOf(name, files, undefined, goBinary);
+  const child = spawn(file, [...args, '--before-only'], { cwd: here, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk) => (out += chunk));
+  const code = await new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (c, signal) => resolve(signal ?? c));
+  });
+  const bytes = code === 0 ? JSON.parse(out.trim().split('\n').at(-1) ?? '{}').rssBeforeCollectedBytes : undefined;
+  if (typeof bytes !== 'number')
+    throw new Error(`${name} --before-only exited with ${code} and printed ${JSON.stringify(out.slice(0, 300))}`);
+  return bytes;
+}
+
 /** One run of a contender in a fresh process against a freshly restarted kube-apiserver. */
 async function runOnce(server, client, gvrs, name, files, goBinary) {
+  const env = { ...process.env };
+  for (const [k, v] of Object.entries(CONTENDERS[name].env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  const rssBeforeBytes = CONTENDERS[name].side === 'protean' ? await rssBeforeCollected(name, files, goBinary, env) : undefined;
   await server.restart();
   const port = Number(new URL(server.url).port);
   const apiPid = findPid(['kube-apiserver', `--secure-port=${port}`]);
   await prime(server.kubeConfig, gvrs);
   const settledMs = await settle(apiPid);
   const { file, args } = commandOf(name, files, apiPid, goBinary);
-  const env = { ...process.env };
-  for (const [k, v] of Object.entries(CONTENDERS[name].env ?? {})) {
-    if (v === undefined) delete env[k];
-    else env[k] = v;
-  }
   const loadBefore = loadavg();
   const child = spawn(file, args, { cwd: here, env, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
@@ -297,6 +322,7 @@ async function runOnce(server, client, gvrs, name, files, goBinary) {
   return {
     contender: name,
     ...report,
+    ...(rssBeforeBytes === undefined ? {} : { rssBeforeBytes }),
     connectionsPeak,
     connectionsSynced,
     settledMs,
@@ -356,7 +382,15 @@ const MEASURES = [
     of: (r) => (r.rssFileBytesAtMinute ?? NaN) / MiB,
   },
   { key: 'rssPeak', label: 'RSS peak (VmHWM, before the forced GC)', unit: 'MiB', digits: 0, of: (r) => (r.rssPeakBytes ?? NaN) / MiB },
-  { key: 'rssBefore', label: 'RSS before any informer starts', unit: 'MiB', digits: 0, of: (r) => r.rssBeforeBytes / MiB },
+  { key: 'rssBefore', label: 'RSS before any informer starts', unit: 'MiB', digits: 1, of: (r) => r.rssBeforeBytes / MiB },
+  // Node only: the same point in the measured run itself, nobody having forced a collection (lib/anchor.protean.mjs).
+  {
+    key: 'rssBeforeUnforced',
+    label: '  the same, no forced GC (Node)',
+    unit: 'MiB',
+    digits: 1,
+    of: (r) => (r.rssBeforeUnforcedBytes ?? NaN) / MiB,
+  },
   { key: 'rssStart', label: 'RSS at process start', unit: 'MiB', digits: 0, of: (r) => r.rssStartBytes / MiB },
   { key: 'heap', label: 'heap after GC (Go HeapAlloc, Node heapUsed)', unit: 'MiB', digits: 1, of: (r) => r.heapUsedBytes / MiB },
   { key: 'cpu', label: 'client CPU during the sync', unit: 'ms', digits: 0, of: (r) => r.cpuMs },

@@ -8,7 +8,7 @@
 //   node --expose-gc lib/anchor.protean.mjs --kubeconfig=FILE --resources=FILE
 //        [--apiserver-pid=PID] [--streaming-list=auto|never]
 //        [--stream-window=BYTES --connection-window=BYTES] [--list-concurrency=N]
-//        [--page-size=N]
+//        [--page-size=N] [--before-only]
 //
 // With ANCHOR_SMAPS_OUT=<file> the process's /proc/self/smaps at 60 s is
 // written there (where the anonymous memory is, mapping by mapping).
@@ -16,7 +16,13 @@
 // rssStartBytes is read before anything is imported; rssBeforeBytes once the
 // packages are loaded and the source and watch manager are built, before any
 // informer starts (and before the harness loads perf_hooks to count V8's
-// collections: a controller need not). The library is used only through its public API:
+// collections: a controller need not), with nobody forcing a collection. With
+// --before-only the process stops there: it forces the collections the Go
+// side's runtime.GC() stands for, reads the RSS and reports only that (the
+// fixed cost, rssBeforeCollectedBytes). Not in the measured run: a full
+// collection forced before the sync changes what V8 does after it (its memory
+// reducer is started by the old generation's first growth only while no full
+// collection has run), so that run would not be the process a user runs. The library is used only through its public API:
 // constructing the source and the manager, ensureWatch and health(). With
 // --stream-window/--connection-window the source gets a connection pool of its
 // own with those HTTP/2 flow-control windows (else the shared pool's defaults).
@@ -40,6 +46,7 @@ const flags = parseArgs(process.argv.slice(2), [
   'connection-window',
   'list-concurrency',
   'page-size',
+  'before-only',
 ]);
 if (typeof flags.kubeconfig !== 'string' || typeof flags.resources !== 'string') {
   throw new Error('anchor.protean.mjs: --kubeconfig=FILE and --resources=FILE are required');
@@ -98,7 +105,13 @@ const onEvent = (event) => {
 };
 const watches = new InformerWatchManager(source, 0, onEvent, logger, { syncTimeoutMs: 900_000 });
 
-await collect();
+if (flags['before-only'] === true) {
+  await collect();
+  // Read before process.stdout, whose getter loads node's streams.
+  const rssBeforeCollected = process.memoryUsage.rss();
+  process.stdout.write(`${JSON.stringify({ side: 'protean', rssStartBytes: rssStart, rssBeforeCollectedBytes: rssBeforeCollected })}\n`);
+  process.exit(0);
+}
 // Read before the harness loads perf_hooks for its own observer below.
 const rssBefore = process.memoryUsage.rss();
 // V8's collections during the sync and after it (their pauses on the main thread, by kind), none of them forced.
@@ -168,7 +181,7 @@ process.stdout.write(
     objects,
     syncMs,
     rssStartBytes: rssStart,
-    rssBeforeBytes: rssBefore,
+    rssBeforeUnforcedBytes: rssBefore,
     rssSyncedBytes: rssSynced,
     rssIdleBytes: rssIdle,
     rssMinuteBytes: rssMinute,

@@ -8,7 +8,7 @@ import { resolvePoolSettings, type KubeConnectionPoolOptions, type KubeConnectio
 import type { KubeHttpRequest, KubeHttpResponse, KubeTransport } from './KubeTransport.js';
 import { KubeTransportError } from './KubeTransportError.js';
 import type { KubeStreamResponse } from './KubeStreamResponse.js';
-import { identityKey, tlsSettingsOf } from './tlsIdentity.js';
+import { sameTlsSettings, tlsSettingsOf, type TlsSettings } from './tlsIdentity.js';
 
 /** What a {@link KubeConnectionPool} holds now, over all its API servers. */
 export interface KubeConnectionPoolStats {
@@ -52,10 +52,8 @@ export interface KubeConnectionPoolStats {
  */
 export class KubeConnectionPool implements KubeTransport {
   private readonly settings: KubeConnectionPoolSettings;
-  /** Per identity key (origin + TLS identity): the connection new requests use. */
-  private readonly current = new Map<string, ApiServerConnection>();
-  /** Per origin: the identity key of its current connection. */
-  private readonly currentKeyOf = new Map<string, string>();
+  /** Per origin: the connection new requests use, and the TLS identity it was opened with. */
+  private readonly current = new Map<string, { readonly tls: TlsSettings; readonly connection: ApiServerConnection }>();
   /** Current and retired connections (retired ones until drained). */
   private readonly all = new Set<ApiServerConnection>();
   private connectionsOpened = 0;
@@ -92,15 +90,12 @@ export class KubeConnectionPool implements KubeTransport {
     const prepared = await applyCredentials(this.kubeConfig, request);
     if (prepared.proxied) return http1Request(prepared, request, undefined);
     const tls = prepared.plain ? {} : tlsSettingsOf(prepared.options);
-    const key = identityKey(prepared.origin, tls);
-    let connection = this.current.get(key);
-    if (connection === undefined) {
-      const previousKey = this.currentKeyOf.get(prepared.origin);
-      if (previousKey !== undefined) {
-        // A new TLS identity for this server: new requests go on a new connection, the old one drains.
-        this.current.get(previousKey)?.retire();
-        this.current.delete(previousKey);
-      }
+    const current = this.current.get(prepared.origin);
+    let connection: ApiServerConnection;
+    if (current !== undefined && sameTlsSettings(current.tls, tls)) connection = current.connection;
+    else {
+      // A new TLS identity for this server: new requests go on a new connection, the old one drains.
+      current?.connection.retire();
       connection = new ApiServerConnection(
         prepared.origin,
         tls,
@@ -108,8 +103,7 @@ export class KubeConnectionPool implements KubeTransport {
         { ...this.settings, onConnectionOpened: () => (this.connectionsOpened += 1) },
         (gone) => this.all.delete(gone),
       );
-      this.current.set(key, connection);
-      this.currentKeyOf.set(prepared.origin, key);
+      this.current.set(prepared.origin, { tls, connection });
       this.all.add(connection);
     }
     return connection.request(prepared, request);
@@ -169,6 +163,5 @@ export class KubeConnectionPool implements KubeTransport {
     const err = new KubeTransportError('CLOSE', 'connection pool', 'ConnectionReset', 'the connection pool was closed');
     for (const c of [...this.all]) c.destroy(err);
     this.current.clear();
-    this.currentKeyOf.clear();
   }
 }

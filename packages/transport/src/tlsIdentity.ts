@@ -1,4 +1,3 @@
-import type { Hash } from 'node:crypto';
 import type * as https from 'node:https';
 import type * as tls from 'node:tls';
 
@@ -15,30 +14,37 @@ export function tlsSettingsOf(options: https.RequestOptions): TlsSettings {
 }
 
 /**
- * A digest of the origin and the TLS identity (ca, client certificate and
- * key, servername, verification): two requests share a connection exactly
- * when their keys are equal, so a rotated certificate gets a new one.
+ * Whether two TLS settings are the same identity (ca, client certificate
+ * and key, servername, verification): two requests to one origin share a
+ * connection exactly when they are, so a rotated certificate gets a new one.
+ * Buffers and strings compare by their bytes, arrays element by element, the
+ * `{ pem, passphrase }` entries of `key` (`{ buf, passphrase }` of `pfx`)
+ * member by member. A comparison, not a digest: the pool checks every
+ * request, and hashing loaded `node:crypto` and cost more than the request.
  */
-export function identityKey(origin: string, settings: TlsSettings): string {
-  const hash = process.getBuiltinModule('node:crypto').createHash('sha256');
-  hash.update(origin);
-  for (const f of TLS_FIELDS) {
-    hash.update(`\0${f}=`);
-    feed(hash, settings[f]);
-  }
-  return `${origin}#${hash.digest('hex').slice(0, 32)}`;
+export function sameTlsSettings(a: TlsSettings, b: TlsSettings): boolean {
+  for (const f of TLS_FIELDS) if (!sameValue(a[f], b[f])) return false;
+  return true;
 }
 
-function feed(hash: Hash, value: unknown): void {
-  if (value === undefined) hash.update('-');
-  else if (Array.isArray(value)) {
-    hash.update(`[${value.length}]`);
-    for (const v of value) feed(hash, v);
-  } else if (Buffer.isBuffer(value) || typeof value === 'string') {
-    hash.update(`${value.length}:`);
-    hash.update(value);
-  } else if (typeof value === 'object' && value !== null) {
-    // `{ pem, passphrase }` entries of `key`, `{ buf, passphrase }` of `pfx`.
-    hash.update(JSON.stringify(value));
-  } else hash.update(String(value));
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a === null || b === null) return false;
+  if (isBytes(a) && isBytes(b)) return bytesOf(a).equals(bytesOf(b));
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((v, i) => sameValue(v, b[i]));
+  }
+  if (typeof a !== 'object' || typeof b !== 'object' || isBytes(a) || isBytes(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((k) => Object.hasOwn(b, k) && sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+function isBytes(v: unknown): v is Buffer | string {
+  return typeof v === 'string' || Buffer.isBuffer(v);
+}
+
+function bytesOf(v: Buffer | string): Buffer {
+  return typeof v === 'string' ? Buffer.from(v) : v;
 }
