@@ -359,6 +359,9 @@ async function settle(apiPid) {
   return performance.now() - started;
 }
 
+/** A run's `field` in MiB; NaN (left out of the median) where that side does not report it. */
+const mibOf = (field) => (r) => (r[field] ?? NaN) / MiB;
+
 /** The figures compared, each read from a run. */
 const MEASURES = [
   { key: 'rssAfter', label: 'RSS after sync + GC', unit: 'MiB', digits: 0, of: (r) => r.rssAfterBytes / MiB },
@@ -367,30 +370,12 @@ const MEASURES = [
   { key: 'rssMinute', label: 'RSS 60 s after sync, no forced GC', unit: 'MiB', digits: 0, of: (r) => r.rssMinuteBytes / MiB },
   // The same split: anonymous (what the process keeps) and file-backed (the binary's code and libraries: for Node, the
   // node executable's pages, V8's optimizing compilers among them, which any Node process that runs hot code pages in).
-  {
-    key: 'rssAnonMinute',
-    label: '  of which anonymous',
-    unit: 'MiB',
-    digits: 0,
-    of: (r) => (r.rssAnonBytesAtMinute ?? NaN) / MiB,
-  },
-  {
-    key: 'rssFileMinute',
-    label: '  of which file-backed (binary, libraries)',
-    unit: 'MiB',
-    digits: 0,
-    of: (r) => (r.rssFileBytesAtMinute ?? NaN) / MiB,
-  },
-  { key: 'rssPeak', label: 'RSS peak (VmHWM, before the forced GC)', unit: 'MiB', digits: 0, of: (r) => (r.rssPeakBytes ?? NaN) / MiB },
+  { key: 'rssAnonMinute', label: '  of which anonymous', unit: 'MiB', digits: 0, of: mibOf('rssAnonBytesAtMinute') },
+  { key: 'rssFileMinute', label: '  of which file-backed (binary, libraries)', unit: 'MiB', digits: 0, of: mibOf('rssFileBytesAtMinute') },
+  { key: 'rssPeak', label: 'RSS peak (VmHWM, before the forced GC)', unit: 'MiB', digits: 0, of: mibOf('rssPeakBytes') },
   { key: 'rssBefore', label: 'RSS before any informer starts', unit: 'MiB', digits: 1, of: (r) => r.rssBeforeBytes / MiB },
   // Node only: the same point in the measured run itself, nobody having forced a collection (lib/anchor.protean.mjs).
-  {
-    key: 'rssBeforeUnforced',
-    label: '  the same, no forced GC (Node)',
-    unit: 'MiB',
-    digits: 1,
-    of: (r) => (r.rssBeforeUnforcedBytes ?? NaN) / MiB,
-  },
+  { key: 'rssBeforeUnforced', label: '  the same, no forced GC (Node)', unit: 'MiB', digits: 1, of: mibOf('rssBeforeUnforcedBytes') },
   { key: 'rssStart', label: 'RSS at process start', unit: 'MiB', digits: 0, of: (r) => r.rssStartBytes / MiB },
   { key: 'heap', label: 'heap after GC (Go HeapAlloc, Node heapUsed)', unit: 'MiB', digits: 1, of: (r) => r.heapUsedBytes / MiB },
   { key: 'cpu', label: 'client CPU during the sync', unit: 'ms', digits: 0, of: (r) => r.cpuMs },
