@@ -22,8 +22,9 @@
 // fixed cost, rssBeforeCollectedBytes). Not in the measured run: a full
 // collection forced before the sync changes what V8 does after it (its memory
 // reducer is started by the old generation's first growth only while no full
-// collection has run), so that run would not be the process a user runs. The library is used only through its public API:
-// constructing the source and the manager, ensureWatch and health(). With
+// collection has run), so that run would not be the process a user runs.
+// The library is used only through its public API: constructing the source
+// and the manager, ensureWatch and health(). With
 // --stream-window/--connection-window the source gets a connection pool of its
 // own with those HTTP/2 flow-control windows (else the shared pool's defaults).
 const rssStart = process.memoryUsage.rss();

@@ -62,7 +62,8 @@ export class ApiServerConnection {
 
   constructor(
     readonly origin: string,
-    private readonly tlsSettings: TlsSettings,
+    /** The TLS identity it connects with (the pool opens another connection when a request's differs). */
+    readonly tlsSettings: TlsSettings,
     plain: boolean,
     private readonly settings: ConnectionSettings,
     private readonly onGone: (c: ApiServerConnection) => void,

@@ -8,7 +8,7 @@ import { resolvePoolSettings, type KubeConnectionPoolOptions, type KubeConnectio
 import type { KubeHttpRequest, KubeHttpResponse, KubeTransport } from './KubeTransport.js';
 import { KubeTransportError } from './KubeTransportError.js';
 import type { KubeStreamResponse } from './KubeStreamResponse.js';
-import { sameTlsSettings, tlsSettingsOf, type TlsSettings } from './tlsIdentity.js';
+import { sameTlsSettings, tlsSettingsOf } from './tlsIdentity.js';
 
 /** What a {@link KubeConnectionPool} holds now, over all its API servers. */
 export interface KubeConnectionPoolStats {
@@ -52,8 +52,8 @@ export interface KubeConnectionPoolStats {
  */
 export class KubeConnectionPool implements KubeTransport {
   private readonly settings: KubeConnectionPoolSettings;
-  /** Per origin: the connection new requests use, and the TLS identity it was opened with. */
-  private readonly current = new Map<string, { readonly tls: TlsSettings; readonly connection: ApiServerConnection }>();
+  /** Per origin: the connection new requests use. */
+  private readonly current = new Map<string, ApiServerConnection>();
   /** Current and retired connections (retired ones until drained). */
   private readonly all = new Set<ApiServerConnection>();
   private connectionsOpened = 0;
@@ -90,12 +90,10 @@ export class KubeConnectionPool implements KubeTransport {
     const prepared = await applyCredentials(this.kubeConfig, request);
     if (prepared.proxied) return http1Request(prepared, request, undefined);
     const tls = prepared.plain ? {} : tlsSettingsOf(prepared.options);
-    const current = this.current.get(prepared.origin);
-    let connection: ApiServerConnection;
-    if (current !== undefined && sameTlsSettings(current.tls, tls)) connection = current.connection;
-    else {
+    let connection = this.current.get(prepared.origin);
+    if (connection === undefined || !sameTlsSettings(connection.tlsSettings, tls)) {
       // A new TLS identity for this server: new requests go on a new connection, the old one drains.
-      current?.connection.retire();
+      connection?.retire();
       connection = new ApiServerConnection(
         prepared.origin,
         tls,
@@ -103,7 +101,7 @@ export class KubeConnectionPool implements KubeTransport {
         { ...this.settings, onConnectionOpened: () => (this.connectionsOpened += 1) },
         (gone) => this.all.delete(gone),
       );
-      this.current.set(prepared.origin, { tls, connection });
+      this.current.set(prepared.origin, connection);
       this.all.add(connection);
     }
     return connection.request(prepared, request);
