@@ -253,23 +253,43 @@ function commandOf(name, files, apiPid, goBinary) {
 }
 
 /**
+ * Starts a contender's process (stdout piped, stderr inherited); `report` resolves with the JSON on the last line of
+ * its stdout once it exits with 0 and rejects otherwise, naming `label`. `onOutput` sees its stdout so far after
+ * each chunk.
+ */
+function startReporting(label, file, args, env, onOutput = () => undefined) {
+  const child = spawn(file, args, { cwd: here, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk) => {
+    out += chunk;
+    onOutput(out);
+  });
+  const report = new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (c, signal) => {
+      const code = signal ?? c;
+      if (code !== 0) return reject(new Error(`${label} exited with ${code}; stdout: ${out.slice(0, 500)}`));
+      try {
+        resolve(JSON.parse(out.trim().split('\n').at(-1)));
+      } catch (err) {
+        reject(new Error(`${label} printed no JSON report: ${JSON.stringify(out.slice(0, 500))}`, { cause: err }));
+      }
+    });
+  });
+  return { child, report };
+}
+
+/**
  * A Protean contender's RSS before any informer starts with its garbage collected (as the Go side reads it after
  * runtime.GC()), from a process of its own started as the run's (`--before-only`): see lib/anchor.protean.mjs for
  * why the measured run forces no collection.
  */
 async function rssBeforeCollected(name, files, goBinary, env) {
   const { file, args } = commandOf(name, files, undefined, goBinary);
-  const child = spawn(file, [...args, '--before-only'], { cwd: here, env, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk) => (out += chunk));
-  const code = await new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (c, signal) => resolve(signal ?? c));
-  });
-  const bytes = code === 0 ? JSON.parse(out.trim().split('\n').at(-1) ?? '{}').rssBeforeCollectedBytes : undefined;
-  if (typeof bytes !== 'number')
-    throw new Error(`${name} --before-only exited with ${code} and printed ${JSON.stringify(out.slice(0, 300))}`);
+  const label = `${name} --before-only`;
+  const bytes = (await startReporting(label, file, [...args, '--before-only'], env).report).rssBeforeCollectedBytes;
+  if (typeof bytes !== 'number') throw new Error(`${label} reported no rssBeforeCollectedBytes`);
   return bytes;
 }
 
@@ -288,34 +308,23 @@ async function runOnce(server, client, gvrs, name, files, goBinary) {
   const settledMs = await settle(apiPid);
   const { file, args } = commandOf(name, files, apiPid, goBinary);
   const loadBefore = loadavg();
-  const child = spawn(file, args, { cwd: here, env, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
   let connectionsSynced;
   let connectionsPeak = 0;
+  const { child, report: reported } = startReporting(name, file, args, env, (out) => {
+    // The report is printed once synced and settled; the connections then are the settled count.
+    if (connectionsSynced === undefined && out.includes('\n')) connectionsSynced = sample();
+  });
   const sample = () => {
     const c = tcpConnectionsTo(child.pid, port);
     if (c.total > connectionsPeak) connectionsPeak = c.total;
     return c.total;
   };
   const sampler = setInterval(sample, 100);
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk) => {
-    out += chunk;
-    // The report is printed once synced and settled; the connections then are the settled count.
-    if (connectionsSynced === undefined && out.includes('\n')) connectionsSynced = sample();
-  });
-  const code = await new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (c, signal) => resolve(signal ?? c));
-  });
-  clearInterval(sampler);
-  if (code !== 0) throw new Error(`${name} exited with ${code}; stdout: ${out.slice(0, 500)}`);
-  const line = out.trim().split('\n').at(-1);
   let report;
   try {
-    report = JSON.parse(line);
-  } catch (err) {
-    throw new Error(`${name} printed no JSON report: ${JSON.stringify(out.slice(0, 500))}`, { cause: err });
+    report = await reported;
+  } finally {
+    clearInterval(sampler);
   }
   const expected = gvrs.length * files.objectsPerKind;
   if (report.objects !== expected) throw new Error(`${name} cached ${report.objects} objects, expected ${expected}`);
