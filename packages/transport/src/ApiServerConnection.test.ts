@@ -2,7 +2,7 @@ import * as http2 from 'node:http2';
 import * as net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { waitFor } from '@protean/core/testing';
-import { ApiServerConnection, type ConnectionSettings } from './ApiServerConnection.js';
+import { ApiServerConnection, laneOf, type ConnectionSettings } from './ApiServerConnection.js';
 import { applyCredentials } from './applyCredentials.js';
 import type { KubeHttpRequest } from './KubeTransport.js';
 import { KubeTransportError } from './KubeTransportError.js';
@@ -52,6 +52,7 @@ function connect(url: string, settings: Partial<ConnectionSettings> = {}): Harne
       idleTimeoutMs: 60_000,
       connectTimeoutMs: 5_000,
       http2: true,
+      http2Connections: 1,
       streamWindowBytes: 65_535,
       connectionWindowBytes: 65_535,
       onConnectionOpened: () => (opened += 1),
@@ -71,6 +72,15 @@ function connect(url: string, settings: Partial<ConnectionSettings> = {}): Harne
 }
 
 const get = (path: string): KubeHttpRequest => ({ method: 'GET', path, headers: { accept: 'text/plain' } });
+
+/** Two collection paths under `prefix` (`/hold`: held open) in different lanes of `count`, the first in lane 0. */
+function twoLanes(count: number, prefix = '/hold'): [string, string] {
+  const paths = Array.from({ length: 64 }, (_, i) => `${prefix}/kind${i}s`);
+  const a = paths.find((p) => laneOf(p, count) === 0);
+  const b = paths.find((p) => laneOf(p, count) === 1);
+  if (a === undefined || b === undefined) throw new Error('no two paths in different lanes');
+  return [a, b];
+}
 
 /** Sends `/hold` and resolves once its first chunk arrived. */
 async function hold(h: Harness): Promise<KubeStreamResponse> {
@@ -185,6 +195,56 @@ describe('ApiServerConnection sessions', () => {
     // Room again: a new request reuses an open session.
     expect(await text((await h.request(get('/after'))).body)).toBe('ok /after');
     expect(h.opened()).toBe(3);
+  });
+
+  it("spreads collections over http2Connections sessions, every request of one collection on its collection's", async () => {
+    const s = await server('h2');
+    const h = connect(s.url, { http2Connections: 2 });
+    const [a, b] = twoLanes(2);
+    const first = await h.request(get(`${a}?watch=true`));
+    expect(h.connection.stats()).toMatchObject({ http2Sessions: 1, activeStreams: 1 });
+    const more = await Promise.all([h.request(get(`${a}?limit=500`)), h.request(get(`${b}?watch=true`)), h.request(get(`${b}?limit=500`))]);
+    expect(h.connection.stats()).toMatchObject({ http2Sessions: 2, activeStreams: 4 });
+    expect(h.opened()).toBe(2);
+    const portOf = (path: string): number | undefined => s.seen.find((r) => r.path === path)?.clientPort;
+    expect(portOf(`${a}?limit=500`)).toBe(portOf(`${a}?watch=true`));
+    expect(portOf(`${b}?limit=500`)).toBe(portOf(`${b}?watch=true`));
+    expect(portOf(`${a}?watch=true`)).not.toBe(portOf(`${b}?watch=true`));
+    s.releaseHeld();
+    await Promise.all([first, ...more].map((r) => text(r.body)));
+  });
+
+  it('takes the session another lane left when its own is gone, and opens none while one has room', async () => {
+    const s = await server('h2', { maxConcurrentStreams: 1 });
+    const h = connect(s.url, { http2Connections: 2 });
+    const [a] = twoLanes(2);
+    // The lane's own session is full: the stream goes to a new one rather than waiting.
+    const held = await Promise.all([h.request(get(a)), h.request(get(a))]);
+    expect(h.connection.stats()).toMatchObject({ http2Sessions: 2, activeStreams: 2 });
+    s.releaseHeld();
+    await Promise.all(held.map((r) => text(r.body)));
+    // Lane 1 has no session of its own yet: it takes the open one lane 0 does not hold.
+    const [, quick] = twoLanes(2, '/quick');
+    expect(await text((await h.request(get(quick))).body)).toBe(`ok ${quick}`);
+    expect(h.opened()).toBe(2);
+  });
+
+  it("gives a lane whose session got a GOAWAY the next session, and keeps the lane's requests there", async () => {
+    const s = await server('h2');
+    const h = connect(s.url, { http2Connections: 2 });
+    const [a] = twoLanes(2);
+    const before = await h.request(get(`${a}?watch=true`));
+    s.goaway();
+    // The session's own view: it takes no new streams once the GOAWAY arrived.
+    const first = (h.connection as unknown as { sessions: Array<{ takesStreams(): boolean }> }).sessions[0];
+    await waitFor(() => first?.takesStreams() === false, { message: 'the session to see the GOAWAY' });
+    const after = await Promise.all([h.request(get(`${a}?limit=1`)), h.request(get(`${a}?limit=2`))]);
+    expect(h.opened()).toBe(2);
+    const portOf = (path: string): number | undefined => s.seen.find((r) => r.path === path)?.clientPort;
+    expect(portOf(`${a}?limit=1`)).not.toBe(portOf(`${a}?watch=true`));
+    expect(portOf(`${a}?limit=2`)).toBe(portOf(`${a}?limit=1`));
+    s.releaseHeld();
+    await Promise.all([before, ...after].map((r) => text(r.body)));
   });
 
   it('fails the request with NetworkError naming the limit when the TLS handshake does not finish within connectTimeoutMs', async () => {

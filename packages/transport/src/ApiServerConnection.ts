@@ -16,6 +16,8 @@ import type { TlsSettings } from './tlsIdentity.js';
 export interface ConnectionSettings extends SessionTimings {
   readonly connectTimeoutMs: number;
   readonly http2: boolean;
+  /** Sessions the streams are spread over, each collection on one (`KubeConnectionPoolOptions.http2Connections`). */
+  readonly http2Connections: number;
   readonly streamWindowBytes: number;
   readonly connectionWindowBytes: number;
   /** Counts every new TCP connection (each TLS handshake). */
@@ -40,6 +42,19 @@ export interface ApiServerConnectionStats {
   readonly retired: boolean;
 }
 
+/**
+ * Which of `lanes` sessions the requests of `path`'s collection take: a
+ * hash of the path up to its query (FNV-1a), so a LIST and the WATCH after
+ * it share one.
+ */
+export function laneOf(path: string, lanes: number): number {
+  const query = path.indexOf('?');
+  const end = query < 0 ? path.length : query;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < end; i++) hash = Math.imul(hash ^ path.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % lanes;
+}
+
 /** Connection-specific headers HTTP/2 forbids (RFC 9113 §8.2.2); `host` becomes `:authority`. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);
 
@@ -53,6 +68,8 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'tra
 export class ApiServerConnection {
   private protocol: KubeWireProtocol | 'unknown';
   private readonly sessions: H2Session[] = [];
+  /** The session each lane's collections use (see {@link laneOf}); unset until a stream of the lane opens. */
+  private readonly lanes: Array<H2Session | undefined> = [];
   private connecting: Promise<H2Session | undefined> | undefined;
   private agent: http.Agent | undefined;
   private http1Active = 0;
@@ -124,7 +141,7 @@ export class ApiServerConnection {
     const { method, path, signal } = request;
     for (;;) {
       signal?.throwIfAborted();
-      const free = this.sessions.find((s) => s.hasRoom());
+      const free = this.sessionFor(headers[':path']);
       if (free !== undefined) {
         // The last moment before the stream exists: what throws here is the caller's own refusal, passed on as is.
         request.beforeSend?.();
@@ -158,6 +175,30 @@ export class ApiServerConnection {
     }
   }
 
+  /**
+   * The session a stream of `path` opens on: its collection's own (the
+   * path without its query picks one of `http2Connections` lanes; a lane
+   * without a session takes an open one no lane holds), else any with
+   * room; `undefined` when the lane has no session yet or no session has
+   * room (the caller connects another).
+   */
+  private sessionFor(path: unknown): H2Session | undefined {
+    const count = this.settings.http2Connections;
+    if (count > 1 && typeof path === 'string') {
+      const lane = laneOf(path, count);
+      let own = this.lanes[lane];
+      // A session that takes no more streams (GOAWAY, closing) gives its lane up for the next one to open.
+      if (own?.takesStreams() === false) own = this.lanes[lane] = undefined;
+      if (own === undefined) {
+        own = this.sessions.find((s) => s.hasRoom() && !this.lanes.includes(s));
+        if (own === undefined) return undefined;
+        this.lanes[lane] = own;
+      }
+      if (own.hasRoom()) return own;
+    }
+    return this.sessions.find((s) => s.hasRoom());
+  }
+
   private async connect(): Promise<H2Session | undefined> {
     const socket = await negotiate(new URL(this.origin), this.tlsSettings, this.settings.connectTimeoutMs);
     this.settings.onConnectionOpened();
@@ -178,6 +219,8 @@ export class ApiServerConnection {
     const h2 = new H2Session(session, socket, this.origin, this.settings, (s) => {
       const i = this.sessions.indexOf(s);
       if (i >= 0) this.sessions.splice(i, 1);
+      const lane = this.lanes.indexOf(s);
+      if (lane >= 0) this.lanes[lane] = undefined;
       this.checkGone();
     });
     this.sessions.push(h2);

@@ -59,9 +59,14 @@ export class H2Session {
     return this.session.remoteSettings.maxConcurrentStreams ?? ASSUMED_MAX_STREAMS;
   }
 
+  /** Whether it takes new streams at all, full or not (it is not draining, closing or closed). */
+  takesStreams(): boolean {
+    return !this.draining && !this.session.closed && !this.session.destroyed;
+  }
+
   /** Whether a new stream may be opened here now. */
   hasRoom(): boolean {
-    return !this.draining && !this.session.closed && !this.session.destroyed && this.active < this.maxStreams;
+    return this.takesStreams() && this.active < this.maxStreams;
   }
 
   /** Opens a stream (throws what `session.request` throws). */

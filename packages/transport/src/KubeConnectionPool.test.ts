@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { waitFor } from '@protean/core/testing';
+import { laneOf } from './ApiServerConnection.js';
 import { KubeConnectionPool } from './KubeConnectionPool.js';
 import { KubeTransportError } from './KubeTransportError.js';
 import { makeTestPki, type TestPki } from './testPki.testkit.js';
@@ -47,8 +48,24 @@ describe('KubeConnectionPool over HTTP/2', () => {
     s.releaseHeld();
     for (const r of responses) r.body.resume();
     await waitFor(() => p.stats().activeStreams === 0, { message: 'every stream to end' });
-    expect((await p.send(get('/after'))).body).toBe('ok /after');
+    // The same collection (the path up to its query): the same connection.
+    expect((await p.send(get('/hold?after'))).body).toBe('ok /hold?after');
     expect(s.connections()).toBe(1);
+  });
+
+  it('spreads collections over two connections by default: each collection on one, whatever its query', async () => {
+    const s = await server('h2');
+    const p = pool(kubeConfigFor(s.url, pki, { token: 't' }));
+    const paths = Array.from({ length: 64 }, (_, i) => `/hold/kind${i}s`);
+    const lanes = [0, 1].map((lane) => paths.find((path) => laneOf(path, 2) === lane) ?? '');
+    const held = await Promise.all(lanes.flatMap((c) => [p.request(get(`${c}?limit=500`)), p.request(get(`${c}?watch=true`))]));
+    expect(s.connections()).toBe(2);
+    expect(p.stats()).toMatchObject({ connections: 2, http2Sessions: 2, activeStreams: 4, connectionsOpened: 2 });
+    const portOf = (path: string): number | undefined => s.seen.find((r) => r.path === path)?.clientPort;
+    for (const c of lanes) expect(portOf(`${c}?watch=true`)).toBe(portOf(`${c}?limit=500`));
+    expect(portOf(`${lanes[0]}?watch=true`)).not.toBe(portOf(`${lanes[1]}?watch=true`));
+    s.releaseHeld();
+    await Promise.all(held.map((r) => text(r.body)));
   });
 
   it('opens wide flow-control windows, so many streams on one session are not throttled to 64 KiB', async () => {
@@ -72,7 +89,7 @@ describe('KubeConnectionPool over HTTP/2', () => {
     const p = pool(kc);
     await p.send(get('/a'));
     kc.users = kc.users.map((u) => ({ ...u, token: 'token-2' }));
-    await p.send(get('/b'));
+    await p.send(get('/a?again'));
     expect(s.seen.map((r) => r.authorization)).toEqual(['Bearer token-1', 'Bearer token-2']);
     expect(s.connections()).toBe(1);
   });
@@ -299,6 +316,11 @@ describe('KubeConnectionPool errors and options', () => {
       'options.streamWindowBytes must be an integer from 65535',
     );
     expect(() => new KubeConnectionPool(kc, { connectionWindowBytes: 2 ** 31 })).toThrow(RangeError);
+    for (const bad of [0, 1.5, -1, Number.NaN]) {
+      expect(() => new KubeConnectionPool(kc, { http2Connections: bad })).toThrow(
+        `options.http2Connections must be an integer >= 1, got ${String(bad)}`,
+      );
+    }
   });
 
   it('speaks HTTP/1.1 only with http2: false, even to a server that offers h2', async () => {

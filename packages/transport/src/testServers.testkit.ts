@@ -13,9 +13,11 @@ export interface SeenRequest {
   /** The CN of the client certificate presented on the connection, if any. */
   readonly clientCn: string | undefined;
   readonly protocol: string;
+  /** The client's port of the TCP connection it came on: requests with the same one shared a connection. */
+  readonly clientPort: number | undefined;
 }
 
-/** A request handler answering by path: `/hold` keeps the response open (head sent) until released, anything else answers `ok <path>`. */
+/** A request handler answering by path: `/hold` (and `/hold/...`) keeps the response open (head sent) until released, anything else answers `ok <path>`. */
 export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 /** A local test server counting its TCP connections. */
@@ -70,6 +72,7 @@ export async function startServer(
       authorization: req.headers.authorization,
       clientCn: cnOf(socket),
       protocol: req.httpVersion === '2.0' ? 'h2' : 'http/1.1',
+      clientPort: (socket as { remotePort?: number } | undefined)?.remotePort,
     });
     const scripted = options.script?.(req.method ?? 'GET', req.url ?? '');
     if (scripted !== undefined) {
@@ -80,7 +83,7 @@ export async function startServer(
       });
       return;
     }
-    if (req.url === '/hold') {
+    if (req.url === '/hold' || req.url?.startsWith('/hold/') === true) {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.write('held\n');
       const entry = { end: () => res.end('released\n') };
