@@ -141,7 +141,7 @@ export class ApiServerConnection {
     const { method, path, signal } = request;
     for (;;) {
       signal?.throwIfAborted();
-      const free = this.sessionFor(headers[':path']);
+      const free = this.sessionFor(path);
       if (free !== undefined) {
         // The last moment before the stream exists: what throws here is the caller's own refusal, passed on as is.
         request.beforeSend?.();
@@ -182,9 +182,9 @@ export class ApiServerConnection {
    * room; `undefined` when the lane has no session yet or no session has
    * room (the caller connects another).
    */
-  private sessionFor(path: unknown): H2Session | undefined {
+  private sessionFor(path: string): H2Session | undefined {
     const count = this.settings.http2Connections;
-    if (count > 1 && typeof path === 'string') {
+    if (count > 1) {
       const lane = laneOf(path, count);
       let own = this.lanes[lane];
       // A session that takes no more streams (GOAWAY, closing) gives its lane up for the next one to open.
