@@ -2,14 +2,14 @@ import * as http2 from 'node:http2';
 import * as net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { waitFor } from '@protean/core/testing';
-import { ApiServerConnection, laneOf, type ConnectionSettings } from './ApiServerConnection.js';
+import { ApiServerConnection, type ConnectionSettings } from './ApiServerConnection.js';
 import { applyCredentials } from './applyCredentials.js';
 import type { KubeHttpRequest } from './KubeTransport.js';
 import { KubeTransportError } from './KubeTransportError.js';
 import type { KubeStreamResponse } from './KubeStreamResponse.js';
 import { firstChunk, text } from './bodies.testkit.js';
 import { makeTestPki, type TestPki } from './testPki.testkit.js';
-import { kubeConfigFor, startServer, type ServerKind, type TestServer } from './testServers.testkit.js';
+import { kubeConfigFor, startServer, twoLanes, type ServerKind, type TestServer } from './testServers.testkit.js';
 
 let pki: TestPki;
 const cleanups: (() => unknown)[] = [];
@@ -72,15 +72,6 @@ function connect(url: string, settings: Partial<ConnectionSettings> = {}): Harne
 }
 
 const get = (path: string): KubeHttpRequest => ({ method: 'GET', path, headers: { accept: 'text/plain' } });
-
-/** Two collection paths under `prefix` (`/hold`: held open) in different lanes of `count`, the first in lane 0. */
-function twoLanes(count: number, prefix = '/hold'): [string, string] {
-  const paths = Array.from({ length: 64 }, (_, i) => `${prefix}/kind${i}s`);
-  const a = paths.find((p) => laneOf(p, count) === 0);
-  const b = paths.find((p) => laneOf(p, count) === 1);
-  if (a === undefined || b === undefined) throw new Error('no two paths in different lanes');
-  return [a, b];
-}
 
 /** Sends `/hold` and resolves once its first chunk arrived. */
 async function hold(h: Harness): Promise<KubeStreamResponse> {
@@ -206,10 +197,9 @@ describe('ApiServerConnection sessions', () => {
     const more = await Promise.all([h.request(get(`${a}?limit=500`)), h.request(get(`${b}?watch=true`)), h.request(get(`${b}?limit=500`))]);
     expect(h.connection.stats()).toMatchObject({ http2Sessions: 2, activeStreams: 4 });
     expect(h.opened()).toBe(2);
-    const portOf = (path: string): number | undefined => s.seen.find((r) => r.path === path)?.clientPort;
-    expect(portOf(`${a}?limit=500`)).toBe(portOf(`${a}?watch=true`));
-    expect(portOf(`${b}?limit=500`)).toBe(portOf(`${b}?watch=true`));
-    expect(portOf(`${a}?watch=true`)).not.toBe(portOf(`${b}?watch=true`));
+    expect(s.clientPortOf(`${a}?limit=500`)).toBe(s.clientPortOf(`${a}?watch=true`));
+    expect(s.clientPortOf(`${b}?limit=500`)).toBe(s.clientPortOf(`${b}?watch=true`));
+    expect(s.clientPortOf(`${a}?watch=true`)).not.toBe(s.clientPortOf(`${b}?watch=true`));
     s.releaseHeld();
     await Promise.all([first, ...more].map((r) => text(r.body)));
   });
@@ -240,9 +230,8 @@ describe('ApiServerConnection sessions', () => {
     await waitFor(() => first?.takesStreams() === false, { message: 'the session to see the GOAWAY' });
     const after = await Promise.all([h.request(get(`${a}?limit=1`)), h.request(get(`${a}?limit=2`))]);
     expect(h.opened()).toBe(2);
-    const portOf = (path: string): number | undefined => s.seen.find((r) => r.path === path)?.clientPort;
-    expect(portOf(`${a}?limit=1`)).not.toBe(portOf(`${a}?watch=true`));
-    expect(portOf(`${a}?limit=2`)).toBe(portOf(`${a}?limit=1`));
+    expect(s.clientPortOf(`${a}?limit=1`)).not.toBe(s.clientPortOf(`${a}?watch=true`));
+    expect(s.clientPortOf(`${a}?limit=2`)).toBe(s.clientPortOf(`${a}?limit=1`));
     s.releaseHeld();
     await Promise.all([before, ...after].map((r) => text(r.body)));
   });

@@ -1,11 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { waitFor } from '@protean/core/testing';
-import { laneOf } from './ApiServerConnection.js';
 import { KubeConnectionPool } from './KubeConnectionPool.js';
 import { KubeTransportError } from './KubeTransportError.js';
 import { makeTestPki, type TestPki } from './testPki.testkit.js';
-import { kubeConfigFor, SilentRelay, startServer, type TestServer } from './testServers.testkit.js';
+import { kubeConfigFor, SilentRelay, startServer, twoLanes, type TestServer } from './testServers.testkit.js';
 import { firstChunk, text } from './bodies.testkit.js';
 import { sharedConnectionPool } from './sharedConnectionPool.js';
 import { requestOnNewConnection } from './requestOnNewConnection.js';
@@ -56,14 +55,12 @@ describe('KubeConnectionPool over HTTP/2', () => {
   it('spreads collections over two connections by default: each collection on one, whatever its query', async () => {
     const s = await server('h2');
     const p = pool(kubeConfigFor(s.url, pki, { token: 't' }));
-    const paths = Array.from({ length: 64 }, (_, i) => `/hold/kind${i}s`);
-    const lanes = [0, 1].map((lane) => paths.find((path) => laneOf(path, 2) === lane) ?? '');
+    const lanes = twoLanes(2);
     const held = await Promise.all(lanes.flatMap((c) => [p.request(get(`${c}?limit=500`)), p.request(get(`${c}?watch=true`))]));
     expect(s.connections()).toBe(2);
     expect(p.stats()).toMatchObject({ connections: 2, http2Sessions: 2, activeStreams: 4, connectionsOpened: 2 });
-    const portOf = (path: string): number | undefined => s.seen.find((r) => r.path === path)?.clientPort;
-    for (const c of lanes) expect(portOf(`${c}?watch=true`)).toBe(portOf(`${c}?limit=500`));
-    expect(portOf(`${lanes[0]}?watch=true`)).not.toBe(portOf(`${lanes[1]}?watch=true`));
+    for (const c of lanes) expect(s.clientPortOf(`${c}?watch=true`)).toBe(s.clientPortOf(`${c}?limit=500`));
+    expect(s.clientPortOf(`${lanes[0]}?watch=true`)).not.toBe(s.clientPortOf(`${lanes[1]}?watch=true`));
     s.releaseHeld();
     await Promise.all(held.map((r) => text(r.body)));
   });

@@ -4,6 +4,7 @@ import * as https from 'node:https';
 import * as net from 'node:net';
 import type * as tls from 'node:tls';
 import { KubeConfig } from '@kubernetes/client-node';
+import { laneOf } from './ApiServerConnection.js';
 import type { TestPki } from './testPki.testkit.js';
 
 /** What a test server saw of one request. */
@@ -24,6 +25,8 @@ export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => v
 export interface TestServer {
   readonly url: string;
   readonly seen: SeenRequest[];
+  /** The client port of the connection the first request for `path` (with its query) came on. */
+  clientPortOf(path: string): number | undefined;
   /** TCP connections accepted so far. */
   connections(): number;
   /** TCP connections open now. */
@@ -135,6 +138,7 @@ export async function startServer(
   return {
     url: `${kind === 'http1' ? 'http' : 'https'}://127.0.0.1:${port}`,
     seen,
+    clientPortOf: (path) => seen.find((r) => r.path === path)?.clientPort,
     connections: () => accepted,
     openConnections: () => sockets.size,
     pings: () => pings,
@@ -227,4 +231,13 @@ export class SilentRelay {
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/** Two collection paths under `prefix` (`/hold`: held open) in different lanes of `count` (see `laneOf`), the first in lane 0. */
+export function twoLanes(count: number, prefix = '/hold'): [string, string] {
+  const paths = Array.from({ length: 64 }, (_, i) => `${prefix}/kind${i}s`);
+  const a = paths.find((p) => laneOf(p, count) === 0);
+  const b = paths.find((p) => laneOf(p, count) === 1);
+  if (a === undefined || b === undefined) throw new Error('no two paths in different lanes');
+  return [a, b];
 }
