@@ -54,12 +54,23 @@ export interface OtelTracer {
 let loaded: OtelApi | null | undefined;
 
 /**
- * `@opentelemetry/api` when it is installed, else `undefined`; loaded once,
- * synchronously. Its registry of the tracer provider, context manager and
- * propagator is global, so this copy sees an SDK registered through any other.
+ * `@opentelemetry/api` when it is installed and something registered with
+ * it (a tracer provider, context manager or propagator), else `undefined`;
+ * loaded once, synchronously. Its registry is global, so this copy sees an
+ * SDK registered through any other.
+ *
+ * Until something registers, the API would answer with its no-ops only, so
+ * it is not loaded: loading it costs a controller's process about 2 MiB of
+ * RSS and 11 ms (Node 24), and an application often has it installed (a
+ * dependency of a dependency) without any SDK. Every copy of the API keeps its registry
+ * on `globalThis` under the symbol `opentelemetry.js.api.<major>`, created
+ * by the first registration through it (and kept after `disable()`); seen
+ * here on the next call, as {@link ProteanTracing.refresh} is called before
+ * each pass and request.
  */
 export function otelApi(): OtelApi | undefined {
   if (loaded === undefined) {
+    if (!hasOtelRegistry()) return undefined;
     try {
       loaded = createRequire(import.meta.url)('@opentelemetry/api') as OtelApi;
     } catch {
@@ -67,4 +78,15 @@ export function otelApi(): OtelApi | undefined {
     }
   }
   return loaded ?? undefined;
+}
+
+/** The prefix of the description of the symbol under which a copy of `@opentelemetry/api` keeps its global registry. */
+const REGISTRY_PREFIX = 'opentelemetry.js.api.';
+
+/** Whether any copy of `@opentelemetry/api`, of any major version, has a registry on `globalThis`. */
+function hasOtelRegistry(): boolean {
+  for (const symbol of Object.getOwnPropertySymbols(globalThis)) {
+    if (symbol.description?.startsWith(REGISTRY_PREFIX) === true) return true;
+  }
+  return false;
 }

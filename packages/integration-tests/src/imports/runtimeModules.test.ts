@@ -94,11 +94,12 @@ while (!process.moduleLoadList.includes('NativeModule tls')) await new Promise((
 await new Promise((r) => setTimeout(r, 200));
 abort.abort();
 await running;
-process.stdout.write(JSON.stringify(process.moduleLoadList));
+const { createRequire } = await import('node:module');
+process.stdout.write(JSON.stringify({ builtins: process.moduleLoadList, required: Object.keys(createRequire(process.cwd() + '/').cache) }));
 process.exit(0);
 `;
 
-describe('runtime packages load neither Inversify nor @kubernetes/client-node', () => {
+describe('runtime packages load neither Inversify nor @kubernetes/client-node (nor @opentelemetry/api unless an SDK registered)', () => {
   it('are built (these checks run on dist/)', () => {
     for (const name of RUNTIME_PACKAGES) expect([name, existsSync(join(packagesDir, name, 'dist', 'index.js'))]).toEqual([name, true]);
   });
@@ -112,13 +113,15 @@ describe('runtime packages load neither Inversify nor @kubernetes/client-node', 
 
   it('a controller built with DynamicController.create over ProteanKubeConfig loads neither, through its first request', () => {
     const { urls, stdout } = run(CONTROLLER);
-    const builtins = JSON.parse(stdout) as string[];
+    const { builtins, required } = JSON.parse(stdout) as { builtins: string[]; required: string[] };
     expect(builtins).toContain('NativeModule tls');
     expect(builtins).not.toContain('NativeModule internal/deps/undici/undici');
     expect(urls.some((u) => u.endsWith('/transport/dist/ApiServerConnection.js'))).toBe(true);
     expect(urls.some((u) => u.endsWith('/watch-manager/dist/KubernetesListWatch.js'))).toBe(true);
     expect(inversify(urls)).toEqual([]);
     expect(clientNode(urls)).toEqual([]);
+    // Installed here (a dependency of the tests), but nothing registered a tracer provider: tracing stays off unloaded.
+    expect([...urls, ...required].filter((u) => u.includes('/@opentelemetry/api/'))).toEqual([]);
   });
 
   it('builds a container module without Inversify; the hook sees Inversify once a container loads it, and client-node', () => {
