@@ -137,6 +137,8 @@ const SAME = {
  * why there is none).
  */
 export const SAME_ON_NODE20 = {
+  'packages/core/src/tracing/otelApi.test.ts':
+    "createRequire and the CommonJS cache, read in fresh processes that run the module's TypeScript source (Node 24 strips its types): both unchanged since Node 12",
   'packages/create-protean/src/testing/prepareGeneratedProject.test.ts':
     "node:module's isBuiltin only sorts the import specifiers of a generated project's bundle; a generated project needs Node 24",
   'packages/in-memory-apiserver/src/InMemoryApiServer.apply.test.ts': SAME.inMemoryHttp,
@@ -192,7 +194,7 @@ export const SAME_ON_NODE20 = {
 
 /** Published modules on a sensitive surface that no Node 20 test needs to run: module -> why. */
 export const NOT_RERUN_MODULES = {
-  'packages/core/src/tracing/otelApi.ts': 'createRequire of @opentelemetry/api when it is installed: unchanged since Node 12',
+  'packages/core/src/tracing/otelApi.ts': 'createRequire of @opentelemetry/api once installed and registered with: unchanged since Node 12',
   'packages/envtest/src/buildKubeConfig.ts':
     'envtest starts a real kube-apiserver: the real tier, on Node 24 (the Node 20 consumer test runs its CLI)',
   'packages/envtest/src/httpText.ts': 'envtest starts a real kube-apiserver: the real tier, on Node 24',

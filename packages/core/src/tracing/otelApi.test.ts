@@ -3,9 +3,11 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const MODULE = fileURLToPath(new URL('./otelApi.ts', import.meta.url));
+/** This package's directory: the child resolves the OpenTelemetry packages from it, wherever the tests were started. */
+const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
- * Runs `steps` (an ES module body) in a fresh Node process, after `otelApi`
+ * Runs `steps` (an ES module body) in a fresh Node process (in this package's directory), after `otelApi`
  * is imported from this package's source and `apiLoaded()` tells whether
  * any module of `@opentelemetry/api` is in the CommonJS cache (the API is
  * CommonJS under Node's conditions, imported or required); returns what
@@ -21,7 +23,7 @@ function inFreshProcess(steps: string): unknown {
     ${steps}
     process.stdout.write(JSON.stringify(out));
   `;
-  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: PACKAGE_DIR }));
 }
 
 describe('otelApi', () => {
