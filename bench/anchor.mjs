@@ -495,7 +495,7 @@ try {
               ? ''
               : `GC in sync ${JSON.stringify(run.gcDuringSync)}, after ${JSON.stringify(run.gcAfterSync)}, `) +
             `${(run.rssAfterBytes / MiB).toFixed(0)} MiB after GC, heap ${(run.heapUsedBytes / MiB).toFixed(1)} MiB, CPU ${run.cpuMs.toFixed(0)} ms, ` +
-            `API server CPU ${run.apiServerCpuMs ?? 'n/a'} ms, connections peak ${run.connectionsPeak} ` +
+            `API server CPU ${run.apiServerCpuMs ?? 'n/a'} ms, requests ${JSON.stringify(run.requests ?? {})}, connections peak ${run.connectionsPeak} ` +
             `(API server idle ${(run.settledMs / 1000).toFixed(0)} s after its caches were ready)`,
         );
         if (run.v8KiBAtMinute !== undefined) {

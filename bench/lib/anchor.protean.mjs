@@ -36,7 +36,7 @@ const { createLogger } = await import('@protean/core');
 const { pino } = await import('pino');
 const { ProteanKubeConfig } = await import('@protean/transport');
 const { InformerWatchManager, KubernetesInformerSource } = await import('@protean/watch-manager');
-const { KubeConnectionPool } = await import('@protean/transport');
+const { KubeConnectionPool, sharedConnectionPool } = await import('@protean/transport');
 
 const flags = parseArgs(process.argv.slice(2), [
   'kubeconfig',
@@ -148,6 +148,11 @@ for (const health of watches.health()) {
 const rssSynced = process.memoryUsage.rss();
 await sleep(IDLE_WAIT_MS);
 const rssIdle = process.memoryUsage.rss();
+// The requests the informers sent by now, by verb (those answered: the pool's access log), as the Go side counts its
+// own: a list per informer and a watch each, unless some relisted. Read here, once every watch has its answer.
+const requests = {};
+const pool = connectionPool ?? sharedConnectionPool(kubeConfig);
+for (const record of pool.accessLog.entries()) requests[record.access.verb] = (requests[record.access.verb] ?? 0) + record.requests;
 await sleep(MINUTE_WAIT_MS - IDLE_WAIT_MS);
 const rssMinute = process.memoryUsage.rss();
 gcObserver.disconnect();
@@ -206,6 +211,7 @@ process.stdout.write(
     listMode: modes.length === 1 ? modes[0] : 'mixed',
     listModes,
     streamingList,
+    requests,
   })}\n`,
 );
 // Stay connected a moment, so the benchmark counts the connections of a synced process.
