@@ -62,15 +62,15 @@ let loaded: OtelApi | null | undefined;
  * Until something registers, the API would answer with its no-ops only, so
  * it is not loaded: loading it costs a controller's process about 2 MiB of
  * RSS and 11 ms (Node 24), and an application often has it installed (a
- * dependency of a dependency) without any SDK. Every copy of the API keeps its registry
- * on `globalThis` under the symbol `opentelemetry.js.api.<major>`, created
- * by the first registration through it (and kept after `disable()`); seen
- * here on the next call, as {@link ProteanTracing.refresh} is called before
- * each pass and request.
+ * dependency of a dependency) without any SDK. The registry is
+ * {@link REGISTRY} on `globalThis`, created by the first registration
+ * through any copy of the API 1.x (and kept after `disable()`); seen here
+ * on the next call, as {@link ProteanTracing.refresh} is called before each
+ * pass and request.
  */
 export function otelApi(): OtelApi | undefined {
   if (loaded === undefined) {
-    if (!hasOtelRegistry()) return undefined;
+    if (!(REGISTRY in globalThis)) return undefined;
     try {
       loaded = createRequire(import.meta.url)('@opentelemetry/api') as OtelApi;
     } catch {
@@ -80,13 +80,9 @@ export function otelApi(): OtelApi | undefined {
   return loaded ?? undefined;
 }
 
-/** The prefix of the description of the symbol under which a copy of `@opentelemetry/api` keeps its global registry. */
-const REGISTRY_PREFIX = 'opentelemetry.js.api.';
-
-/** Whether any copy of `@opentelemetry/api`, of any major version, has a registry on `globalThis`. */
-function hasOtelRegistry(): boolean {
-  for (const symbol of Object.getOwnPropertySymbols(globalThis)) {
-    if (symbol.description?.startsWith(REGISTRY_PREFIX) === true) return true;
-  }
-  return false;
-}
+/**
+ * The key of the global registry of `@opentelemetry/api` 1.x, this
+ * package's peer range (`opentelemetry.js.api.<major>`): a copy of another
+ * major keeps its own, which a 1.x copy would not read either.
+ */
+const REGISTRY = Symbol.for('opentelemetry.js.api.1');
